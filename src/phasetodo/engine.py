@@ -1,0 +1,278 @@
+"""Apply an ordered batch of ops to a copy of the phases, as the reference does.
+
+The working copy keeps two indexes, content -> tasks (in list order) and
+name -> first phase, so an op costs what it touches rather than a scan of the
+whole list. Untouched phases are shared with the input, which is never mutated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import attrs
+
+from ._jsstring import trim_end
+from .model import Phase, Status, Task
+from .ops import Append, Done, Drop, Init, Note, Op, Rm, Start
+
+__all__ = ["Outcome", "apply", "normalize"]
+
+_PENDING = Status.PENDING
+_ACTIVE = Status.IN_PROGRESS
+_EMPTY_HINT = " (todo list is empty — was it replaced or not yet created?)"
+
+
+@attrs.frozen
+class Outcome:
+    """What a batch produced: the normalized phases and the non-fatal errors."""
+
+    phases: tuple[Phase, ...]
+    errors: tuple[str, ...] = ()
+
+
+class _Slot:
+    """A task in the working copy; ``task`` is the input value it came from."""
+
+    __slots__ = ("content", "notes", "phase", "status", "task")
+
+    def __init__(self, task: Task | None, content: str, status: Status, phase: _Draft) -> None:
+        self.task = task
+        self.content = content
+        self.status = status
+        self.notes: tuple[str, ...] = task.notes if task is not None else ()
+        self.phase = phase
+
+    def freeze(self) -> Task:
+        task = self.task
+        if (
+            task is not None
+            and task.status is self.status
+            and task.notes is self.notes
+        ):
+            return task
+        return Task(self.content, self.status, self.notes)
+
+
+class _Draft:
+    """A phase in the working copy; ``source`` is reused when nothing changed."""
+
+    __slots__ = ("dirty", "name", "slots", "source")
+
+    def __init__(self, name: str, source: Phase | None) -> None:
+        self.name = name
+        self.source = source
+        self.slots: list[_Slot] = []
+        self.dirty = source is None
+
+    def freeze(self) -> Phase:
+        if not self.dirty and self.source is not None:
+            return self.source
+        return Phase(self.name, tuple(s.freeze() for s in self.slots))
+
+
+class _Work:
+    """The mutable working copy one batch is applied to."""
+
+    def __init__(self, phases: Iterable[Phase]) -> None:
+        self.errors: list[str] = []
+        self._reset()
+        for phase in phases:
+            draft = self._add_phase(phase.name, phase)
+            for task in phase.tasks:
+                self._add_slot(draft, _Slot(task, task.content, task.status, draft))
+
+    def _reset(self) -> None:
+        self.drafts: list[_Draft] = []
+        self.by_name: dict[str, _Draft] = {}
+        self.by_content: dict[str, list[_Slot]] = {}
+        self.active: dict[_Slot, None] = {}
+        self.count = 0
+
+    def _add_phase(self, name: str, source: Phase | None) -> _Draft:
+        draft = _Draft(name, source)
+        self.drafts.append(draft)
+        self.by_name.setdefault(name, draft)
+        return draft
+
+    def _add_slot(self, draft: _Draft, slot: _Slot) -> None:
+        draft.slots.append(slot)
+        same = self.by_content.get(slot.content)
+        if same is None:
+            self.by_content[slot.content] = [slot]
+        else:
+            same.append(slot)
+        if slot.status is _ACTIVE:
+            self.active[slot] = None
+        self.count += 1
+
+    def _unindex(self, slot: _Slot) -> None:
+        same = self.by_content[slot.content]
+        same.remove(slot)
+        if not same:
+            del self.by_content[slot.content]
+        self.active.pop(slot, None)
+        self.count -= 1
+
+    def _set(self, slot: _Slot, status: Status) -> None:
+        if slot.status is status:
+            return
+        if slot.status is _ACTIVE:
+            del self.active[slot]
+        elif status is _ACTIVE:
+            self.active[slot] = None
+        slot.status = status
+        slot.phase.dirty = True
+
+    # -- lookups ---------------------------------------------------------------
+
+    def find_task(self, content: str | None) -> _Slot | None:
+        if not content:
+            self.errors.append("Missing task content")
+            return None
+        same = self.by_content.get(content)
+        if same:
+            return same[0]
+        hint = _EMPTY_HINT if self.count == 0 else ""
+        self.errors.append(f'Task "{content}" not found{hint}')
+        return None
+
+    def find_phase(self, name: str) -> _Draft | None:
+        draft = self.by_name.get(name)
+        if draft is None:
+            self.errors.append(f'Phase "{name}" not found')
+        return draft
+
+    def targets(self, op: Done | Drop | Rm) -> Sequence[_Slot]:
+        if op.task:
+            slot = self.find_task(op.task)
+            return [slot] if slot is not None else []
+        if op.phase:
+            draft = self.find_phase(op.phase)
+            return list(draft.slots) if draft is not None else []
+        return [s for d in self.drafts for s in d.slots]
+
+    # -- ops ---------------------------------------------------------------------
+
+    def init(self, op: Init) -> None:
+        if op.list is None:
+            self.errors.append("Missing list for init operation")
+            self._reset()
+            return
+        self._reset()
+        for entry in op.list:
+            draft = self._add_phase(entry.phase, None)
+            for content in entry.items:
+                self._add_slot(draft, _Slot(None, content, _PENDING, draft))
+
+    def start(self, op: Start) -> None:
+        slot = self.find_task(op.task)
+        if slot is None:
+            return
+        for other in list(self.active):
+            if other is not slot:
+                self._set(other, _PENDING)
+        self._set(slot, _ACTIVE)
+
+    def mark(self, op: Done | Drop, status: Status) -> None:
+        for slot in self.targets(op):
+            self._set(slot, status)
+
+    def rm(self, op: Rm) -> None:
+        if op.task:
+            slot = self.find_task(op.task)
+            if slot is not None:
+                slot.phase.slots.remove(slot)
+                slot.phase.dirty = True
+                self._unindex(slot)
+            return
+        drafts: Iterable[_Draft]
+        if op.phase:
+            draft = self.find_phase(op.phase)
+            drafts = () if draft is None else (draft,)
+        else:
+            drafts = self.drafts
+        for draft in drafts:
+            for slot in draft.slots:
+                self._unindex(slot)
+            draft.slots = []
+            draft.dirty = True
+
+    def append(self, op: Append) -> None:
+        if not op.phase:
+            self.errors.append("Missing phase name for append operation")
+            return
+        if not op.items:
+            self.errors.append("Missing items for append operation")
+            return
+        draft = self.by_name.get(op.phase) or self._add_phase(op.phase, None)
+        for content in op.items:
+            if content in self.by_content:
+                self.errors.append(f'Task "{content}" already exists')
+                continue
+            self._add_slot(draft, _Slot(None, content, _PENDING, draft))
+            draft.dirty = True
+
+    def note(self, op: Note) -> None:
+        slot = self.find_task(op.task)
+        if slot is None:
+            return
+        text = trim_end(op.text or "")
+        if not text:
+            self.errors.append("Missing text for note operation")
+            return
+        slot.notes = (*slot.notes, text)
+        slot.phase.dirty = True
+
+    def run(self, op: Op) -> None:
+        if isinstance(op, (Done, Drop)):
+            self.mark(op, Status.COMPLETED if isinstance(op, Done) else Status.ABANDONED)
+        elif isinstance(op, Start):
+            self.start(op)
+        elif isinstance(op, Note):
+            self.note(op)
+        elif isinstance(op, Rm):
+            self.rm(op)
+        elif isinstance(op, Append):
+            self.append(op)
+        else:
+            self.init(op)
+
+    # -- the end of a batch ----------------------------------------------------------
+
+    def normalize(self) -> None:
+        """Keep exactly one task active: the first one, else the first pending."""
+        if len(self.active) == 1 or self.count == 0:
+            return
+        first: _Slot | None = None
+        for draft in self.drafts:
+            for slot in draft.slots:
+                if self.active:
+                    if slot.status is _ACTIVE:
+                        if first is None:
+                            first = slot
+                        else:
+                            self._set(slot, _PENDING)
+                elif slot.status is _PENDING:
+                    self._set(slot, _ACTIVE)
+                    return
+
+    def freeze(self) -> tuple[Phase, ...]:
+        return tuple(d.freeze() for d in self.drafts)
+
+
+def apply(phases: Iterable[Phase], ops: Iterable[Op]) -> Outcome:
+    """Apply ``ops`` in order to a copy of ``phases``, then normalize.
+
+    Errors are collected, not raised: each op that cannot apply adds the
+    reference's message and the batch goes on. ``phases`` is left untouched.
+    """
+    work = _Work(phases)
+    for op in ops:
+        work.run(op)
+    work.normalize()
+    return Outcome(work.freeze(), tuple(work.errors))
+
+
+def normalize(phases: Iterable[Phase]) -> tuple[Phase, ...]:
+    """The single-active rule on its own: what an empty batch would return."""
+    return apply(phases, ()).phases

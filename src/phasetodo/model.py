@@ -1,0 +1,59 @@
+"""The todo list values: ``Status``, ``Task`` and ``Phase``.
+
+They are frozen and slotted, so a list can be shared between calls and only
+the parts an operation touches are ever copied.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import attrs
+
+__all__ = ["Phase", "Status", "Task"]
+
+
+class Status(str, enum.Enum):
+    """The four states a task can be in."""
+
+    PENDING = "pending"
+    IN_PROGRESS = "in_progress"
+    COMPLETED = "completed"
+    ABANDONED = "abandoned"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def is_open(self) -> bool:
+        """Whether work remains: pending or in progress."""
+        return self is Status.PENDING or self is Status.IN_PROGRESS
+
+
+def _to_status(value: Status | str) -> Status:
+    return value if isinstance(value, Status) else Status(value)
+
+
+def _to_tuple(value: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    return value if isinstance(value, tuple) else tuple(value)
+
+
+@attrs.frozen
+class Task:
+    """One task: its content (which is also its name), status and notes."""
+
+    content: str
+    status: Status = attrs.field(default=Status.PENDING, converter=_to_status)
+    notes: tuple[str, ...] = attrs.field(default=(), converter=_to_tuple)
+
+
+def _to_tasks(value: tuple[Task, ...] | list[Task]) -> tuple[Task, ...]:
+    return value if isinstance(value, tuple) else tuple(value)
+
+
+@attrs.frozen
+class Phase:
+    """A named, ordered group of tasks."""
+
+    name: str
+    tasks: tuple[Task, ...] = attrs.field(default=(), converter=_to_tasks)

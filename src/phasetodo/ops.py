@@ -1,0 +1,114 @@
+"""One frozen value per ``todo_write`` operation, and the ``Op`` union.
+
+Fields the reference treats as optional stay optional here: an ``init`` without
+``list`` or a ``start`` without ``task`` is well-formed and yields the
+reference's non-fatal error when applied.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Union
+
+import attrs
+
+__all__ = [
+    "OPS",
+    "OP_NAMES",
+    "Append",
+    "Done",
+    "Drop",
+    "Init",
+    "Note",
+    "Op",
+    "PhaseItems",
+    "Rm",
+    "Start",
+]
+
+
+def _opt_tuple(value: tuple[str, ...] | list[str] | None) -> tuple[str, ...] | None:
+    return None if value is None else tuple(value)
+
+
+@attrs.frozen
+class PhaseItems:
+    """One entry of ``init``'s list: a phase name and its task contents."""
+
+    phase: str
+    items: tuple[str, ...] = attrs.field(converter=tuple)
+
+
+def _opt_phase_items(
+    value: tuple[PhaseItems, ...] | list[PhaseItems] | None,
+) -> tuple[PhaseItems, ...] | None:
+    return None if value is None else tuple(value)
+
+
+@attrs.frozen
+class Init:
+    """Replace the whole list; every task starts ``pending``."""
+
+    name: ClassVar[str] = "init"
+    list: tuple[PhaseItems, ...] | None = attrs.field(default=None, converter=_opt_phase_items)
+
+
+@attrs.frozen
+class Start:
+    """Make one task ``in_progress`` and demote any other active task."""
+
+    name: ClassVar[str] = "start"
+    task: str | None = None
+
+
+@attrs.frozen
+class Done:
+    """Complete one task, every task of a phase, or every task."""
+
+    name: ClassVar[str] = "done"
+    task: str | None = None
+    phase: str | None = None
+
+
+@attrs.frozen
+class Drop:
+    """Abandon one task, every task of a phase, or every task."""
+
+    name: ClassVar[str] = "drop"
+    task: str | None = None
+    phase: str | None = None
+
+
+@attrs.frozen
+class Rm:
+    """Remove one task, empty a phase, or empty every phase."""
+
+    name: ClassVar[str] = "rm"
+    task: str | None = None
+    phase: str | None = None
+
+
+@attrs.frozen
+class Append:
+    """Add ``pending`` tasks to a phase, creating the phase when missing."""
+
+    name: ClassVar[str] = "append"
+    phase: str | None = None
+    items: tuple[str, ...] | None = attrs.field(default=None, converter=_opt_tuple)
+
+
+@attrs.frozen
+class Note:
+    """Attach a note (trailing whitespace stripped) to one task."""
+
+    name: ClassVar[str] = "note"
+    task: str | None = None
+    text: str | None = None
+
+
+Op = Union[Init, Start, Done, Drop, Rm, Append, Note]  # noqa: UP007 - a runtime alias on 3.10
+
+#: The op registry: wire name to class, in the order the docs list them.
+OPS: dict[str, type[Op]] = {
+    cls.name: cls for cls in (Init, Start, Done, Drop, Rm, Append, Note)
+}
+OP_NAMES: tuple[str, ...] = tuple(OPS)

@@ -1,0 +1,189 @@
+"""The ``todo_write`` parameter schema, compiled once, and its problem report.
+
+``fastjsonschema`` checks a call quickly but stops at the first problem, so a
+rejected call is walked once more by :func:`problems` to list every problem
+with its place (``ops[2].items: must contain at least 1 item``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import fastjsonschema
+
+from .model import Status
+from .ops import OP_NAMES
+
+__all__ = ["DETAILS_SCHEMA", "PARAMS_SCHEMA", "PHASES_SCHEMA", "is_valid", "problems"]
+
+_ITEMS = {
+    "type": "array",
+    "minItems": 1,
+    "items": {"type": "string", "description": "Task content: a short, unique imperative phrase."},
+}
+
+#: JSON Schema of the tool arguments: the reference's constraints, our descriptions.
+PARAMS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "Apply ordered operations to the phased todo list.",
+    "required": ["ops"],
+    "properties": {
+        "ops": {
+            "type": "array",
+            "minItems": 1,
+            "description": "Operations, applied in order to one copy of the list.",
+            "items": {
+                "type": "object",
+                "required": ["op"],
+                "properties": {
+                    "op": {
+                        "type": "string",
+                        "enum": list(OP_NAMES),
+                        "description": "Which operation to apply.",
+                    },
+                    "list": {
+                        "type": "array",
+                        "description": "init: the whole new list, phase by phase.",
+                        "items": {
+                            "type": "object",
+                            "required": ["phase", "items"],
+                            "properties": {
+                                "phase": {"type": "string", "description": "Phase name."},
+                                "items": {**_ITEMS, "description": "Tasks, in order."},
+                            },
+                        },
+                    },
+                    "task": {
+                        "type": "string",
+                        "description": "start/done/drop/rm/note: the task's exact content.",
+                    },
+                    "phase": {
+                        "type": "string",
+                        "description": "append, or done/drop/rm of a whole phase: its exact name.",
+                    },
+                    "items": {**_ITEMS, "description": "append: tasks to add to the phase."},
+                    "text": {"type": "string", "description": "note: the note to attach."},
+                },
+            },
+        }
+    },
+}
+
+_TASK_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["content", "status"],
+    "properties": {
+        "content": {"type": "string"},
+        "status": {"type": "string", "enum": [s.value for s in Status]},
+        "notes": {"type": "array", "items": {"type": "string"}},
+    },
+}
+
+#: JSON Schema of ``details.phases``: a list of phases of tasks.
+PHASES_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "required": ["name", "tasks"],
+        "properties": {
+            "name": {"type": "string"},
+            "tasks": {"type": "array", "items": _TASK_SCHEMA},
+        },
+    },
+}
+
+#: JSON Schema of a tool result's ``details``.
+DETAILS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["phases", "storage"],
+    "properties": {
+        "phases": PHASES_SCHEMA,
+        "storage": {"type": "string", "enum": ["session", "memory"]},
+    },
+}
+
+_validate = fastjsonschema.compile(PARAMS_SCHEMA)
+
+
+def is_valid(params: object) -> bool:
+    """Whether ``params`` satisfies :data:`PARAMS_SCHEMA`."""
+    try:
+        _validate(params)
+    except fastjsonschema.JsonSchemaException:
+        return False
+    except Exception:  # a value that is not JSON-shaped at all
+        return False
+    return True
+
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "object": (dict,),
+    "array": (list, tuple),
+    "string": (str,),
+}
+_TYPE_NAMES = {"object": "an object", "array": "an array", "string": "a string"}
+
+
+def problems(value: object, schema: Mapping[str, Any] = PARAMS_SCHEMA, place: str = "") -> list[str]:
+    """Every way ``value`` breaks ``schema``, one line each, prefixed by its place.
+
+    Covers the keywords our schemas use: type, enum, required, properties,
+    items and minItems.
+    """
+    where = place or "params"
+    kind = schema.get("type")
+    if kind is not None and not _has_type(value, kind):
+        return [f"{where}: must be {_TYPE_NAMES[kind]}, not {_describe(value)}"]
+    found: list[str] = []
+    if "enum" in schema and value not in schema["enum"]:
+        found.append(f"{where}: must be one of {', '.join(schema['enum'])}")
+    if isinstance(value, dict):
+        found += _object_problems(value, schema, place)
+    elif isinstance(value, (list, tuple)):
+        found += _array_problems(value, schema, place, where)
+    return found
+
+
+def _object_problems(value: Mapping[Any, Any], schema: Mapping[str, Any], place: str) -> list[str]:
+    prefix = f"{place}." if place else ""
+    found = [f"{prefix}{key}: is required" for key in schema.get("required", ()) if key not in value]
+    for key, sub in schema.get("properties", {}).items():
+        if key in value:
+            found += problems(value[key], sub, f"{prefix}{key}")
+    return found
+
+
+def _array_problems(
+    value: list[Any] | tuple[Any, ...], schema: Mapping[str, Any], place: str, where: str
+) -> list[str]:
+    found: list[str] = []
+    least = schema.get("minItems", 0)
+    if len(value) < least:
+        found.append(f"{where}: must contain at least {least} item{'s' if least != 1 else ''}")
+    sub = schema.get("items")
+    if sub is not None:
+        for index, item in enumerate(value):
+            found += problems(item, sub, f"{place}[{index}]")
+    return found
+
+
+def _has_type(value: object, kind: str) -> bool:
+    return isinstance(value, _JSON_TYPES[kind]) and not isinstance(value, bool)
+
+
+def _describe(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return _TYPE_NAMES.get(_json_kind(value), f"a {type(value).__name__}")
+
+
+def _json_kind(value: object) -> str:
+    for kind, types in _JSON_TYPES.items():
+        if isinstance(value, types):
+            return kind
+    return ""

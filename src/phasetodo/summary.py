@@ -1,0 +1,61 @@
+"""The text part of a ``todo_write`` result: what the model reads back."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .model import Phase, Status, Task
+
+__all__ = ["format_summary"]
+
+_SYMBOLS = {
+    Status.PENDING: "○",
+    Status.IN_PROGRESS: "→",
+    Status.COMPLETED: "✓",
+    Status.ABANDONED: "✗",
+}
+
+
+def format_summary(phases: Sequence[Phase], errors: Sequence[str] = ()) -> str:
+    """Render the summary exactly as the reference does.
+
+    Errors first, then the open tasks, the current phase's progress and the
+    whole tree; the active task's notes are spelled out under it.
+    """
+    head = [f"Errors: {'; '.join(errors)}"] if errors else []
+    remaining: list[str] = []
+    tree: list[str] = []
+    current = -1
+    for index, phase in enumerate(phases):
+        tree.append(f"  {phase.name}:")
+        for task in phase.tasks:
+            if task.status.is_open:
+                remaining.append(f"  - {task.content} [{task.status.value}] ({phase.name})")
+                if current < 0:
+                    current = index
+            _tree_line(tree, task)
+    if not any(phase.tasks for phase in phases):
+        return head[0] if head else "Todo list cleared."
+    if remaining:
+        head.append(f"Remaining items ({len(remaining)}):")
+        head += remaining
+    else:
+        head.append("Remaining items: none.")
+    phase = phases[current]
+    closed = sum(1 for t in phase.tasks if not t.status.is_open)
+    head.append(
+        f'Phase {current % len(phases) + 1}/{len(phases)} "{phase.name}"'
+        f" — {closed}/{len(phase.tasks)} tasks complete"
+    )
+    return "\n".join(head + tree)
+
+
+def _tree_line(lines: list[str], task: Task) -> None:
+    count = len(task.notes)
+    marker = f" (+{count} note{'' if count == 1 else 's'})" if count else ""
+    lines.append(f"    {_SYMBOLS[task.status]} {task.content}{marker}")
+    if task.status is Status.IN_PROGRESS and count:
+        for index, note in enumerate(task.notes):
+            if index:
+                lines.append("        ---")
+            lines.extend(f"        {line}" for line in note.split("\n"))
