@@ -76,10 +76,19 @@ class _Work:
     def __init__(self, phases: Iterable[Phase]) -> None:
         self.errors: list[str] = []
         self._reset()
+        by_content = self.by_content
         for phase in phases:
             draft = self._add_phase(phase.name, phase)
-            for task in phase.tasks:
-                self._add_slot(draft, _Slot(task, task.content, task.status, draft))
+            draft.slots = slots = [_Slot(t, t.content, t.status, draft) for t in phase.tasks]
+            for slot in slots:
+                same = by_content.get(slot.content)
+                if same is None:
+                    by_content[slot.content] = [slot]
+                else:
+                    same.append(slot)
+                if slot.status is _ACTIVE:
+                    self.active[slot] = None
+            self.count += len(slots)
 
     def _reset(self) -> None:
         self.drafts: list[_Draft] = []
@@ -274,5 +283,38 @@ def apply(phases: Iterable[Phase], ops: Iterable[Op]) -> Outcome:
 
 
 def normalize(phases: Iterable[Phase]) -> tuple[Phase, ...]:
-    """The single-active rule on its own: what an empty batch would return."""
-    return apply(phases, ()).phases
+    """The single-active rule on its own: what an empty batch would return.
+
+    Several tasks in progress: the first stays, the others become pending.
+    None: the first pending task is started. Unchanged phases are reused.
+    """
+    items = tuple(phases)
+    first_pending: tuple[int, int] | None = None
+    active: list[tuple[int, int]] = []
+    for p, phase in enumerate(items):
+        for t, task in enumerate(phase.tasks):
+            if task.status is _ACTIVE:
+                active.append((p, t))
+            elif task.status is _PENDING and first_pending is None:
+                first_pending = (p, t)
+    if len(active) == 1 or (not active and first_pending is None):
+        return items
+    if active:
+        return _restatus(items, active[1:], _PENDING)
+    assert first_pending is not None
+    return _restatus(items, [first_pending], _ACTIVE)
+
+
+def _restatus(
+    phases: tuple[Phase, ...], places: Iterable[tuple[int, int]], status: Status
+) -> tuple[Phase, ...]:
+    by_phase: dict[int, list[int]] = {}
+    for p, t in places:
+        by_phase.setdefault(p, []).append(t)
+    out = list(phases)
+    for p, indexes in by_phase.items():
+        tasks = list(out[p].tasks)
+        for t in indexes:
+            tasks[t] = attrs.evolve(tasks[t], status=status)
+        out[p] = attrs.evolve(out[p], tasks=tuple(tasks))
+    return tuple(out)

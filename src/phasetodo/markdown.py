@@ -12,9 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import attrs
-
-from ._jsstring import DOT, DOT_UNIT, WS, split_lines, trim
+from ._jsstring import DOT, DOT_UNIT, WHITESPACE, WS, trim
 from .codec import _as_phases
 from .engine import normalize
 from .model import Phase, Status, Task
@@ -62,29 +60,63 @@ def phases_to_markdown(phases: Iterable[Phase | Mapping[str, Any]]) -> str:
     return "\n".join(out) + "\n"
 
 
-@attrs.define
-class _Reader:
-    """Parser state: the phases so far and where notes currently go."""
+_NOT_WS = f"[^{re.escape(WHITESPACE)}]"
+#: A run of task lines in the exact form ``phases_to_markdown`` writes, each with
+#: a known marker and content without edge whitespace or line terminators.
+_TASK_RUN = re.compile(
+    rf"(?:- \[[ xX/>~-]\] {_NOT_WS}(?:{DOT}*{_NOT_WS})?\n)+"
+)
 
-    phases: list[tuple[str, list[Task]]] = attrs.Factory(list)
-    errors: list[str] = attrs.Factory(list)
-    tasks: list[Task] | None = None
-    task_at: int = -1
-    notes: list[str] = attrs.Factory(list)
+
+class _Reader:
+    """Parser state: the phases so far and where note lines currently go."""
+
+    def __init__(self) -> None:
+        self.phases: list[tuple[str, list[Task]]] = []
+        self.errors: list[str] = []
+        self.tasks: list[Task] | None = None
+        self.has_task = False  # whether notes attach to self.tasks[-1]
+        self.notes: list[str] = []
+        self.lines: list[str] = []
 
     def flush(self) -> None:
-        lines, self.notes = self.notes, []
-        if self.tasks is None or self.task_at < 0 or not lines:
-            return
-        task = self.tasks[self.task_at]
-        self.tasks[self.task_at] = attrs.evolve(task, notes=(*task.notes, "\n".join(lines)))
+        """Close the note being read onto the current task."""
+        if self.lines:
+            if self.has_task:
+                self.notes.append("\n".join(self.lines))
+            self.lines = []
+
+    def close(self) -> None:
+        """Finish the current task: attach its notes, and take new notes nowhere."""
+        self.flush()
+        if self.notes:
+            assert self.tasks is not None
+            task = self.tasks[-1]
+            self.tasks[-1] = Task(task.content, task.status, tuple(self.notes))
+            self.notes = []
+        self.has_task = False
+
+    def phase_tasks(self) -> list[Task]:
+        if self.tasks is None:
+            self.tasks = []
+            self.phases.append(("Todos", self.tasks))
+        return self.tasks
+
+    def run(self, block: str) -> None:
+        """Take a run of plain task lines (each ending in a newline)."""
+        self.close()
+        lines = block[:-1].split("\n")
+        contents = [line[6:] for line in lines]
+        statuses = [_STATUS_OF[line[3]] for line in lines]
+        self.phase_tasks().extend(map(Task, contents, statuses))
+        self.has_task = True
 
     def note(self, raw: str) -> bool:
         match = _NOTE.fullmatch(raw)
-        if match is None or self.task_at < 0:
+        if match is None or not self.has_task:
             return False
         if match[1]:
-            self.notes.append(match[1])
+            self.lines.append(match[1])
         else:
             self.flush()
         return True
@@ -93,8 +125,7 @@ class _Reader:
         match = _HEADING.fullmatch(line)
         if match is None:
             return False
-        self.flush()
-        self.task_at = -1
+        self.close()
         self.tasks = []
         self.phases.append((trim(match[1]), self.tasks))
         return True
@@ -103,25 +134,30 @@ class _Reader:
         match = _TASK.fullmatch(line)
         if match is None:
             return False
-        self.flush()
-        if self.tasks is None:
-            self.tasks = []
-            self.phases.append(("Todos", self.tasks))
+        self.close()
+        tasks = self.phase_tasks()
         status = _STATUS_OF.get(match[1])
         if status is None:
             self.errors.append(
                 f'Line {number}: unknown status marker "[{match[1]}]" (use [ ], [x], [/], [-])'
             )
-            self.task_at = -1
-            return True
-        self.tasks.append(Task(trim(match[2]), status))
-        self.task_at = len(self.tasks) - 1
+        else:
+            tasks.append(Task(trim(match[2]), status))
+            self.has_task = True
         return True
 
-    def other(self, line: str, number: int) -> None:
-        self.flush()
-        self.task_at = -1
-        self.errors.append(f'Line {number}: unrecognized syntax "{line}"')
+    def line(self, raw: str, number: int) -> None:
+        """Take any one line, by the reference's rules in the reference's order."""
+        if self.note(raw):
+            return
+        line = trim(raw)
+        if line and not self.heading(line) and not self.task(line, number):
+            self.close()
+            self.errors.append(f'Line {number}: unrecognized syntax "{line}"')
+
+    def result(self) -> list[Phase]:
+        self.close()
+        return list(normalize(Phase(name, tuple(tasks)) for name, tasks in self.phases))
 
 
 def markdown_to_phases(text: str) -> tuple[list[Phase], list[str]]:
@@ -131,13 +167,21 @@ def markdown_to_phases(text: str) -> tuple[list[Phase], list[str]]:
     progress and ``[~]`` abandoned. The result is normalized like a tool call.
     """
     reader = _Reader()
-    for number, raw in enumerate(split_lines(text), start=1):
-        if reader.note(raw):
+    number, pos = 1, 0
+    while True:
+        run = _TASK_RUN.match(text, pos)
+        if run is not None:
+            block = run[0]
+            reader.run(block)
+            number += block.count("\n")
+            pos = run.end()
             continue
-        line = trim(raw)
-        if not line or reader.heading(line) or reader.task(line, number):
-            continue
-        reader.other(line, number)
-    reader.flush()
-    phases = [Phase(name, tuple(tasks)) for name, tasks in reader.phases]
-    return list(normalize(phases)), reader.errors
+        newline = text.find("\n", pos)
+        if newline < 0:
+            reader.line(text[pos:], number)
+            break
+        stop = newline - 1 if newline > pos and text[newline - 1] == "\r" else newline
+        reader.line(text[pos:stop], number)
+        number += 1
+        pos = newline + 1
+    return reader.result(), reader.errors

@@ -14,6 +14,8 @@ _SYMBOLS = {
     Status.COMPLETED: "✓",
     Status.ABANDONED: "✗",
 }
+_PREFIX = {status: f"    {symbol} " for status, symbol in _SYMBOLS.items()}
+_OPEN = frozenset((Status.PENDING, Status.IN_PROGRESS))
 
 
 def format_summary(phases: Sequence[Phase], errors: Sequence[str] = ()) -> str:
@@ -29,11 +31,15 @@ def format_summary(phases: Sequence[Phase], errors: Sequence[str] = ()) -> str:
     for index, phase in enumerate(phases):
         tree.append(f"  {phase.name}:")
         for task in phase.tasks:
-            if task.status.is_open:
-                remaining.append(f"  - {task.content} [{task.status.value}] ({phase.name})")
+            status = task.status
+            if status in _OPEN:
+                remaining.append(f"  - {task.content} [{status.value}] ({phase.name})")
                 if current < 0:
                     current = index
-            _tree_line(tree, task)
+            if task.notes:
+                _noted_line(tree, task)
+            else:
+                tree.append(f"{_PREFIX[status]}{task.content}")
     if not any(phase.tasks for phase in phases):
         return head[0] if head else "Todo list cleared."
     if remaining:
@@ -42,7 +48,7 @@ def format_summary(phases: Sequence[Phase], errors: Sequence[str] = ()) -> str:
     else:
         head.append("Remaining items: none.")
     phase = phases[current]
-    closed = sum(1 for t in phase.tasks if not t.status.is_open)
+    closed = sum(1 for t in phase.tasks if t.status not in _OPEN)
     head.append(
         f'Phase {current % len(phases) + 1}/{len(phases)} "{phase.name}"'
         f" — {closed}/{len(phase.tasks)} tasks complete"
@@ -50,11 +56,10 @@ def format_summary(phases: Sequence[Phase], errors: Sequence[str] = ()) -> str:
     return "\n".join(head + tree)
 
 
-def _tree_line(lines: list[str], task: Task) -> None:
+def _noted_line(lines: list[str], task: Task) -> None:
     count = len(task.notes)
-    marker = f" (+{count} note{'' if count == 1 else 's'})" if count else ""
-    lines.append(f"    {_SYMBOLS[task.status]} {task.content}{marker}")
-    if task.status is Status.IN_PROGRESS and count:
+    lines.append(f"{_PREFIX[task.status]}{task.content} (+{count} note{'' if count == 1 else 's'})")
+    if task.status is Status.IN_PROGRESS:
         for index, note in enumerate(task.notes):
             if index:
                 lines.append("        ---")
