@@ -6,13 +6,12 @@ of tasks; :func:`todo_write` applies them and returns the tool result.
 
 from __future__ import annotations
 
-from .codec import dump_phases, load_phases
+from .codec import dump_phases, load_phases, parse_params
 from .engine import Outcome, apply, normalize
 from .errors import InvalidParams, InvalidPhases, PhasetodoError
 from .markdown import markdown_to_phases, phases_to_markdown
 from .model import Phase, Status, Task
 from .ops import OPS, Append, Done, Drop, Init, Note, Op, PhaseItems, Rm, Start
-from .codec import parse_params
 from .schema import DETAILS_SCHEMA, PARAMS_SCHEMA
 from .summary import format_summary
 from .tool import result_of, todo_write

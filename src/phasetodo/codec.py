@@ -15,7 +15,7 @@ import cattrs
 from . import schema
 from .errors import InvalidParams, InvalidPhases
 from .model import Phase, Status, Task
-from .ops import OPS, Append, Init, Note, Op, PhaseItems
+from .ops import OPS, Append, Done, Drop, Init, Note, Op, PhaseItems, Rm, Start
 
 __all__ = ["converter", "dump_phases", "dump_task", "load_phases", "parse_params"]
 
@@ -23,28 +23,31 @@ __all__ = ["converter", "dump_phases", "dump_task", "load_phases", "parse_params
 converter = cattrs.Converter()
 
 _STATUSES = {s.value: s for s in Status}
+_WIRE = {s: s.value for s in Status}
 
 
-def _structure_op(data: Mapping[str, Any], _: type) -> Op:
-    cls = OPS[data["op"]]
-    if cls is Init:
+_TARGETED: dict[str, type[Done | Drop | Rm]] = {"done": Done, "drop": Drop, "rm": Rm}
+
+
+def _structure_op(data: Mapping[str, Any], _: object) -> Op:
+    """Build the op value from one schema-valid op entry; unknown keys are ignored."""
+    name = data["op"]
+    if name == "init":
         entries = data.get("list")
-        return Init(
-            None
-            if entries is None
-            else tuple(PhaseItems(e["phase"], tuple(e["items"])) for e in entries)
-        )
-    if cls is Append:
+        if entries is None:
+            return Init()
+        return Init(tuple(PhaseItems(e["phase"], tuple(e["items"])) for e in entries))
+    if name == "append":
         items = data.get("items")
         return Append(data.get("phase"), None if items is None else tuple(items))
-    if cls is Note:
+    if name == "note":
         return Note(data.get("task"), data.get("text"))
-    if cls.name == "start":
-        return cls(data.get("task"))  # type: ignore[call-arg]
-    return cls(data.get("task"), data.get("phase"))  # type: ignore[call-arg]
+    if name == "start":
+        return Start(data.get("task"))
+    return _TARGETED[name](data.get("task"), data.get("phase"))
 
 
-converter.register_structure_hook(Op, _structure_op)  # type: ignore[arg-type]
+converter.register_structure_hook(Op, _structure_op)
 
 
 def parse_params(params: object) -> tuple[Op, ...]:
@@ -77,14 +80,23 @@ for _cls in OPS.values():
 def dump_task(task: Task) -> dict[str, Any]:
     """A task as JSON data; ``notes`` is left out when there are none."""
     if task.notes:
-        return {"content": task.content, "status": task.status.value, "notes": list(task.notes)}
-    return {"content": task.content, "status": task.status.value}
+        return {"content": task.content, "status": _WIRE[task.status], "notes": list(task.notes)}
+    return {"content": task.content, "status": _WIRE[task.status]}
 
 
 def dump_phases(phases: Iterable[Phase | Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Phases in the JSON shape of ``details.phases`` (accepts values or dicts)."""
+    wire = _WIRE
     return [
-        {"name": p.name, "tasks": [dump_task(t) for t in p.tasks]}
+        {
+            "name": p.name,
+            "tasks": [
+                {"content": t.content, "status": wire[t.status], "notes": list(t.notes)}
+                if t.notes
+                else {"content": t.content, "status": wire[t.status]}
+                for t in p.tasks
+            ],
+        }
         for p in _as_phases(phases)
     ]
 
@@ -107,7 +119,8 @@ def load_phases(data: object) -> tuple[Phase, ...]:
     except (KeyError, TypeError, AttributeError, ValueError):
         pass
     found = schema.problems(data, schema.PHASES_SCHEMA, "")
-    raise InvalidPhases([p if not p.startswith("params") else "phases" + p[6:] for p in found])
+    found = [p if not p.startswith("params") else "phases" + p[6:] for p in found]
+    raise InvalidPhases(found or ["phases: must be a list of {name, tasks} objects"])
 
 
 def _fast_load(data: Any) -> tuple[Phase, ...]:
@@ -118,23 +131,24 @@ def _fast_load(data: Any) -> tuple[Phase, ...]:
 
 def _load_phase(data: Any) -> Phase:
     name = data["name"]
-    tasks = data["tasks"]
-    if type(name) is not str or not isinstance(tasks, (list, tuple)):
+    if type(name) is not str:
         raise TypeError
-    return Phase(name, tuple(_load_task(t) for t in tasks))
-
-
-def _load_task(data: Any) -> Task:
-    content = data["content"]
-    status = _STATUSES[data["status"]]
-    notes = data.get("notes")
-    if type(content) is not str:
-        raise TypeError
-    if notes is None:
-        return Task(content, status)
-    if not isinstance(notes, (list, tuple)) or not all(type(n) is str for n in notes):
-        raise TypeError
-    return Task(content, status, tuple(notes))
+    statuses = _STATUSES
+    tasks = []
+    for item in data["tasks"]:
+        content = item["content"]
+        notes = item.get("notes")
+        if type(content) is not str:
+            raise TypeError
+        if notes:
+            if not isinstance(notes, list) or not all(type(n) is str for n in notes):
+                raise TypeError
+            tasks.append(Task(content, statuses[item["status"]], tuple(notes)))
+        elif notes is None or notes == []:
+            tasks.append(Task(content, statuses[item["status"]]))
+        else:
+            raise TypeError
+    return Phase(name, tuple(tasks))
 
 
 def _structure_phase(data: Any, _: type) -> Phase:

@@ -16,6 +16,7 @@ _SYMBOLS = {
 }
 _PREFIX = {status: f"    {symbol} " for status, symbol in _SYMBOLS.items()}
 _OPEN = frozenset((Status.PENDING, Status.IN_PROGRESS))
+_WIRE = {status: status.value for status in Status}
 
 
 def format_summary(phases: Sequence[Phase], errors: Sequence[str] = ()) -> str:
@@ -33,7 +34,7 @@ def format_summary(phases: Sequence[Phase], errors: Sequence[str] = ()) -> str:
         for task in phase.tasks:
             status = task.status
             if status in _OPEN:
-                remaining.append(f"  - {task.content} [{status.value}] ({phase.name})")
+                remaining.append(f"  - {task.content} [{_WIRE[status]}] ({phase.name})")
                 if current < 0:
                     current = index
             if task.notes:
