@@ -4,7 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["InvalidParams", "InvalidPhases", "PhasetodoError"]
+__all__ = [
+    "CorruptLog",
+    "CorruptLogWarning",
+    "InvalidParams",
+    "InvalidPhases",
+    "InvalidSessionId",
+    "NoAgentSession",
+    "NotSessionOwner",
+    "PhasetodoError",
+    "SessionClosed",
+    "SessionError",
+    "TornTailWarning",
+    "VersionConflict",
+]
 
 
 class PhasetodoError(Exception):
@@ -36,3 +49,53 @@ class InvalidPhases(_ProblemsError):
 
     def __init__(self, problems: Iterable[str]) -> None:
         super().__init__(problems, "invalid phases")
+
+
+class SessionError(PhasetodoError):
+    """Base class of the errors a durable session raises."""
+
+
+class InvalidSessionId(SessionError, ValueError):
+    """A session id that is empty, too long, or could leave its store (``../x``, ``/``, NUL)."""
+
+
+class VersionConflict(SessionError):
+    """The log moved on past ``expected``: newer state would be overwritten; nothing was appended."""
+
+    def __init__(self, session_id: str, expected: int, actual: int) -> None:
+        self.session_id = session_id
+        self.expected = expected
+        self.actual = actual
+        super().__init__(
+            f"session {session_id!r}: expected_version is {expected}, but the log is at {actual}"
+        )
+
+
+class NoAgentSession(SessionError):
+    """A tool write came without the agent session that owns the list."""
+
+
+class NotSessionOwner(SessionError):
+    """A session belongs to one agent; another agent tried to open or write it."""
+
+
+class SessionClosed(SessionError):
+    """The session was closed; open it again to go on."""
+
+
+class CorruptLog(SessionError):
+    """A session log holds a line that is not a valid event; ``path`` and ``line`` name it."""
+
+    def __init__(self, path: str, line: int, reason: str) -> None:
+        self.path = path
+        self.line = line
+        self.reason = reason
+        super().__init__(f"{path}:{line}: corrupt session log line: {reason}")
+
+
+class TornTailWarning(UserWarning):
+    """A log ended in a line torn by a crash; it was moved aside and the complete events kept."""
+
+
+class CorruptLogWarning(UserWarning):
+    """A corrupt log line was skipped (``on_corrupt="skip"``); the warning names file and line."""

@@ -1,9 +1,18 @@
-"""Markdown export and import of the list, in the reference's checklist format.
+r"""Markdown export and import of the list, in the reference's checklist format.
 
 A phase is a ``# heading``, a task a ``- [ ]`` item (``[/]`` in progress,
 ``[x]`` completed, ``[-]`` abandoned) and notes are ``>`` quotes under their
 task, one ``>`` line between notes. Parsing follows JavaScript's string rules
 (see :mod:`phasetodo._jsstring`) so that it matches the reference exactly.
+
+That format cannot carry everything: line breaks in names, edge whitespace,
+empty texts or empty note lines come back changed. The lossless form
+(``phases_to_markdown(phases, lossless=True)``) is the same layout under a
+first line ``<!-- phasetodo:lossless -->``, with backslash escapes where they
+are needed: ``\\`` a backslash, ``\n`` and ``\r`` line feed and carriage
+return, ``\u{2028}`` any code point by hex (used for U+2028, U+2029 and for
+whitespace at either edge of a text), and ``\e`` for an empty text or note line.
+Any list comes back exactly, without normalization.
 """
 
 from __future__ import annotations
@@ -17,7 +26,7 @@ from .codec import _as_phases
 from .engine import normalize
 from .model import Phase, Status, Task
 
-__all__ = ["markdown_to_phases", "phases_to_markdown"]
+__all__ = ["LOSSLESS_MARKER", "markdown_to_phases", "phases_to_markdown"]
 
 _MARKERS = {
     Status.PENDING: " ",
@@ -41,9 +50,18 @@ _HEADING = re.compile(f"#{{1,6}}{WS}+({DOT}+?){WS}*")
 _TASK = re.compile(rf"[-*+]{WS}*\[({DOT_UNIT}?)\]{WS}+({DOT}+?){WS}*")
 
 
-def phases_to_markdown(phases: Iterable[Phase | Mapping[str, Any]]) -> str:
-    """Render phases (values or JSON dicts) as a Markdown checklist."""
+def phases_to_markdown(
+    phases: Iterable[Phase | Mapping[str, Any]], *, lossless: bool = False
+) -> str:
+    """Render phases (values or JSON dicts) as a Markdown checklist.
+
+    The default output is the reference's, byte for byte. ``lossless=True``
+    adds the lossless marker and escapes what the reference's format would
+    lose, so that :func:`markdown_to_phases` gives back exactly ``phases``.
+    """
     items = _as_phases(phases)
+    if lossless:
+        return _lossless_markdown(items)
     if not items:
         return "# Todos\n"
     out: list[str] = []
@@ -164,8 +182,14 @@ def markdown_to_phases(text: str) -> tuple[list[Phase], list[str]]:
     """Parse a Markdown checklist back into phases, with line-numbered errors.
 
     Tasks before any heading go into a ``Todos`` phase; ``[>]`` also means in
-    progress and ``[~]`` abandoned. The result is normalized like a tool call.
+    progress and ``[~]`` abandoned. The result is normalized like a tool call,
+    except for the lossless form (first line :data:`LOSSLESS_MARKER`), which is
+    read back exactly as written.
     """
+    if text.lstrip(_EDGE).startswith(LOSSLESS_MARKER):
+        lossless = _lossless_phases(text)
+        if lossless is not None:
+            return lossless
     reader = _Reader()
     number, pos = 1, 0
     while True:
@@ -185,3 +209,134 @@ def markdown_to_phases(text: str) -> tuple[list[Phase], list[str]]:
         number += 1
         pos = newline + 1
     return reader.result(), reader.errors
+
+
+# -- the lossless form -----------------------------------------------------------------
+
+#: The first line of a lossless document: it switches the parser to escapes and exactness.
+LOSSLESS_MARKER = "<!-- phasetodo:lossless -->"
+
+#: Whitespace by JavaScript's rules and Python's: escaped at a text's edges, trimmed from lines.
+_EDGE = "".join(sorted(set(WHITESPACE) | {c for c in map(chr, range(0x3001)) if c.isspace()}))
+_EDGE_CLASS = f"[{re.escape(_EDGE)}]"
+_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\u2028": "\\u{2028}", "\u2029": "\\u{2029}"}
+_SPECIAL = re.compile("[\\\\\n\r\u2028\u2029]")
+_UNESCAPE = re.compile(r"\\(?:u\{([0-9A-Fa-f]{1,6})\}|(.)|$)", re.S)
+_PLAIN = {"\\": "\\", "n": "\n", "r": "\r", "e": ""}
+_LOSSLESS_HEADING = re.compile(f"#{{1,6}}{_EDGE_CLASS}+(.+)", re.S)
+_LOSSLESS_TASK = re.compile(rf"[-*+]{_EDGE_CLASS}*\[(.?)\]{_EDGE_CLASS}+(.+)", re.S)
+
+
+def _escape(text: str) -> str:
+    """``text`` as one line that reads back exactly: specials escaped, edges protected."""
+    if not text:
+        return "\\e"
+    body = _SPECIAL.sub(lambda m: _ESCAPES[m[0]], text)
+    if body[0] in _EDGE:
+        body = f"\\u{{{ord(body[0]):x}}}{body[1:]}"
+    if body[-1] in _EDGE:
+        body = f"{body[:-1]}\\u{{{ord(body[-1]):x}}}"
+    return body
+
+
+def _lossless_markdown(phases: Iterable[Phase]) -> str:
+    out = [LOSSLESS_MARKER]
+    for phase in phases:
+        out.append("")
+        out.append(f"# {_escape(phase.name)}")
+        for task in phase.tasks:
+            out.append(f"- [{_MARKERS[task.status]}] {_escape(task.content)}")
+            for index, note in enumerate(task.notes):
+                if index:
+                    out.append("  >")
+                out.extend(f"  > {_escape(line)}" for line in note.split("\n"))
+    return "\n".join(out) + "\n"
+
+
+class _LosslessReader:
+    """Parser state for the lossless form: exact texts, no normalization."""
+
+    def __init__(self) -> None:
+        self.phases: list[tuple[str, list[Task]]] = []
+        self.errors: list[str] = []
+        self.tasks: list[Task] | None = None
+        self.notes: list[str] | None = None  # notes of the last task, while they may grow
+        self.lines: list[str] = []
+        self.number = 0
+
+    def unescape(self, text: str) -> str:
+        def one(match: re.Match[str]) -> str:
+            code, char = match[1], match[2]
+            if code is not None and int(code, 16) <= 0x10FFFF:
+                return chr(int(code, 16))
+            if char is not None and char in _PLAIN:
+                return _PLAIN[char]
+            self.errors.append(f'Line {self.number}: invalid escape "{match[0]}"')
+            return match[0]
+
+        return _UNESCAPE.sub(one, text) if "\\" in text else text
+
+    def flush(self) -> None:
+        if self.lines:
+            assert self.notes is not None
+            self.notes.append("\n".join(self.lines))
+            self.lines = []
+
+    def close(self) -> None:
+        self.flush()
+        if self.notes:
+            assert self.tasks is not None
+            task = self.tasks[-1]
+            self.tasks[-1] = Task(task.content, task.status, tuple(self.notes))
+        self.notes = None
+
+    def line(self, line: str) -> None:
+        if line.startswith(">") and self.notes is not None:
+            rest = line[1:].lstrip(_EDGE)
+            if rest:
+                self.lines.append(self.unescape(rest))
+            else:
+                self.flush()
+            return
+        heading = _LOSSLESS_HEADING.fullmatch(line)
+        if heading is not None:
+            self.close()
+            self.tasks = []
+            self.phases.append((self.unescape(heading[1]), self.tasks))
+            return
+        task = _LOSSLESS_TASK.fullmatch(line)
+        if task is None:
+            self.close()
+            self.errors.append(f'Line {self.number}: unrecognized syntax "{line}"')
+            return
+        self.close()
+        if self.tasks is None:
+            self.tasks = []
+            self.phases.append(("Todos", self.tasks))
+        status = _STATUS_OF.get(task[1])
+        if status is None:
+            self.errors.append(
+                f'Line {self.number}: unknown status marker "[{task[1]}]" (use [ ], [x], [/], [-])'
+            )
+            return
+        self.tasks.append(Task(self.unescape(task[2]), status))
+        self.notes = []
+
+
+def _lossless_phases(text: str) -> tuple[list[Phase], list[str]] | None:
+    """Parse a lossless document; ``None`` when its first line is not the marker."""
+    reader = _LosslessReader()
+    marked = False
+    for number, raw in enumerate(text.split("\n"), 1):
+        line = raw.strip(_EDGE)
+        if not line:
+            continue
+        reader.number = number
+        if not marked:
+            if line != LOSSLESS_MARKER:
+                return None
+            marked = True
+            continue
+        reader.line(line)
+    reader.close()
+    return [Phase(name, tuple(tasks)) for name, tasks in reader.phases], reader.errors

@@ -7,6 +7,7 @@ with its place (``ops[2].items: must contain at least 1 item``).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,7 +16,15 @@ import fastjsonschema
 from .model import Status
 from .ops import OP_NAMES
 
-__all__ = ["DETAILS_SCHEMA", "PARAMS_SCHEMA", "PHASES_SCHEMA", "is_valid", "problems"]
+__all__ = [
+    "DETAILS_SCHEMA",
+    "PARAMS_SCHEMA",
+    "PHASES_SCHEMA",
+    "STRICT_PARAMS_SCHEMA",
+    "is_valid",
+    "is_valid_strict",
+    "problems",
+]
 
 _ITEMS = {
     "type": "array",
@@ -103,7 +112,40 @@ DETAILS_SCHEMA: dict[str, Any] = {
     },
 }
 
+
+def _strict_schema() -> dict[str, Any]:
+    """The parity schema plus the read-only ``view`` op, with strict-profile wording."""
+    out = copy.deepcopy(PARAMS_SCHEMA)
+    out["description"] = (
+        "Apply ordered operations to the phased todo list, all or nothing: "
+        "if any operation fails, none is applied."
+    )
+    entry = out["properties"]["ops"]["items"]["properties"]
+    entry["op"]["enum"] = [*OP_NAMES, "view"]
+    entry["task"]["description"] = (
+        "start/done/drop/rm/note/view: the task's exact content (tasks have no ids)."
+    )
+    entry["phase"]["description"] = (
+        "append, or done/drop/rm/view of a whole phase: its exact name."
+    )
+    return out
+
+
+#: JSON Schema of the tool arguments in the strict profile: :data:`PARAMS_SCHEMA`
+#: plus ``view`` (read-only: a task with its notes, a phase, or the whole list).
+STRICT_PARAMS_SCHEMA: dict[str, Any] = _strict_schema()
+
 _validate = fastjsonschema.compile(PARAMS_SCHEMA)
+_validate_strict = fastjsonschema.compile(STRICT_PARAMS_SCHEMA)
+
+
+def is_valid_strict(params: object) -> bool:
+    """Whether ``params`` satisfies :data:`STRICT_PARAMS_SCHEMA`."""
+    try:
+        _validate_strict(params)
+    except Exception:  # a schema breach, or a value that is not JSON-shaped at all
+        return False
+    return True
 
 
 def is_valid(params: object) -> bool:

@@ -1,0 +1,187 @@
+"""Size limits on one ``todo_write`` call, in both profiles.
+
+A model that loops can send thousands of ops or a megabyte of note text; a
+limit turns that into :class:`~phasetodo.InvalidParams` naming the limit, with
+nothing applied. The defaults are far above any real agent session (and above
+the shared benchmark workloads), so they only stop runaway calls.
+
+Lengths are counted in characters (code points). ``max_payload`` is the total
+number of characters of every string in the call's ops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import attrs
+
+from .errors import InvalidParams
+from .model import Phase
+from .ops import Append, Init, Note, Start
+
+__all__ = ["DEFAULT_LIMITS", "Limits"]
+
+
+def _positive(instance: object, attribute: attrs.Attribute[int], value: int) -> None:
+    if type(value) is not int or value < 1:
+        raise ValueError(f"Limits.{attribute.name}: must be a positive integer, not {value!r}")
+
+
+def _count(value: int) -> str:
+    return f"{value:,}"
+
+
+@attrs.frozen
+class Limits:
+    """The bounds one call must keep; each one is named in the error it causes.
+
+    ``max_tasks`` and ``max_phases`` bound the list a call produces; a list
+    that is already larger (stored before a limit was lowered) may still be
+    worked down, but not grown.
+    """
+
+    max_ops: int = attrs.field(default=10_000, validator=_positive)
+    max_tasks: int = attrs.field(default=100_000, validator=_positive)
+    max_phases: int = attrs.field(default=10_000, validator=_positive)
+    max_content: int = attrs.field(default=10_000, validator=_positive)
+    max_name: int = attrs.field(default=1_000, validator=_positive)
+    max_note: int = attrs.field(default=100_000, validator=_positive)
+    max_payload: int = attrs.field(default=10_000_000, validator=_positive)
+
+    def check_ops(self, ops: Sequence[object]) -> bool:
+        """Raise ``InvalidParams`` when the ops break a per-call limit.
+
+        Every breach is listed with its place and the limit's name, for
+        example ``ops[2].items[0]: 12,000 characters, over the limit max_content=10,000``.
+        Returns whether the ops can grow the list (an ``init`` or ``append``),
+        that is whether :meth:`check_result` has anything to check.
+        """
+        if len(ops) <= self.max_ops:
+            scan = self._scan(ops)
+            if scan >= 0:
+                return scan == 1
+        found: list[str] = []
+        if len(ops) > self.max_ops:
+            found.append(f"ops: {_count(len(ops))} operations, over the limit max_ops={_count(self.max_ops)}")
+        total = 0
+        for index, op in enumerate(ops):
+            total += self._check_op(op, index, found)
+        if total > self.max_payload:
+            found.append(
+                f"ops: {_count(total)} characters of text in all, over the limit "
+                f"max_payload={_count(self.max_payload)}"
+            )
+        if found:
+            raise InvalidParams(found)
+        return True  # pragma: no cover - the quick pass and this one agree
+
+    def _scan(self, ops: Sequence[Any]) -> int:
+        """The quick pass: -1 past a limit, else 1 when the ops can grow the list, 0 when not."""
+        max_content, max_name = self.max_content, self.max_name
+        total = grows = 0
+        for op in ops:
+            kind = type(op)
+            if kind is Append or kind is Init:
+                grows = 1
+                entries: Sequence[Any] = (op,) if kind is Append else (op.list or ())
+                for entry in entries:
+                    items = entry.items or ()
+                    if items:
+                        sizes = list(map(len, items))
+                        if max(sizes) > max_content:
+                            return -1
+                        total += sum(sizes)
+                    size = len(entry.phase or "")
+                    if size > max_name:
+                        return -1
+                    total += size
+                continue
+            task = op.task
+            if task is not None:
+                size = len(task)
+                if size > max_content:
+                    return -1
+                total += size
+            if kind is Note:
+                size = len(op.text or "")
+                if size > self.max_note:
+                    return -1
+                total += size
+            elif kind is not Start:
+                phase = op.phase
+                if phase is not None:
+                    size = len(phase)
+                    if size > max_name:
+                        return -1
+                    total += size
+        return grows if total <= self.max_payload else -1
+
+    def _check_op(self, op: object, index: int, found: list[str]) -> int:
+        """Check one op's strings; return how many characters it carries."""
+        place = f"ops[{index}]"
+        if isinstance(op, Init):
+            total = 0
+            for number, entry in enumerate(op.list or ()):
+                total += self._check_text(entry.phase, f"{place}.list[{number}].phase", found)
+                total += self._check_items(entry.items, f"{place}.list[{number}].items", found)
+            return total
+        if isinstance(op, Append):
+            total = self._check_text(op.phase, f"{place}.phase", found)
+            return total + self._check_items(op.items or (), f"{place}.items", found)
+        total = self._check_text(getattr(op, "task", None), f"{place}.task", found)
+        if isinstance(op, Note):
+            text = op.text or ""
+            if len(text) > self.max_note:
+                found.append(self._over(f"{place}.text", len(text), "max_note", self.max_note))
+            return total + len(text)
+        return total + self._check_text(getattr(op, "phase", None), f"{place}.phase", found)
+
+    def _check_text(self, value: str | None, place: str, found: list[str]) -> int:
+        """A task reference (``.task``) is bounded like content, anything else like a name."""
+        if value is None:
+            return 0
+        size = len(value)
+        name, limit = (
+            ("max_content", self.max_content) if place.endswith(".task") else ("max_name", self.max_name)
+        )
+        if size > limit:
+            found.append(self._over(place, size, name, limit))
+        return size
+
+    def _check_items(self, items: Sequence[str], place: str, found: list[str]) -> int:
+        sizes = list(map(len, items))
+        if sizes and max(sizes) > self.max_content:
+            for number, size in enumerate(sizes):
+                if size > self.max_content:
+                    found.append(self._over(f"{place}[{number}]", size, "max_content", self.max_content))
+        return sum(sizes)
+
+    @staticmethod
+    def _over(place: str, size: int, name: str, limit: int) -> str:
+        return f"{place}: {_count(size)} characters, over the limit {name}={_count(limit)}"
+
+    def check_result(self, before: Iterable[Phase], after: Sequence[Phase]) -> None:
+        """Raise ``InvalidParams`` when a call would grow the list past a size limit."""
+        phases = len(after)
+        tasks = sum(len(p.tasks) for p in after)
+        if phases <= self.max_phases and tasks <= self.max_tasks:
+            return
+        old = tuple(before)
+        found: list[str] = []
+        if phases > self.max_phases and phases > len(old):
+            found.append(
+                f"phases: the list would hold {_count(phases)} phases, over the limit "
+                f"max_phases={_count(self.max_phases)}"
+            )
+        if tasks > self.max_tasks and tasks > sum(len(p.tasks) for p in old):
+            found.append(
+                f"phases: the list would hold {_count(tasks)} tasks, over the limit "
+                f"max_tasks={_count(self.max_tasks)}"
+            )
+        if found:
+            raise InvalidParams(found)
+
+
+#: The limits a call gets unless it passes its own: generous, for runaway calls only.
+DEFAULT_LIMITS = Limits()

@@ -1,0 +1,128 @@
+"""Reminder texts a host injects into the conversation.
+
+Three moments need one: a ``todo_write`` call failed (the model must retry,
+or its progress is invisible); the agent is about to stop with work left; a
+person edited the list (the model must know what changed). Each builder
+returns the text, wrapped in ``<system-reminder>`` tags; the host decides
+how to deliver it (hidden next-turn message, developer message, ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import attrs
+
+from .diff import format_diff
+from .model import Phase
+from .session_changes import Change
+
+__all__ = [
+    "DEFAULT_STOP_ATTEMPTS",
+    "ERROR_REMINDER_TYPE",
+    "StopGuard",
+    "failed_call_reminder",
+    "stop_reminder",
+    "user_edit_reminder",
+]
+
+#: The ``customType`` the reference gives the hidden failed-call reminder.
+ERROR_REMINDER_TYPE = "todo-write-error-reminder"
+#: How many times the stop reminder is given before the agent may stop anyway.
+DEFAULT_STOP_ATTEMPTS = 3
+
+
+def _wrap(lines: Iterable[str]) -> str:
+    return "<system-reminder>\n" + "\n".join(lines) + "\n</system-reminder>"
+
+
+def failed_call_reminder(error: object = None) -> str:
+    """The hidden next-turn reminder after a failed ``todo_write`` call."""
+    lines = ["Your last todo_write call failed, so the todo list did not change."]
+    if error is not None and str(error):
+        lines.append(f"The error was: {error}")
+    lines.append(
+        "The user cannot see your progress until a todo_write call succeeds: "
+        "fix the arguments and call it again."
+    )
+    return _wrap(lines)
+
+
+def _open_lines(phases: Sequence[Phase]) -> list[str]:
+    out: list[str] = []
+    for phase in phases:
+        tasks = [t for t in phase.tasks if t.status.is_open]
+        if tasks:
+            out.append(f"{phase.name}:")
+            out.extend(f"  - {t.content} [{t.status.value}]" for t in tasks)
+    return out
+
+
+def stop_reminder(
+    phases: Sequence[Phase], attempt: int, max_attempts: int = DEFAULT_STOP_ATTEMPTS
+) -> str | None:
+    """The stop-time reminder listing incomplete tasks per phase, or None if all are done."""
+    listed = _open_lines(phases)
+    if not listed:
+        return None
+    return _wrap(
+        [
+            f"You are about to stop, but the todo list has incomplete tasks "
+            f"(reminder {attempt}/{max_attempts}):",
+            *listed,
+            "Carry on with them, or record with todo_write that they are done or dropped.",
+        ]
+    )
+
+
+@attrs.define
+class StopGuard:
+    """Counts stop reminders: at most ``max_attempts`` per user prompt.
+
+    Call :meth:`user_prompt` when a new user prompt arrives and
+    :meth:`before_stop` when the agent wants to stop; it returns the reminder
+    to inject, or None to let the agent stop.
+    """
+
+    max_attempts: int = DEFAULT_STOP_ATTEMPTS
+    attempts: int = 0
+
+    def user_prompt(self) -> None:
+        """A new user prompt: the count starts again."""
+        self.attempts = 0
+
+    def before_stop(self, phases: Sequence[Phase]) -> str | None:
+        """The reminder for this stop attempt, or None (list complete, or attempts used up)."""
+        if not any(t.status.is_open for p in phases for t in p.tasks):
+            self.attempts = 0
+            return None
+        if self.attempts >= self.max_attempts:
+            return None
+        self.attempts += 1
+        return stop_reminder(phases, self.attempts, self.max_attempts)
+
+
+def user_edit_reminder(change: Change) -> str | None:
+    """Tell the model what a person's edit changed; None when it changed nothing."""
+    if not change.changed:
+        return None
+    what = "(tasks or phases reordered)" if change.diff.is_empty else format_diff(change.diff)
+    return _wrap(
+        [
+            "The user edited the todo list by hand. What changed:",
+            what,
+            "The list is now:",
+            *_tree(change.after),
+            "Work from the edited list; do not undo the user's changes.",
+        ]
+    )
+
+
+def _tree(phases: Sequence[Phase]) -> list[str]:
+    if not phases:
+        return ["  (empty)"]
+    out = []
+    for phase in phases:
+        out.append(f"  {phase.name}:")
+        out.extend(f"    - {t.content} [{t.status.value}]" for t in phase.tasks)
+    return out

@@ -1,0 +1,431 @@
+"""Durable sessions: one agent's todo list kept as an append-only event log.
+
+Every successful ``todo_write`` appends an event holding the full phases
+snapshot; a person's edit appends a distinct ``user_edit`` event and
+auto-clear a ``clear`` event. The list is the newest snapshot
+(last-write-wins), so reopening a session re-derives it from the log alone,
+reading only the newest event. Writes hold the store's lock, build on the
+newest version in the log (another process may have written since) and
+return only once their event is durable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal, TypeVar
+
+from .codec import _as_phases
+from .engine import Outcome
+from .errors import NoAgentSession, NotSessionOwner, SessionClosed, VersionConflict
+from .model import Phase
+from .profiles import Profile
+from .session_changes import Change, TaskKey, change, closed_tasks, remove_closed, strip_closed
+from .stores import Event, EventKind, JsonlStore, Log, Store
+from .tool import Storage, execute, result_of
+
+__all__ = ["ResumePolicy", "Session", "default_directory", "run_auto_clear"]
+
+#: ``"strip"`` (the reference's default) drops completed and abandoned tasks
+#: and the phases left empty when a session with history is reopened;
+#: ``"keep"`` resumes the newest snapshot as it is.
+ResumePolicy = Literal["strip", "keep"]
+
+_T = TypeVar("_T")
+
+
+def default_directory() -> Path:
+    """Where the default :class:`JsonlStore` keeps logs.
+
+    ``$PHASETODO_HOME/sessions`` if set, else ``$XDG_STATE_HOME/phasetodo/sessions``,
+    else ``~/.local/state/phasetodo/sessions``.
+    """
+    home = os.environ.get("PHASETODO_HOME")
+    if home:
+        return Path(home) / "sessions"
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state) / "phasetodo" / "sessions"
+
+
+def _check_policies(resume: object, clear_delay: object) -> None:
+    if resume not in ("strip", "keep"):
+        raise ValueError(f"resume: must be 'strip' or 'keep', not {resume!r}")
+    if isinstance(clear_delay, bool) or not isinstance(clear_delay, (int, float)):
+        raise TypeError(f"clear_delay: must be a number of seconds, not {clear_delay!r}")
+    if math.isnan(clear_delay):
+        raise ValueError("clear_delay: must be a number of seconds, not NaN")
+
+
+class _Refused(Exception):
+    """A strict call with errors: carries its outcome out of the commit, unappended."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        super().__init__("strict call refused")
+        self.outcome = outcome
+
+
+class Session:
+    """One agent's todo list, durable in a store. Create it with :meth:`open`.
+
+    ``phases`` and ``version`` are this object's view, brought up to date by
+    every write, :meth:`refresh` and :meth:`tick`.
+    """
+
+    def __init__(
+        self,
+        log: Log,
+        *,
+        agent: str | None = None,
+        resume: ResumePolicy = "strip",
+        clear_delay: float = 60.0,
+        clock: Callable[[], float] = time.time,
+        own_store: Store | None = None,
+    ) -> None:
+        _check_policies(resume, clear_delay)
+        self._log = log
+        self._agent = agent
+        self._clear_delay = float(clear_delay)
+        self._clock = clock
+        self._own_store = own_store
+        self._closed = False
+        self._deadlines: dict[TaskKey, float] = {}
+        self._last: tuple[tuple[Phase, ...], tuple[Phase, ...]] | Change | None = None
+        with log.lock():
+            latest = log.latest()
+        self._version = latest.version if latest is not None else 0
+        phases = latest.phases if latest is not None else ()
+        self._phases = strip_closed(phases) if resume == "strip" else phases
+        self._reschedule()
+
+    @classmethod
+    def open(
+        cls,
+        session_id: str,
+        store: Store | None = None,
+        *,
+        agent: str | None = None,
+        resume: ResumePolicy = "strip",
+        clear_delay: float = 60.0,
+        clock: Callable[[], float] = time.time,
+    ) -> Session:
+        """Open (or start) the session ``session_id`` in ``store``.
+
+        ``store`` defaults to a :class:`JsonlStore` in :func:`default_directory`.
+        ``agent`` names the agent that owns the session: a new log records it,
+        and an existing log owned by another agent raises
+        :class:`~phasetodo.errors.NotSessionOwner`. ``resume`` chooses what a
+        session with history resumes with; ``clear_delay`` is the auto-clear
+        delay in seconds (below 0 never, 0 at the next :meth:`tick`); ``clock``
+        returns the time in seconds and is injectable for tests.
+        """
+        _check_policies(resume, clear_delay)
+        own = None
+        if store is None:
+            store = own = JsonlStore(default_directory())
+        log = store.open(session_id, owner=agent)
+        try:
+            if agent is not None and log.owner is not None and agent != log.owner:
+                raise NotSessionOwner(
+                    f"session {session_id!r} belongs to agent {log.owner!r}, not {agent!r}"
+                )
+            return cls(
+                log, agent=agent, resume=resume, clear_delay=clear_delay, clock=clock,
+                own_store=own,
+            )
+        except BaseException:
+            log.close()
+            raise
+
+    # -- state -------------------------------------------------------------------
+
+    @property
+    def session_id(self) -> str:
+        """The session's id in its store."""
+        return self._log.session_id
+
+    @property
+    def owner(self) -> str | None:
+        """The agent the session belongs to, if the log records one."""
+        return self._log.owner
+
+    @property
+    def storage(self) -> Storage:
+        """What results report in ``details.storage``: ``"session"`` or ``"memory"``."""
+        return self._log.storage
+
+    @property
+    def phases(self) -> tuple[Phase, ...]:
+        """The current list as this session last saw it."""
+        return self._phases
+
+    @property
+    def version(self) -> int:
+        """How many events the log held when this session last looked."""
+        return self._version
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._closed
+
+    @property
+    def last_change(self) -> Change | None:
+        """What the newest change this session saw did (``.completed`` for UIs)."""
+        last = self._last
+        if isinstance(last, tuple):  # the diff is built on first use, not on every write
+            last = self._last = change(*last)
+        return last
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        """The clock that stamps events and drives auto-clear."""
+        return self._clock
+
+    def refresh(self) -> tuple[Phase, ...]:
+        """Catch up with events other writers appended; returns the list."""
+        self._check_open()
+        with self._log.lock():
+            return self._sync()
+
+    def events(self) -> Iterator[Event]:
+        """Every event of the log in order: version, kind, time, phases, source."""
+        self._check_open()
+        return self._log.events()
+
+    def logged_phases(self) -> tuple[Phase, ...]:
+        """The newest snapshot in the log, before any resume stripping."""
+        self._check_open()
+        with self._log.lock():
+            latest = self._log.latest()
+        return latest.phases if latest is not None else ()
+
+    # -- writes ------------------------------------------------------------------
+
+    def todo_write(
+        self,
+        params: Mapping[str, Any],
+        *,
+        agent: str | None = None,
+        expected_version: int | None = None,
+        profile: Profile = "parity",
+        dry_run: bool = False,
+    ) -> dict[str, Any]:
+        """One ``todo_write`` call on the session, durable before it returns.
+
+        Returns the same dict as :func:`phasetodo.todo_write`, with
+        ``details.storage`` naming the store kind. Raises
+        :class:`~phasetodo.InvalidParams` (nothing appended) for bad arguments,
+        :class:`~phasetodo.errors.VersionConflict` when ``expected_version`` is
+        given and the log has moved on, and :class:`~phasetodo.errors.NoAgentSession`
+        or :class:`~phasetodo.errors.NotSessionOwner` when the session belongs
+        to an agent and the call does not come from it.
+
+        ``profile="strict"`` makes the call all-or-nothing (see
+        :func:`phasetodo.todo_write`). ``dry_run=True`` applies the call to the
+        newest list without appending anything and returns the would-be result
+        with ``details.diff``.
+        """
+        writer = self._writer(agent)
+        if dry_run:
+            current = self.refresh()
+            outcome = execute(params, current, profile=profile)
+            return result_of(outcome, self.storage, before=current)
+
+        def make(current: tuple[Phase, ...]) -> tuple[tuple[Phase, ...], Outcome]:
+            if profile == "parity":
+                outcome = self._execute(params, current)
+            else:
+                outcome = execute(params, current, profile=profile)
+                if outcome.errors:  # strict: nothing applied, so nothing is appended
+                    raise _Refused(outcome)
+            return outcome.phases, outcome
+
+        try:
+            outcome = self._commit("write", make, expected_version, agent=writer)
+        except _Refused as refused:
+            return result_of(refused.outcome, self.storage)
+        return result_of(outcome, self.storage)
+
+    def user_edit(
+        self,
+        phases: Iterable[Phase | Mapping[str, Any]],
+        *,
+        source: str = "markdown",
+        expected_version: int | None = None,
+    ) -> Change:
+        """Replace the list with a person's edit; returns what changed.
+
+        Appends a ``user_edit`` event tagged with ``source`` (``"markdown"``,
+        ``"cli"``, ...); feed the returned :class:`Change` to
+        :func:`phasetodo.reminders.user_edit_reminder` to tell the model.
+        """
+        if not isinstance(source, str) or not source:
+            raise ValueError("source: must be a non-empty string")
+        new = tuple(_as_phases(phases))
+        self._commit("user_edit", lambda _: (new, None), expected_version, source=source)
+        last = self.last_change
+        assert last is not None
+        return last
+
+    def tick(self) -> Change | None:
+        """Auto-clear the completed and abandoned tasks whose delay has passed.
+
+        A host calls it between turns (or runs :func:`run_auto_clear`); it
+        appends a ``clear`` event when something was due and returns its change.
+        """
+        self._check_open()
+        now = self._clock()
+        if not any(d <= now for d in self._deadlines.values()):
+            return None
+        with self._log.lock():
+            current = self._sync()
+            due = frozenset(key for key, d in self._deadlines.items() if d <= now)
+            after = remove_closed(current, due)
+            if after == current:
+                return None
+            self._log.append(Event(self._version + 1, "clear", float(now), after))
+            self._advance_to(self._version + 1, after)
+        return self.last_change
+
+    def next_deadline(self) -> float | None:
+        """The clock time of the next auto-clear, or None when nothing waits."""
+        return min(self._deadlines.values(), default=None)
+
+    def close(self) -> None:
+        """Release the log (and the default store, if this session made it)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._log.close()
+        if self._own_store is not None:
+            self._own_store.close()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return (
+            f"<Session {self.session_id!r} version={self._version} storage={self.storage!r}"
+            f"{' closed' if self._closed else ''}>"
+        )
+
+    # -- notebook display (see phasetodo.render) -----------------------------------
+
+    def _display_title(self) -> str:
+        return f"session {self.session_id} · version {self._version}"
+
+    def _repr_html_(self) -> str:
+        from .render import render_html
+
+        return render_html(self._phases, title=self._display_title())
+
+    def _repr_markdown_(self) -> str:
+        from .render import render_markdown
+
+        return render_markdown(self._phases, title=self._display_title())
+
+    def _repr_mimebundle_(
+        self, include: object = None, exclude: object = None
+    ) -> dict[str, str]:
+        from .render import mimebundle
+
+        return mimebundle(self._phases, title=self._display_title())
+
+    # -- internals ---------------------------------------------------------------
+
+    def _execute(self, params: Mapping[str, Any], phases: tuple[Phase, ...]) -> Outcome:
+        """Run one call on ``phases``: the hook a profile or variant overrides."""
+        return execute(params, phases)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise SessionClosed(f"session {self.session_id!r} is closed")
+
+    def _writer(self, agent: str | None) -> str | None:
+        writer = agent if agent is not None else self._agent
+        owner = self._log.owner
+        if owner is None:
+            return writer
+        if writer is None:
+            raise NoAgentSession(
+                f"session {self.session_id!r} belongs to agent {owner!r}: todo_write needs "
+                f"that agent's session (Session.open(..., agent={owner!r}) or agent=...)"
+            )
+        if writer != owner:
+            raise NotSessionOwner(
+                f"session {self.session_id!r} belongs to agent {owner!r}, not {writer!r}"
+            )
+        return writer
+
+    def _commit(
+        self,
+        kind: EventKind,
+        make: Callable[[tuple[Phase, ...]], tuple[tuple[Phase, ...], _T]],
+        expected_version: int | None,
+        *,
+        source: str | None = None,
+        agent: str | None = None,
+    ) -> _T:
+        self._check_open()
+        with self._log.lock():
+            current = self._sync()
+            if expected_version is not None and expected_version != self._version:
+                raise VersionConflict(self.session_id, expected_version, self._version)
+            after, result = make(current)
+            version = self._version + 1
+            self._log.append(Event(version, kind, float(self._clock()), after, source, agent))
+            self._advance_to(version, after)
+        return result
+
+    def _sync(self) -> tuple[Phase, ...]:
+        """Adopt the log's newest event if another writer appended (lock held)."""
+        latest = self._log.latest()
+        version = latest.version if latest is not None else 0
+        if version != self._version:
+            self._advance_to(version, latest.phases if latest is not None else ())
+        return self._phases
+
+    def _advance_to(self, version: int, phases: tuple[Phase, ...]) -> None:
+        """Adopt ``phases`` as ``version`` (lock held, so views never go back)."""
+        self._last = (self._phases, phases)
+        self._version, self._phases = version, phases
+        self._reschedule()
+
+    def _reschedule(self) -> None:
+        """Deadlines for closed tasks: kept while closed, dropped when reverted."""
+        if self._clear_delay < 0:
+            self._deadlines = {}
+            return
+        closed = closed_tasks(self._phases)
+        if not closed:
+            self._deadlines = {}
+            return
+        now = self._clock()
+        old = self._deadlines
+        self._deadlines = {key: old.get(key, now + self._clear_delay) for key in closed}
+
+
+async def run_auto_clear(session: Session, *, poll: float = 1.0) -> None:
+    """Call ``session.tick()`` as deadlines fall due, until the session closes.
+
+    An asyncio helper for hosts with an event loop; it sleeps until the next
+    deadline (at most ``poll`` seconds, so it notices new ones and closing).
+    """
+    while not session.closed:
+        session.tick()
+        deadline = session.next_deadline()
+        wait = poll if deadline is None else min(poll, max(0.0, deadline - session.clock()))
+        await asyncio.sleep(wait)

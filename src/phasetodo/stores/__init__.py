@@ -1,0 +1,42 @@
+"""Where session logs live: the store interface and the three stores we ship.
+
+* :class:`JsonlStore` — the embedded default, one JSON Lines file per session;
+* :class:`SqliteStore` — many sessions in one SQLite file (WAL);
+* :class:`MemoryStore` — this process only (``storage == "memory"``).
+
+A server-backed store is one more module implementing :class:`Store` and
+:class:`Log`: open, append, latest snapshot, iterate, lock.
+"""
+
+from __future__ import annotations
+
+from ._base import (
+    EVENT_KINDS,
+    Event,
+    EventKind,
+    Log,
+    Store,
+    check_session_id,
+    event_from_json,
+    event_to_json,
+)
+from .jsonl import JsonlLog, JsonlStore
+from .memory import MemoryLog, MemoryStore
+from .sqlite import SqliteLog, SqliteStore
+
+__all__ = [
+    "EVENT_KINDS",
+    "Event",
+    "EventKind",
+    "JsonlLog",
+    "JsonlStore",
+    "Log",
+    "MemoryLog",
+    "MemoryStore",
+    "SqliteLog",
+    "SqliteStore",
+    "Store",
+    "check_session_id",
+    "event_from_json",
+    "event_to_json",
+]

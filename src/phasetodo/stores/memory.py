@@ -1,0 +1,80 @@
+"""A store that keeps logs in this process only (``storage == "memory"``)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
+from typing import Literal
+
+from ..errors import VersionConflict
+from ._base import Event, check_session_id
+
+__all__ = ["MemoryLog", "MemoryStore"]
+
+
+class MemoryLog:
+    """One session's events in a list, guarded by a re-entrant thread lock."""
+
+    storage: Literal["memory"] = "memory"
+
+    def __init__(self, session_id: str, owner: str | None) -> None:
+        self.session_id = session_id
+        self.owner = owner
+        self._events: list[Event] = []
+        self._lock = threading.RLock()
+
+    def lock(self) -> AbstractContextManager[None]:
+        """Hold the session against other threads of this process."""
+        return self._lock  # type: ignore[return-value]
+
+    def latest(self) -> Event | None:
+        """The newest event, or None."""
+        with self._lock:
+            return self._events[-1] if self._events else None
+
+    def append(self, event: Event) -> None:
+        """Append ``event`` after checking its version follows the latest."""
+        with self._lock:
+            version = len(self._events)
+            if event.version != version + 1:
+                raise VersionConflict(self.session_id, event.version - 1, version)
+            self._events.append(event)
+
+    def events(self) -> Iterator[Event]:
+        """The events so far, in order."""
+        with self._lock:
+            snapshot = list(self._events)
+        return iter(snapshot)
+
+    def close(self) -> None:
+        """Nothing to release: the events stay in the store."""
+
+
+class MemoryStore:
+    """Session logs held in memory: fast, shared by every session of one store
+    object, and gone when the process ends. Results report ``storage: "memory"``.
+    """
+
+    storage: Literal["memory"] = "memory"
+
+    def __init__(self) -> None:
+        self._logs: dict[str, MemoryLog] = {}
+        self._lock = threading.Lock()
+
+    def open(self, session_id: str, *, owner: str | None = None) -> MemoryLog:
+        """The session's log, created (recording ``owner``) on first use."""
+        check_session_id(session_id)
+        with self._lock:
+            log = self._logs.get(session_id)
+            if log is None:
+                log = self._logs[session_id] = MemoryLog(session_id, owner)
+            return log
+
+    def sessions(self) -> list[str]:
+        """The ids of the sessions opened so far."""
+        with self._lock:
+            return sorted(self._logs)
+
+    def close(self) -> None:
+        """Nothing to release."""

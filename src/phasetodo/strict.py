@@ -1,0 +1,353 @@
+"""The strict profile: all-or-nothing batches and errors that help the model fix its call.
+
+The parity profile copies the reference, whose half-applied batches and bare
+"not found" errors leave a model guessing what state the list is in. Here the
+same ops run on the same engine with these differences:
+
+* any error leaves the list exactly as it was, and the result says so
+  (``"isError": true``, the errors, and the unchanged list);
+* ``init`` rejects duplicate or blank phase names and task contents;
+* ``append`` checks all its items before adding any;
+* an empty ``task`` or ``phase`` is an error rather than "every task";
+* a miss suggests the closest existing task or phase ("did you mean …");
+  an id such as ``task-3`` gets a hint that tasks are named by content;
+* a read-only ``view`` op shows a task with its notes, a phase, or everything;
+* ``details.transitions`` lists every task whose status the call changed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, ClassVar, Union
+
+import attrs
+
+from . import schema
+from ._jsstring import is_blank
+from .codec import converter, dump_phases
+from .diff import StatusChange
+from .engine import _EMPTY_HINT, Outcome, _Draft, _Slot, _Work
+from .errors import InvalidParams
+from .model import Phase, Status
+from .ops import Append, Done, Drop, Init, Op, Rm
+from .summary import format_summary
+
+__all__ = [
+    "StrictOp",
+    "StrictOutcome",
+    "View",
+    "apply_strict",
+    "parse_strict_params",
+    "strict_result",
+]
+
+
+@attrs.frozen
+class View:
+    """Show a task with all its notes, a whole phase, or the whole list; change nothing."""
+
+    name: ClassVar[str] = "view"
+    task: str | None = None
+    phase: str | None = None
+
+
+StrictOp = Union[Op, View]  # noqa: UP007 - a runtime alias on 3.10
+
+
+@attrs.frozen
+class StrictOutcome(Outcome):
+    """A strict batch's outcome: applied whole, or not at all.
+
+    When ``errors`` is non-empty nothing was applied and ``phases`` is
+    ``before``, the list the call started from, as it was given.
+    """
+
+    before: tuple[Phase, ...] = ()
+    views: tuple[str, ...] = ()
+    transitions: tuple[StatusChange, ...] = ()
+
+    @property
+    def applied(self) -> bool:
+        """Whether the batch was applied (it had no errors)."""
+        return not self.errors
+
+
+def parse_strict_params(params: object) -> tuple[StrictOp, ...]:
+    """Check tool arguments against the strict schema and turn them into ops.
+
+    Raises :class:`InvalidParams` listing every problem, like ``parse_params``.
+    """
+    if not schema.is_valid_strict(params):
+        raise InvalidParams(
+            schema.problems(params, schema.STRICT_PARAMS_SCHEMA) or ["params: must be JSON-shaped data"]
+        )
+    assert isinstance(params, dict)
+    return tuple(
+        View(entry.get("task"), entry.get("phase"))
+        if entry["op"] == "view"
+        else converter.structure(entry, Op)  # type: ignore[arg-type]
+        for entry in params["ops"]
+    )
+
+
+#: ``task-3``, ``Task 3``, ``#3``, ``3``, ``t3``, ``item_3``: an id or number, not a name.
+_ID = re.compile(r"\s*(?:(?:task|todo|item|step|phase|t|p)\s*[-_#:.]?\s*)?#?(\d+)\s*", re.I)
+
+_SYMBOLS = {
+    Status.PENDING: "○",
+    Status.IN_PROGRESS: "→",
+    Status.COMPLETED: "✓",
+    Status.ABANDONED: "✗",
+}
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def _closest(query: str, candidates: Sequence[str]) -> str | None:
+    """The candidate the query most likely meant, or ``None``.
+
+    Tried in order: the same text up to case and spacing, the only candidate
+    containing the query, then the most similar one by ``difflib`` (ratio >= 0.6).
+    """
+    folded = _fold(query)
+    if not folded:
+        return None
+    for candidate in candidates:
+        if _fold(candidate) == folded:
+            return candidate
+    containing = [c for c in candidates if folded in _fold(c)]
+    if len(containing) == 1:
+        return containing[0]
+    unique = list(dict.fromkeys(candidates))
+    found = difflib.get_close_matches(query, unique, n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
+def _ordinal(number: int) -> str:
+    if 10 <= number % 100 <= 20:
+        return f"{number}th"
+    return f"{number}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(number % 10, 'th') }"
+
+
+def _miss_hint(query: str, names: Sequence[str], kind: str) -> str:
+    """What to add to a "not found" error: an id hint or a did-you-mean."""
+    number = _ID.fullmatch(query)
+    if number is not None:
+        hint = f" — {kind}s have no ids or numbers: name a {kind} by its exact " + (
+            "content" if kind == "task" else "name"
+        )
+        index = int(number[1])
+        if 1 <= index <= len(names):
+            hint += f'; the {_ordinal(index)} {kind} in the list is "{names[index - 1]}"'
+        return hint
+    guess = _closest(query, names)
+    return f' — did you mean "{guess}"?' if guess is not None else ""
+
+
+class _StrictWork(_Work):
+    """The engine's working copy with the strict profile's checks and messages."""
+
+    def __init__(self, phases: Iterable[Phase]) -> None:
+        super().__init__(phases)
+        self.views: list[Callable[[], str]] = []
+
+    def _contents(self) -> list[str]:
+        return [s.content for d in self.drafts for s in d.slots]
+
+    def find_task(self, content: str | None) -> _Slot | None:
+        if not content:
+            self.errors.append("Missing task content")
+            return None
+        same = self.by_content.get(content)
+        if same:
+            return same[0]
+        hint = _EMPTY_HINT if self.count == 0 else _miss_hint(content, self._contents(), "task")
+        self.errors.append(f'Task "{content}" not found{hint}')
+        return None
+
+    def find_phase(self, name: str) -> _Draft | None:
+        draft = self.by_name.get(name)
+        if draft is None:
+            hint = _miss_hint(name, [d.name for d in self.drafts], "phase")
+            self.errors.append(f'Phase "{name}" not found{hint}')
+        return draft
+
+    def init(self, op: Init) -> None:
+        if op.list is not None:
+            phases: set[str] = set()
+            tasks: dict[str, str] = {}
+            for number, entry in enumerate(op.list):
+                place = f"list[{number}]"
+                if is_blank(entry.phase):
+                    self.errors.append(f"{place}.phase: a phase name must not be blank")
+                elif entry.phase in phases:
+                    self.errors.append(f'{place}.phase: duplicate phase "{entry.phase}"')
+                phases.add(entry.phase)
+                for index, item in enumerate(entry.items):
+                    where = f"{place}.items[{index}]"
+                    if is_blank(item):
+                        self.errors.append(f"{where}: a task must not be blank")
+                    elif item in tasks:
+                        self.errors.append(
+                            f'{where}: duplicate task "{item}" (already in phase "{tasks[item]}")'
+                        )
+                    tasks.setdefault(item, entry.phase)
+        super().init(op)
+
+    def append(self, op: Append) -> None:
+        if op.phase and op.items:
+            found: list[str] = []
+            if is_blank(op.phase):
+                found.append("phase: a phase name must not be blank")
+            seen: set[str] = set()
+            for index, item in enumerate(op.items):
+                where = f"items[{index}]"
+                if is_blank(item):
+                    found.append(f"{where}: a task must not be blank")
+                elif item in self.by_content:
+                    phase = self.by_content[item][0].phase.name
+                    found.append(f'{where}: Task "{item}" already exists (in phase "{phase}")')
+                elif item in seen:
+                    found.append(f'{where}: duplicate task "{item}" in this append')
+                seen.add(item)
+            if found:
+                self.errors.extend(found)
+                return
+        super().append(op)
+
+    def run(self, op: StrictOp) -> None:
+        if isinstance(op, View):
+            self.view(op)
+            return
+        if isinstance(op, (Done, Drop, Rm)) and (op.task == "" or op.phase == ""):
+            field = "task" if op.task == "" else "phase"
+            self.errors.append(
+                f'"{field}" is empty, which would target every task: '
+                "give a name, or leave the field out to mean everything"
+            )
+            return
+        super().run(op)
+
+    # -- view ----------------------------------------------------------------------
+
+    def view(self, op: View) -> None:
+        """Resolve the view's target now; it is rendered as the call leaves it."""
+        if op.task is not None:
+            slot = self.find_task(op.task)
+            if slot is not None:
+                self.views.append(lambda: self._view_task(slot))
+        elif op.phase is not None:
+            draft = self.find_phase(op.phase)
+            if draft is not None:
+                self.views.append(lambda: _view_phase(draft, "View of phase"))
+        else:
+            self.views.append(self._view_all)
+
+    def _view_task(self, slot: _Slot) -> str:
+        removed = slot not in self.by_content.get(slot.content, ())
+        return _view_task(slot, removed)
+
+    def _view_all(self) -> str:
+        closed = sum(1 for d in self.drafts for s in d.slots if not s.status.is_open)
+        count = len(self.drafts)
+        head = (
+            f"View of the whole list ({count} phase{'' if count == 1 else 's'}, "
+            f"{closed}/{self.count} tasks closed):"
+        )
+        return "\n".join([head, *(_view_phase(d, "Phase", "  ") for d in self.drafts)])
+
+    def transitions(self) -> tuple[StatusChange, ...]:
+        """Every task of the final list whose status differs from where it started."""
+        out: list[StatusChange] = []
+        for draft in self.drafts:
+            if not draft.dirty:
+                continue
+            for slot in draft.slots:
+                was = slot.task.status if slot.task is not None else Status.PENDING
+                if slot.status is not was:
+                    out.append(StatusChange(draft.name, slot.content, was, slot.status))
+        return tuple(out)
+
+
+def _note_lines(notes: Sequence[str], indent: str) -> list[str]:
+    lines: list[str] = []
+    for number, note in enumerate(notes, 1):
+        first, *rest = note.split("\n")
+        lines.append(f"{indent}{number}. {first}")
+        pad = " " * (len(str(number)) + 2)
+        lines += [f"{indent}{pad}{line}" for line in rest]
+    return lines
+
+
+def _view_task(slot: _Slot, removed: bool) -> str:
+    count = len(slot.notes)
+    notes = "no notes" if not count else f"{count} note{'' if count == 1 else 's'}"
+    where = f'phase "{slot.phase.name}"' + (", removed by this call" if removed else "")
+    head = f'View of task "{slot.content}" ({where}): {slot.status.value}, {notes}'
+    return "\n".join([head, *_note_lines(slot.notes, "  ")])
+
+
+def _view_phase(draft: _Draft, label: str, indent: str = "") -> str:
+    closed = sum(1 for s in draft.slots if not s.status.is_open)
+    lines = [f'{indent}{label} "{draft.name}" ({closed}/{len(draft.slots)} tasks closed):']
+    for slot in draft.slots:
+        lines.append(f"{indent}  {_SYMBOLS[slot.status]} {slot.content}")
+        lines += _note_lines(slot.notes, f"{indent}      ")
+    return "\n".join(lines)
+
+
+def apply_strict(phases: Iterable[Phase], ops: Iterable[StrictOp]) -> StrictOutcome:
+    """Apply ``ops`` all or nothing: on any error, ``phases`` come back unchanged.
+
+    Every op still runs so that one call reports every problem; each error
+    names its op, as in ``ops[2] done: Task "Fix teh bug" not found — did you
+    mean "Fix the bug"?``.
+    """
+    before = tuple(phases)
+    work = _StrictWork(before)
+    for index, op in enumerate(ops):
+        mark = len(work.errors)
+        work.run(op)
+        if len(work.errors) > mark:
+            work.errors[mark:] = [f"ops[{index}] {op.name}: {e}" for e in work.errors[mark:]]
+    if work.errors:
+        return StrictOutcome(before, tuple(work.errors), before=before)
+    work.normalize()
+    return StrictOutcome(
+        work.freeze(),
+        before=before,
+        views=tuple(view() for view in work.views),
+        transitions=work.transitions(),
+    )
+
+
+def strict_result(outcome: StrictOutcome, storage: str = "memory") -> dict[str, Any]:
+    """The tool result of a strict call, as JSON-ready data.
+
+    ``isError`` is always present. ``details`` adds ``profile``, ``transitions``
+    and, on error, ``errors`` to the reference's ``phases`` and ``storage``.
+    """
+    phases = outcome.phases
+    listing = format_summary(phases) if any(p.tasks for p in phases) else "The todo list is empty."
+    details: dict[str, Any] = {
+        "phases": dump_phases(phases),
+        "storage": storage,
+        "profile": "strict",
+        "transitions": [t.to_json() for t in outcome.transitions],
+    }
+    if outcome.errors:
+        lines = ["Errors — nothing was applied, the list is unchanged:"]
+        lines += [f"- {error}" for error in outcome.errors]
+        details["errors"] = list(outcome.errors)
+        text = "\n".join(lines) + "\n\n" + listing
+    else:
+        text = "\n\n".join([listing, *outcome.views])
+    return {
+        "content": [{"type": "text", "text": text}],
+        "details": details,
+        "isError": bool(outcome.errors),
+    }

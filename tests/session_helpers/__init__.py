@@ -1,0 +1,1 @@
+"""Child-process scripts the session crash and concurrency tests run."""

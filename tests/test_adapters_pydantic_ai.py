@@ -1,0 +1,61 @@
+"""pydantic-ai: the Tool in pydantic-ai's own agent loop with a function model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic_ai import Agent
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+import phasetodo
+from phasetodo import MemoryStore, Session
+from phasetodo.integrations.pydantic_ai import todo_write_tool
+
+INIT = {"ops": [{"op": "init", "list": [{"phase": "Fix", "items": ["Patch", "Test"]}]}]}
+DONE = {"ops": [{"op": "done", "task": "Patch"}]}
+
+
+def _model(*calls: dict[str, Any]) -> FunctionModel:
+    """A model that makes ``calls`` one turn each, then answers."""
+
+    def respond(messages: list[ModelMessage], _info: AgentInfo) -> ModelResponse:
+        turn = sum(1 for m in messages if isinstance(m, ModelResponse))
+        if turn < len(calls):
+            return ModelResponse(parts=[ToolCallPart("todo_write", calls[turn], tool_call_id=f"c{turn}")])
+        return ModelResponse(parts=[TextPart("Done.")])
+
+    return FunctionModel(respond)
+
+
+def _returns(messages: list[ModelMessage]) -> list[ToolReturnPart]:
+    return [p for m in messages for p in m.parts if isinstance(p, ToolReturnPart)]
+
+
+class TestTool:
+    def test_definition(self) -> None:
+        """The tool is todo_write with our schema and runs alone."""
+        tool = todo_write_tool()
+        assert tool.name == "todo_write"
+        assert tool.function_schema.json_schema == phasetodo.PARAMS_SCHEMA
+        assert tool.sequential is True
+
+    def test_second_call_sees_the_first(self) -> None:
+        """In the agent loop the second call completes a task the first call created."""
+        with Session.open("pyd", store=MemoryStore()) as session:
+            agent = Agent(_model(INIT, DONE), tools=[todo_write_tool(session)])
+            result = agent.run_sync("Fix it.")
+            first, second = _returns(result.all_messages())
+            assert "Remaining items (2):" in first.content
+            assert "✓ Patch" in second.content
+            assert result.output == "Done."
+            assert session.version == 2
+
+    def test_bad_input_asks_the_model_to_retry(self) -> None:
+        """Bad arguments raise ModelRetry: the model gets the problems and tries again."""
+        agent = Agent(_model({"ops": [{"op": "pending"}]}, INIT), tools=[todo_write_tool()])
+        result = agent.run_sync("Fix it.")
+        retried, applied = _returns(result.all_messages())
+        assert retried.outcome == "retried"
+        assert "ops[0].op: must be one of" in str(retried.content)
+        assert "Remaining items (2):" in applied.content

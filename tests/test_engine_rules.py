@@ -1,0 +1,3 @@
+"""Rules of the engine, the summary and the Markdown reader, one behaviour per test."""
+
+from __future__ import annotations
