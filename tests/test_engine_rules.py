@@ -1,3 +1,87 @@
-"""Rules of the engine, the summary and the Markdown reader, one behaviour per test."""
+"""Rules of the engine, the summary and the Markdown reader that the vectors leave implicit.
+
+The conformance vectors compare values; these tests pin what they cannot see
+(which values are shared with the input, the exact line an error names) and
+were added where the mutation check showed a change that no test noticed.
+"""
 
 from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import phasetodo
+from phasetodo import Done, Note, Phase, Rm, Start, Status, Task, testing
+
+ACTIVE, PENDING, DONE = Status.IN_PROGRESS, Status.PENDING, Status.COMPLETED
+
+BUILD = Phase("Build", (Task("a", ACTIVE), Task("b"), Task("c", DONE, ("kept",))))
+SHIP = Phase("Ship", (Task("d"), Task("e", DONE)))
+LIST = (BUILD, SHIP)
+
+
+class TestSharing:
+    def test_untouched_phase_is_shared(self) -> None:
+        """A phase no op touches is the input's own Phase object."""
+        out = phasetodo.apply(LIST, [Done(task="d")]).phases
+        assert out[0] is BUILD
+        assert out[1] is not SHIP
+
+    def test_untouched_tasks_are_shared(self) -> None:
+        """In a touched phase, the tasks no op touches are the input's own Task objects."""
+        out = phasetodo.apply(LIST, [Done(task="b")]).phases
+        assert out[0].tasks[0] is BUILD.tasks[0]
+        assert out[0].tasks[2] is BUILD.tasks[2]
+        assert out[0].tasks[1] == Task("b", DONE)
+
+    def test_no_change_shares_everything(self) -> None:
+        """Marking a task with the status it has changes nothing and copies nothing."""
+        out = phasetodo.apply(LIST, [Done(task="c"), Start(task="a")]).phases
+        assert all(new is old for new, old in zip(out, LIST, strict=True))
+
+    def test_note_copies_only_its_task(self) -> None:
+        """A note makes a new task for its target and leaves the rest shared."""
+        out = phasetodo.apply(LIST, [Note(task="c", text="more  ")]).phases
+        assert out[0].tasks[2] == Task("c", DONE, ("kept", "more"))
+        assert out[0].tasks[0] is BUILD.tasks[0]
+        assert out[1] is SHIP
+
+    def test_normalize_shares_unchanged_phases(self) -> None:
+        """normalize() rebuilds only the phases whose statuses it changes."""
+        two = (Phase("P", (Task("x", ACTIVE),)), Phase("Q", (Task("y", ACTIVE),)))
+        out = phasetodo.normalize(two)
+        assert out[0] is two[0]
+        assert out[1] == Phase("Q", (Task("y", PENDING),))
+
+    def test_normalize_of_a_normal_list_is_the_list(self) -> None:
+        """A list already normal comes back as the very same phases."""
+        out = phasetodo.normalize(LIST)
+        assert all(new is old for new, old in zip(out, LIST, strict=True))
+
+    @settings(max_examples=50, deadline=None)
+    @given(testing.phases(duplicates=True), st.data())
+    def test_input_never_changes(self, phases: tuple[Phase, ...], data: st.DataObject) -> None:
+        """apply() leaves its input list equal to what it was."""
+        copy = phasetodo.load_phases(phasetodo.dump_phases(phases))
+        phasetodo.apply(phases, data.draw(testing.op_batches(phases)))
+        assert phases == copy
+
+
+class TestRemoval:
+    def test_rm_all_keeps_empty_phases(self) -> None:
+        """rm with no target empties every phase and keeps the phases."""
+        out = phasetodo.apply(LIST, [Rm()])
+        assert out.phases == (Phase("Build"), Phase("Ship"))
+
+    def test_rm_then_append_reuses_the_name(self) -> None:
+        """A removed task's content may be appended again in the same batch."""
+        out = phasetodo.apply(LIST, [Rm(task="b"), phasetodo.Append("Ship", ("b",))])
+        assert out.errors == ()
+        assert [t.content for t in out.phases[1].tasks] == ["d", "e", "b"]
+
+
+class TestMarkdownLines:
+    def test_carriage_return_before_first_line_feed(self) -> None:
+        """An empty first line does not borrow a \\r from the end of the text."""
+        _, errors = phasetodo.markdown_to_phases("\nx\r")
+        assert errors == ['Line 2: unrecognized syntax "x"']

@@ -155,3 +155,29 @@ class TestToolResult:
         assert one == ToolResult("t", {"phases": [], "storage": "memory"})
         with pytest.raises(AttributeError):
             one.text = "x"  # type: ignore[misc]
+
+
+class TestStrictTool:
+    def test_strict_tool_refuses_the_whole_batch(self) -> None:
+        """A strict tool returns an error result and keeps the list when any op fails."""
+        tool = phasetodo.TodoWriteTool(profile="strict")
+        tool.execute({"ops": [{"op": "init", "list": [{"phase": "P", "items": ["A", "B"]}]}]})
+        before = tool.phases
+        result = tool.execute({"ops": [{"op": "done", "task": "A"}, {"op": "done", "task": "task-2"}]})
+        assert result.is_error
+        assert tool.phases == before
+        assert "task-2" in result.text
+
+    def test_strict_tool_offers_view(self) -> None:
+        """The strict tool's schema and prompt carry the view op; parity's do not."""
+        strict, parity = phasetodo.TodoWriteTool(profile="strict"), phasetodo.TodoWriteTool()
+        assert "view" in strict.parameters["properties"]["ops"]["items"]["properties"]["op"]["enum"]
+        assert "view" not in parity.parameters["properties"]["ops"]["items"]["properties"]["op"]["enum"]
+        assert "view {task}" in strict.description
+        assert not strict.execute({"ops": [{"op": "view"}]}).is_error
+        assert parity.execute({"ops": [{"op": "view"}]}).is_error
+
+    def test_unknown_profile_is_rejected(self) -> None:
+        """A profile name other than parity or strict raises naming the field."""
+        with pytest.raises(phasetodo.UnknownProfile, match="profile: must be one of parity, strict"):
+            phasetodo.TodoWriteTool(profile="lenient")  # type: ignore[arg-type]

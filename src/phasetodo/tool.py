@@ -14,12 +14,13 @@ from .engine import Outcome
 from .errors import InvalidParams
 from .limits import DEFAULT_LIMITS, Limits
 from .model import Phase
-from .profiles import Profile, parse_call, run_call
+from .profiles import PROFILES, Profile, UnknownProfile, parse_call, run_call
 from .strict import StrictOutcome, strict_result
 from .summary import format_summary
 
 __all__ = [
     "DESCRIPTION",
+    "STRICT_NOTE",
     "MemoryState",
     "Storage",
     "TodoState",
@@ -134,6 +135,16 @@ Examples:
 {"ops": [{"op": "drop", "phase": "Explore"}]}
 """  # noqa: E501 - one JSON example per line
 
+#: The strict profile's addition to :data:`DESCRIPTION`.
+STRICT_NOTE = """
+This tool runs in the strict profile: a call is all or nothing. If any \
+operation fails (an unknown task or phase, a duplicate name, a blank note), \
+nothing is applied and the result is an error that names each failing \
+operation, with a suggestion where one is close. Tasks have no ids such as \
+"task-3": name them by their exact content. To read a task's notes, a phase or \
+the whole list without changing anything, use view {task} | {phase} | {}.
+"""
+
 
 class TodoState(Protocol):
     """Where a tool's list lives: a durable ``Session`` or a :class:`MemoryState`.
@@ -151,8 +162,8 @@ class TodoState(Protocol):
     def storage(self) -> Storage:
         """What results report in ``details.storage``."""
 
-    def todo_write(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        """Apply one call; returns the tool result."""
+    def todo_write(self, params: Mapping[str, Any], *, profile: Profile = "parity") -> dict[str, Any]:
+        """Apply one call in ``profile``; returns the tool result."""
 
 
 class MemoryState:
@@ -171,9 +182,9 @@ class MemoryState:
         """Always ``"memory"``."""
         return "memory"
 
-    def todo_write(self, params: Mapping[str, Any]) -> dict[str, Any]:
+    def todo_write(self, params: Mapping[str, Any], *, profile: Profile = "parity") -> dict[str, Any]:
         """Apply one call to the list and keep the result."""
-        outcome = execute(params, self._phases)
+        outcome = execute(params, self._phases, profile=profile)
         self._phases = outcome.phases
         return result_of(outcome)
 
@@ -217,15 +228,24 @@ class TodoWriteTool:
     """
 
     name: ClassVar[str] = "todo_write"
-    description: ClassVar[str] = DESCRIPTION
-    parameters: ClassVar[Mapping[str, Any]] = schema.PARAMS_SCHEMA
+    #: The model-facing prompt; a strict tool's adds its rules and ``view``.
+    description: str = DESCRIPTION
+    #: The parameter schema; a strict tool's also accepts ``view``.
+    parameters: Mapping[str, Any] = schema.PARAMS_SCHEMA
     #: Calls must not overlap: each one reads and replaces the whole list.
     concurrency: ClassVar[Literal["exclusive"]] = "exclusive"
     #: The reference sends its schema in the providers' strict mode.
     strict: ClassVar[bool] = True
 
-    def __init__(self, session: TodoState | None = None) -> None:
+    def __init__(self, session: TodoState | None = None, *, profile: Profile = "parity") -> None:
+        if profile not in PROFILES:
+            raise UnknownProfile(profile)
         self.session: TodoState = session if session is not None else MemoryState()
+        #: ``"parity"`` (the reference's behaviour) or ``"strict"`` (all or nothing).
+        self.profile: Profile = profile
+        if profile == "strict":
+            self.description = DESCRIPTION + STRICT_NOTE
+            self.parameters = schema.STRICT_PARAMS_SCHEMA
 
     @property
     def phases(self) -> tuple[Phase, ...]:
@@ -250,7 +270,7 @@ class TodoWriteTool:
         try:
             if not isinstance(params, Mapping):
                 raise InvalidParams(schema.problems(params))
-            raw = self.session.todo_write(params)
+            raw = self.session.todo_write(params, profile=self.profile)
         except InvalidParams as error:
             return self.error_result(error.problems)
         return ToolResult(
