@@ -155,6 +155,11 @@ class TestPhases:
         with pytest.raises(InvalidArgument, match=named):
             testing.phases(**knobs).example()
 
+    def test_bad_status_named(self) -> None:
+        """statuses(allowed=...) names a value that is not a status."""
+        with pytest.raises(InvalidArgument, match="'done' is not one of"):
+            testing.statuses(allowed=["pending", "done"])
+
 
 KNOWN = (
     Phase("Build", (Task("a"), Task("b", Status.COMPLETED))),

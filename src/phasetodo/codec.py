@@ -14,7 +14,7 @@ import cattrs
 
 from . import schema
 from .errors import InvalidParams, InvalidPhases
-from .model import Phase, Status, Task
+from .model import Phase, Status, Task, make_task
 from .ops import OPS, Append, Done, Drop, Init, Note, Op, PhaseItems, Rm, Start
 
 __all__ = ["converter", "dump_phases", "dump_task", "load_phases", "parse_params"]
@@ -143,9 +143,9 @@ def _load_phase(data: Any) -> Phase:
         if notes:
             if not isinstance(notes, list) or not all(type(n) is str for n in notes):
                 raise TypeError
-            tasks.append(Task(content, statuses[item["status"]], tuple(notes)))
+            tasks.append(make_task(content, statuses[item["status"]], tuple(notes)))
         elif notes is None or notes == []:
-            tasks.append(Task(content, statuses[item["status"]]))
+            tasks.append(make_task(content, statuses[item["status"]]))
         else:
             raise TypeError
     return Phase(name, tuple(tasks))

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 import attrs
 
 from ._jsstring import trim_end
-from .model import Phase, Status, Task
+from .model import Phase, Status, Task, make_task
 from .ops import Append, Done, Drop, Init, Note, Op, Rm, Start
 
 __all__ = ["Outcome", "apply", "normalize"]
@@ -50,7 +50,7 @@ class _Slot:
             and task.notes is self.notes
         ):
             return task
-        return Task(self.content, self.status, self.notes)
+        return make_task(self.content, self.status, self.notes)
 
 
 class _Draft:

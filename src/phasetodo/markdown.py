@@ -24,7 +24,7 @@ from typing import Any
 from ._jsstring import DOT, DOT_UNIT, WHITESPACE, WS, trim
 from .codec import _as_phases
 from .engine import normalize
-from .model import Phase, Status, Task
+from .model import Phase, Status, Task, make_task
 
 __all__ = ["LOSSLESS_MARKER", "markdown_to_phases", "phases_to_markdown"]
 
@@ -126,7 +126,7 @@ class _Reader:
         lines = block[:-1].split("\n")
         contents = [line[6:] for line in lines]
         statuses = [_STATUS_OF[line[3]] for line in lines]
-        self.phase_tasks().extend(map(Task, contents, statuses))
+        self.phase_tasks().extend(map(make_task, contents, statuses))
         self.has_task = True
 
     def note(self, raw: str) -> bool:

@@ -10,7 +10,7 @@ import enum
 
 import attrs
 
-__all__ = ["Phase", "Status", "Task"]
+__all__ = ["Phase", "Status", "Task", "make_task"]
 
 
 class Status(str, enum.Enum):
@@ -57,3 +57,23 @@ class Phase:
 
     name: str
     tasks: tuple[Task, ...] = attrs.field(default=(), converter=_to_tasks)
+
+
+_new = object.__new__
+_set_content = Task.__dict__["content"].__set__
+_set_status = Task.__dict__["status"].__set__
+_set_notes = Task.__dict__["notes"].__set__
+
+
+def make_task(content: str, status: Status, notes: tuple[str, ...] = ()) -> Task:
+    """A ``Task`` from values of the right types, skipping the converters.
+
+    Equal to ``Task(content, status, notes)`` and about a third cheaper: the
+    codec and the Markdown reader build tens of thousands of tasks per call.
+    The caller guarantees the types; nothing is converted or checked.
+    """
+    task: Task = _new(Task)
+    _set_content(task, content)
+    _set_status(task, status)
+    _set_notes(task, notes)
+    return task

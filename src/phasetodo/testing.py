@@ -117,7 +117,13 @@ def statuses(*, allowed: Iterable[Status | str] | None = None) -> st.SearchStrat
     """One task status; ``allowed`` narrows the choice (``["pending", "completed"]``)."""
     if allowed is None:
         return st.sampled_from(list(Status))
-    chosen = [Status(value) for value in allowed]
+    chosen = []
+    for value in allowed:
+        try:
+            chosen.append(Status(value))
+        except ValueError:
+            known = ", ".join(s.value for s in Status)
+            raise InvalidArgument(f"allowed: {value!r} is not one of {known}") from None
     if not chosen:
         raise InvalidArgument("allowed: must name at least one status")
     return st.sampled_from(chosen)
