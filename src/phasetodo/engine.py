@@ -141,15 +141,19 @@ class _Work:
         same = self.by_content.get(content)
         if same:
             return same[0]
-        hint = _EMPTY_HINT if self.count == 0 else ""
+        hint = _EMPTY_HINT if self.count == 0 else self.miss_hint(content, "task")
         self.errors.append(f'Task "{content}" not found{hint}')
         return None
 
     def find_phase(self, name: str) -> _Draft | None:
         draft = self.by_name.get(name)
         if draft is None:
-            self.errors.append(f'Phase "{name}" not found')
+            self.errors.append(f'Phase "{name}" not found{self.miss_hint(name, "phase")}')
         return draft
+
+    def miss_hint(self, query: str, kind: str) -> str:
+        """Text added to a "not found" error; the reference adds none."""
+        return ""
 
     def targets(self, op: Done | Drop | Rm) -> Sequence[_Slot]:
         if op.task:

@@ -28,7 +28,7 @@ from . import schema
 from ._jsstring import is_blank
 from .codec import converter, dump_phases
 from .diff import StatusChange
-from .engine import _EMPTY_HINT, Outcome, _Draft, _Slot, _Work
+from .engine import Outcome, _Draft, _Slot, _Work
 from .errors import InvalidParams
 from .model import Phase, Status
 from .ops import Append, Done, Drop, Init, Op, Rm
@@ -155,26 +155,12 @@ class _StrictWork(_Work):
         super().__init__(phases)
         self.views: list[Callable[[], str]] = []
 
-    def _contents(self) -> list[str]:
-        return [s.content for d in self.drafts for s in d.slots]
-
-    def find_task(self, content: str | None) -> _Slot | None:
-        if not content:
-            self.errors.append("Missing task content")
-            return None
-        same = self.by_content.get(content)
-        if same:
-            return same[0]
-        hint = _EMPTY_HINT if self.count == 0 else _miss_hint(content, self._contents(), "task")
-        self.errors.append(f'Task "{content}" not found{hint}')
-        return None
-
-    def find_phase(self, name: str) -> _Draft | None:
-        draft = self.by_name.get(name)
-        if draft is None:
-            hint = _miss_hint(name, [d.name for d in self.drafts], "phase")
-            self.errors.append(f'Phase "{name}" not found{hint}')
-        return draft
+    def miss_hint(self, query: str, kind: str) -> str:
+        if kind == "task":
+            names = [s.content for d in self.drafts for s in d.slots]
+        else:
+            names = [d.name for d in self.drafts]
+        return _miss_hint(query, names, kind)
 
     def init(self, op: Init) -> None:
         if op.list is not None:
