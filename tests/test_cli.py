@@ -556,7 +556,8 @@ class TestDemo:
         assert out.startswith('── call 1: todo_write {"ops": [{"op": "init"')
         assert 'Errors: Task "Patch the lexer" not found' in out
         assert "rejected, nothing applied:\ninvalid todo_write parameters:" in out
-        assert "── Markdown export\n# Explore\n- [-] Read the failing test" in out
+        assert "── Markdown export\n# Explore\n- [x] Read the failing test\n  > Fails on tabs only." in out
+        assert "- [-] Rewrite the lexer" in out
         assert "stored as session 'demo' in ./.phasetodo (version 7)" in out
         assert (tmp_path / ".phasetodo").is_dir()
         assert cli.phases() == []

@@ -64,8 +64,8 @@ DEMO_CALLS: tuple[dict[str, Any], ...] = (
     {"ops": [{"op": "start", "task": "Read the failing test"}]},
     {"ops": [{"op": "note", "task": "Read the failing test", "text": "Fails on tabs only."}]},
     {"ops": [{"op": "done", "task": "Read the failing test"}]},
-    {"ops": [{"op": "append", "phase": "Fix", "items": ["Add a regression test"]}]},
-    {"ops": [{"op": "done", "task": "Find the parser bug"}, {"op": "drop", "phase": "Explore"}]},
+    {"ops": [{"op": "append", "phase": "Fix", "items": ["Add a regression test", "Rewrite the lexer"]}]},
+    {"ops": [{"op": "done", "task": "Find the parser bug"}, {"op": "drop", "task": "Rewrite the lexer"}]},
     {"ops": [{"op": "done", "task": "Patch the lexer"}]},
     {"ops": [{"op": "pending"}]},
 )
