@@ -1,8 +1,8 @@
 """The fuzz targets: what may come in from outside, and what may come out.
 
-* ``markdown`` — any text into ``markdown_to_phases``: it never raises, returns
-  normalized phases and line-numbered errors, and what it returns renders and
-  parses back to itself.
+* ``markdown`` — any text (reference form or lossless) into
+  ``markdown_to_phases``: it never raises, reports line-numbered errors, and what
+  it returns exports and reads back as itself (normalized, in the reference form).
 * ``params`` — any data as ``todo_write`` arguments: the only exception is
   ``InvalidParams``; otherwise the result matches the details schema.
 * ``phases`` — any data as a stored list for ``load_phases``: the only
@@ -98,15 +98,23 @@ _OP_LIKE = st.dictionaries(
 )
 
 
+def _insert(parts: tuple[str, int, str]) -> str:
+    text, where, bit = parts
+    return text[:where] + bit + text[where:]
+
+
 def _markdown_inputs() -> st.SearchStrategy[str]:
+    lossless = testing.phases(duplicates=True).map(
+        lambda phases: phasetodo.phases_to_markdown(phases, lossless=True)
+    )
     return st.one_of(
         st.text(),
         st.lists(_MARKDOWN_BITS, max_size=40).map("".join),
         testing.markdown_documents(broken=True),
         testing.markdown_documents(),
-        st.tuples(testing.markdown_documents(), st.integers(0, 200), _MARKDOWN_BITS).map(
-            lambda t: t[0][: t[1]] + t[2] + t[0][t[1] :]
-        ),
+        st.tuples(testing.markdown_documents(), st.integers(0, 200), _MARKDOWN_BITS).map(_insert),
+        lossless,
+        st.tuples(lossless, st.integers(0, 200), _MARKDOWN_BITS).map(_insert),
     )
 
 
@@ -145,11 +153,19 @@ def _explained(error: phasetodo.InvalidParams | phasetodo.InvalidPhases) -> None
 
 
 def markdown(text: str) -> None:
-    """Parsing never raises; the result is normalized and re-parses to itself."""
+    """Parsing never raises; what it returns exports and reads back as itself.
+
+    Without the lossless marker the result is also normalized, and the
+    reference's own form reads it back unchanged.
+    """
     count["markdown"] = count.get("markdown", 0) + 1
     parsed, errors = phasetodo.markdown_to_phases(text)
     assert all(isinstance(p, phasetodo.Phase) for p in parsed)
     assert all(e.startswith("Line ") for e in errors)
+    exact = phasetodo.phases_to_markdown(parsed, lossless=True)
+    assert phasetodo.markdown_to_phases(exact) == (parsed, [])
+    if phasetodo.LOSSLESS_MARKER in text:
+        return
     assert tuple(parsed) == phasetodo.normalize(parsed)
     if parsed:
         again, more = phasetodo.markdown_to_phases(phasetodo.phases_to_markdown(parsed))

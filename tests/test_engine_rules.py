@@ -7,11 +7,23 @@ were added where the mutation check showed a change that no test noticed.
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+import os
+
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import phasetodo
 from phasetodo import Done, Note, Phase, Rm, Start, Status, Task, testing
+
+if "MUTANT_UNDER_TEST" in os.environ:  # pragma: no cover - set only by mutmut
+    # mutmut runs each test more than once in one process (then forks per mutant), so a
+    # @given method meets a second instance of its class: Hypothesis's differing_executors
+    # check would fail every such test, under every mutant. Listed first in
+    # [tool.mutmut]'s selection, this module loads the profile before the others import.
+    settings.register_profile(
+        "mutmut", suppress_health_check=[HealthCheck.differing_executors], database=None
+    )
+    settings.load_profile("mutmut")
 
 ACTIVE, PENDING, DONE = Status.IN_PROGRESS, Status.PENDING, Status.COMPLETED
 
@@ -85,3 +97,26 @@ class TestMarkdownLines:
         """An empty first line does not borrow a \\r from the end of the text."""
         _, errors = phasetodo.markdown_to_phases("\nx\r")
         assert errors == ['Line 2: unrecognized syntax "x"']
+
+
+#: Two tasks in progress and a padded name: the default form would normalize and trim them.
+AS_STORED = [Phase("P", (Task("a", ACTIVE), Task(" b ", ACTIVE, ("n",))))]
+
+
+class TestLosslessSwitch:
+    def test_lossless_export_reads_back_exactly(self) -> None:
+        """phases_to_markdown(lossless=True) reads back as the very list it wrote."""
+        text = phasetodo.phases_to_markdown(AS_STORED, lossless=True)
+        assert text.startswith(phasetodo.LOSSLESS_MARKER)
+        assert phasetodo.markdown_to_phases(text) == (AS_STORED, [])
+
+    def test_default_export_normalizes(self) -> None:
+        """Without the marker the same list comes back normalized and trimmed."""
+        parsed, _ = phasetodo.markdown_to_phases(phasetodo.phases_to_markdown(AS_STORED))
+        assert parsed == [Phase("P", (Task("a", ACTIVE), Task("b", PENDING, ("n",))))]
+
+    def test_marker_after_leading_whitespace(self) -> None:
+        """Leading whitespace (JavaScript's set, U+FEFF included) before the marker is allowed."""
+        text = phasetodo.phases_to_markdown(AS_STORED, lossless=True)
+        for lead in (" \n", "\ufeff", "\u3000\t"):
+            assert phasetodo.markdown_to_phases(lead + text) == (AS_STORED, [])

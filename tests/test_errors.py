@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import phasetodo
+from phasetodo.codec import converter
 from phasetodo.schema import is_valid
 
 json_values = st.recursive(
@@ -120,3 +121,22 @@ class TestInvalidPhases:
         """A malformed stored list is an InvalidPhases error, not a crash."""
         with pytest.raises(phasetodo.InvalidPhases):
             phasetodo.todo_write({"ops": [{"op": "done"}]}, [{"name": 1, "tasks": []}])
+
+
+class TestConverter:
+    @pytest.mark.parametrize(
+        "params",
+        [
+            {"op": "rm", "task": "A"},
+            {"op": "start", "task": "A"},
+            {"op": "append", "phase": "P", "items": ["a", "b"]},
+            {"op": "note", "task": "A", "text": "t"},
+            {"op": "init", "list": [{"phase": "P", "items": ["a"]}]},
+            {"op": "init"},
+            {"op": "done"},
+        ],
+    )
+    def test_ops_unstructure_back_to_their_arguments(self, params: dict[str, Any]) -> None:
+        """The converter turns every op back into the tool arguments it came from."""
+        (op,) = phasetodo.parse_params({"ops": [params]})
+        assert converter.unstructure(op) == params

@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import phasetodo
 from phasetodo import _jsstring
-from phasetodo.markdown import _HEADING, _NOTE, _STATUS_OF, _TASK
+from phasetodo.markdown import _HEADING, _NOTE, _PLAIN_TASK_RUN, _STATUS_OF, _TASK, _TASK_RUN
 
 CASES = [
     json.loads(line)
@@ -82,3 +84,22 @@ class TestPatterns:
         else:
             assert len(errors) == 1
             assert errors[0].startswith("Line 3: ")
+
+
+class TestTaskRuns:
+    @given(
+        st.lists(
+            st.builds(
+                lambda marker, content: f"- [{marker}] {content}",
+                st.sampled_from(" xX/>~-?"),
+                st.text(st.sampled_from([*" \t\u00a0\u3000\ufeff\x1c\x85#>ab"]), max_size=5),
+            ),
+            min_size=1,
+            max_size=5,
+        )
+    )
+    def test_plain_run_matches_the_precise_one(self, lines: list[str]) -> None:
+        """Without \\r, U+2028 or U+2029 the fast run pattern takes exactly the lines the precise one does."""
+        text = "\n".join(lines) + "\n"
+        precise, plain = _TASK_RUN.match(text), _PLAIN_TASK_RUN.match(text)
+        assert (precise and precise[0]) == (plain and plain[0])

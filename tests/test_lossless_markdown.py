@@ -140,3 +140,20 @@ class TestReading:
         assert phases == [Phase("P", (Task("bad \\q", notes=("note",)),))]
         text2 = f"{LOSSLESS_MARKER}\n# P\n> stray\n"
         assert markdown_to_phases(text2)[1] == ['Line 3: unrecognized syntax "> stray"']
+
+
+class TestEscapeBounds:
+    @pytest.mark.parametrize(
+        ("escape", "content", "errors"),
+        [
+            (r"\u{41}", "aAb", []),
+            (r"\u{10ffff}", "a\U0010ffffb", []),
+            (r"\u{110000}", r"a\u{110000}b", ['Line 3: invalid escape "\\u{110000}"']),
+        ],
+    )
+    def test_code_points_up_to_the_unicode_limit(self, escape: str, content: str, errors: list[str]) -> None:
+        """\\u{...} reads any code point up to U+10FFFF; past it the escape is kept and reported."""
+        text = f"{phasetodo.LOSSLESS_MARKER}\n# P\n- [ ] a{escape}b\n"
+        phases, found = phasetodo.markdown_to_phases(text)
+        assert [t.content for t in phases[0].tasks] == [content]
+        assert found == errors

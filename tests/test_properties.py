@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import phasetodo
-from phasetodo import Phase, Status, Task
+from phasetodo import Phase, Status, Task, testing
 from phasetodo._jsstring import WHITESPACE
 
 NAMES = st.sampled_from(["Build", "Test", "Ship", "", " pad ", "a\nb", "Todos", "x"])
@@ -20,9 +20,11 @@ CONTENTS = st.one_of(
 NOTES = st.lists(st.text(max_size=8), max_size=3).map(tuple)
 
 tasks = st.builds(Task, CONTENTS, st.sampled_from(list(Status)), NOTES)
-phase_lists = st.lists(
-    st.builds(Phase, NAMES, st.lists(tasks, max_size=5).map(tuple)), max_size=4
-).map(tuple)
+#: Lists from the public kit, plus ones built from awkward strings (blank, padded, CRLF).
+phase_lists = st.one_of(
+    testing.phases(duplicates=True),
+    st.lists(st.builds(Phase, NAMES, st.lists(tasks, max_size=5).map(tuple)), max_size=4).map(tuple),
+)
 
 
 @st.composite
@@ -132,6 +134,17 @@ class TestEngine:
         assert phasetodo.todo_write(params, phases) == phasetodo.todo_write(
             params, phasetodo.dump_phases(phases)
         )
+
+
+class TestAimedCalls:
+    @given(testing.calls(duplicates=True))
+    def test_one_task_active_after_aimed_calls(self, call: tuple[tuple[Phase, ...], Any]) -> None:
+        """Calls that mostly name existing tasks still leave exactly one active task when work remains."""
+        phases, params = call
+        outcome = phasetodo.apply(phases, phasetodo.parse_params(params))
+        statuses = _statuses(outcome.phases)
+        work_remains = any(s in (Status.PENDING, Status.IN_PROGRESS) for s in statuses)
+        assert statuses.count(Status.IN_PROGRESS) == (1 if work_remains else 0)
 
 
 class TestCodec:

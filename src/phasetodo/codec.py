@@ -67,7 +67,7 @@ def _unstructure_op(op: Op) -> dict[str, Any]:
         if op.list is not None:
             out["list"] = [{"phase": e.phase, "items": list(e.items)} for e in op.list]
         return out
-    for key, value in ((k, getattr(op, k)) for k in ("task", "phase", "items", "text")):
+    for key, value in ((k, getattr(op, k, None)) for k in ("task", "phase", "items", "text")):
         if value is not None:
             out[key] = list(value) if key == "items" else value
     return out

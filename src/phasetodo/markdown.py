@@ -84,6 +84,12 @@ _NOT_WS = f"[^{re.escape(WHITESPACE)}]"
 _TASK_RUN = re.compile(
     rf"(?:- \[[ xX/>~-]\] {_NOT_WS}(?:{DOT}*{_NOT_WS})?\n)+"
 )
+#: The same runs for a text with no ``\r``, U+2028 or U+2029, where ``[^\n]``
+#: equals JavaScript's ``.`` and the engine scans about twice as fast.
+_PLAIN_TASK_RUN = re.compile(
+    rf"(?:- \[[ xX/>~-]\] (?!{WS})[^\n]*(?<!{WS})\n)+"
+)
+_LINE_BREAKS = re.compile("[\r\u2028\u2029]")
 
 
 class _Reader:
@@ -191,9 +197,10 @@ def markdown_to_phases(text: str) -> tuple[list[Phase], list[str]]:
         if lossless is not None:
             return lossless
     reader = _Reader()
+    runs = _TASK_RUN if _LINE_BREAKS.search(text) else _PLAIN_TASK_RUN
     number, pos = 1, 0
     while True:
-        run = _TASK_RUN.match(text, pos)
+        run = runs.match(text, pos)
         if run is not None:
             block = run[0]
             reader.run(block)

@@ -449,11 +449,13 @@ def op_batches(
 ) -> st.SearchStrategy[tuple[Op, ...]]:
     """An ordered batch of ops for one ``todo_write`` call on ``phases``.
 
-    With probability ``existing`` an op names a task or phase that exists at
-    that point of the batch (in ``phases`` or made by an earlier ``init`` or
-    ``append``); otherwise a fresh name, which the reference reports as not
-    found. ``incomplete`` is the share of ops missing a field they need
-    (``start`` without a task, a blank note). ``kinds`` narrows the op names.
+    With probability ``existing`` an op names a task or phase known at that
+    point of the batch (in ``phases`` or made by an earlier ``init`` or
+    ``append``; one removed earlier in the batch may still be named);
+    otherwise a fresh name from ``names``, usually reported as not found. About
+    one ``append`` item in four repeats a known task (reported as existing).
+    ``incomplete`` is the share of ops missing a field they need (``start``
+    without a task, a blank note). ``kinds`` narrows the op names.
     """
     _check_range(min_size, max_size, "size")
     _check_share(existing, "existing")
