@@ -15,6 +15,7 @@ from typing import Any
 
 from .codec import _as_phases
 from .model import Phase, Status, Task
+from .summary import SYMBOLS
 
 __all__ = ["MIN_ANCHOR_CHARS", "compaction_anchor"]
 
@@ -22,12 +23,6 @@ __all__ = ["MIN_ANCHOR_CHARS", "compaction_anchor"]
 MIN_ANCHOR_CHARS = 80
 
 _HEADER = "Todo list (restored after context compaction; name tasks by their exact content):"
-_SYMBOLS = {
-    Status.PENDING: "○",
-    Status.IN_PROGRESS: "→",
-    Status.COMPLETED: "✓",
-    Status.ABANDONED: "✗",
-}
 _NOTES_SHOWN = 3
 
 
@@ -140,9 +135,9 @@ def _phase_line(phase: Phase) -> str:
     done = sum(1 for t in phase.tasks if not t.status.is_open)
     size = len(phase.tasks)
     if size and done == size:
-        symbol = _SYMBOLS[Status.COMPLETED]
+        symbol = SYMBOLS[Status.COMPLETED]
     elif any(t.status is Status.IN_PROGRESS for t in phase.tasks):
-        symbol = _SYMBOLS[Status.IN_PROGRESS]
+        symbol = SYMBOLS[Status.IN_PROGRESS]
     else:
-        symbol = _SYMBOLS[Status.PENDING]
+        symbol = SYMBOLS[Status.PENDING]
     return f"  {symbol} {_clip(phase.name, 60)} {done}/{size}"

@@ -32,7 +32,7 @@ from .engine import Outcome, _Draft, _Slot, _Work
 from .errors import InvalidParams
 from .model import Phase, Status
 from .ops import Append, Done, Drop, Init, Op, Rm
-from .summary import format_summary
+from .summary import SYMBOLS, format_summary
 
 __all__ = [
     "StrictOp",
@@ -95,12 +95,6 @@ def parse_strict_params(params: object) -> tuple[StrictOp, ...]:
 #: ``task-3``, ``Task 3``, ``#3``, ``3``, ``t3``, ``item_3``: an id or number, not a name.
 _ID = re.compile(r"\s*(?:(?:task|todo|item|step|phase|t|p)\s*[-_#:.]?\s*)?#?(\d+)\s*", re.I)
 
-_SYMBOLS = {
-    Status.PENDING: "○",
-    Status.IN_PROGRESS: "→",
-    Status.COMPLETED: "✓",
-    Status.ABANDONED: "✗",
-}
 
 
 def _fold(text: str) -> str:
@@ -281,7 +275,7 @@ def _view_phase(draft: _Draft, label: str, indent: str = "") -> str:
     closed = sum(1 for s in draft.slots if not s.status.is_open)
     lines = [f'{indent}{label} "{draft.name}" ({closed}/{len(draft.slots)} tasks closed):']
     for slot in draft.slots:
-        lines.append(f"{indent}  {_SYMBOLS[slot.status]} {slot.content}")
+        lines.append(f"{indent}  {SYMBOLS[slot.status]} {slot.content}")
         lines += _note_lines(slot.notes, f"{indent}      ")
     return "\n".join(lines)
 

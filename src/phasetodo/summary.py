@@ -6,15 +6,16 @@ from collections.abc import Sequence
 
 from .model import Phase, Status, Task
 
-__all__ = ["format_summary"]
+__all__ = ["SYMBOLS", "format_summary"]
 
-_SYMBOLS = {
+#: The mark the summary puts before a task of each status.
+SYMBOLS = {
     Status.PENDING: "○",
     Status.IN_PROGRESS: "→",
     Status.COMPLETED: "✓",
     Status.ABANDONED: "✗",
 }
-_PREFIX = {status: f"    {symbol} " for status, symbol in _SYMBOLS.items()}
+_PREFIX = {status: f"    {symbol} " for status, symbol in SYMBOLS.items()}
 _OPEN = frozenset((Status.PENDING, Status.IN_PROGRESS))
 _WIRE = {status: status.value for status in Status}
 
