@@ -260,15 +260,15 @@ def _lossless_markdown(phases: Iterable[Phase]) -> str:
     return "\n".join(out) + "\n"
 
 
-class _LosslessReader:
-    """Parser state for the lossless form: exact texts, no normalization."""
+class _LosslessReader(_Reader):
+    """Parser state for the lossless form: exact texts, no normalization.
+
+    It keeps notes on tasks the way the reference reader does and differs only
+    in how a line is read.
+    """
 
     def __init__(self) -> None:
-        self.phases: list[tuple[str, list[Task]]] = []
-        self.errors: list[str] = []
-        self.tasks: list[Task] | None = None
-        self.notes: list[str] | None = None  # notes of the last task, while they may grow
-        self.lines: list[str] = []
+        super().__init__()
         self.number = 0
 
     def unescape(self, text: str) -> str:
@@ -283,22 +283,9 @@ class _LosslessReader:
 
         return _UNESCAPE.sub(one, text) if "\\" in text else text
 
-    def flush(self) -> None:
-        if self.lines:
-            assert self.notes is not None
-            self.notes.append("\n".join(self.lines))
-            self.lines = []
-
-    def close(self) -> None:
-        self.flush()
-        if self.notes:
-            assert self.tasks is not None
-            task = self.tasks[-1]
-            self.tasks[-1] = Task(task.content, task.status, tuple(self.notes))
-        self.notes = None
-
-    def line(self, line: str) -> None:
-        if line.startswith(">") and self.notes is not None:
+    def exact_line(self, line: str) -> None:
+        """Take one edge-trimmed line of a lossless document."""
+        if line.startswith(">") and self.has_task:
             rest = line[1:].lstrip(_EDGE)
             if rest:
                 self.lines.append(self.unescape(rest))
@@ -311,23 +298,20 @@ class _LosslessReader:
             self.tasks = []
             self.phases.append((self.unescape(heading[1]), self.tasks))
             return
+        self.close()
         task = _LOSSLESS_TASK.fullmatch(line)
         if task is None:
-            self.close()
             self.errors.append(f'Line {self.number}: unrecognized syntax "{line}"')
             return
-        self.close()
-        if self.tasks is None:
-            self.tasks = []
-            self.phases.append(("Todos", self.tasks))
+        tasks = self.phase_tasks()
         status = _STATUS_OF.get(task[1])
         if status is None:
             self.errors.append(
                 f'Line {self.number}: unknown status marker "[{task[1]}]" (use [ ], [x], [/], [-])'
             )
             return
-        self.tasks.append(Task(self.unescape(task[2]), status))
-        self.notes = []
+        tasks.append(Task(self.unescape(task[2]), status))
+        self.has_task = True
 
 
 def _lossless_phases(text: str) -> tuple[list[Phase], list[str]] | None:
@@ -344,6 +328,6 @@ def _lossless_phases(text: str) -> tuple[list[Phase], list[str]] | None:
                 return None
             marked = True
             continue
-        reader.line(line)
+        reader.exact_line(line)
     reader.close()
     return [Phase(name, tuple(tasks)) for name, tasks in reader.phases], reader.errors
