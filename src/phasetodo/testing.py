@@ -141,11 +141,7 @@ def names(
     ``markdown_safe`` keeps only names that survive a Markdown round trip: no
     line terminator, no leading or trailing whitespace, not empty.
     """
-    _check_range(min_size, max_size, "size")
-    drawn = st.text(_text_of(alphabet), min_size=min_size, max_size=max_size)
-    if markdown_safe:
-        return drawn.map(_markdown_safe_name).filter(bool)
-    return drawn
+    return _texts(alphabet, min_size, max_size, _markdown_safe_name if markdown_safe else None)
 
 
 def note_texts(
@@ -160,11 +156,19 @@ def note_texts(
     ``markdown_safe`` keeps notes that a Markdown round trip returns unchanged:
     not empty, no empty line, no ``\\r``, U+2028 or U+2029.
     """
+    return _texts(alphabet, min_size, max_size, _markdown_safe_note if markdown_safe else None)
+
+
+def _texts(
+    alphabet: str | st.SearchStrategy[str] | None,
+    min_size: int,
+    max_size: int,
+    make_safe: Callable[[str], str] | None,
+) -> st.SearchStrategy[str]:
+    """Texts of the given sizes, passed through ``make_safe`` (dropping what it empties)."""
     _check_range(min_size, max_size, "size")
     drawn = st.text(_text_of(alphabet), min_size=min_size, max_size=max_size)
-    if markdown_safe:
-        return drawn.map(_markdown_safe_note).filter(bool)
-    return drawn
+    return drawn if make_safe is None else drawn.map(make_safe).filter(bool)
 
 
 def tasks(
