@@ -11,7 +11,6 @@ return only once their event is durable.
 
 from __future__ import annotations
 
-import asyncio
 import math
 import os
 import time
@@ -424,6 +423,8 @@ async def run_auto_clear(session: Session, *, poll: float = 1.0) -> None:
     An asyncio helper for hosts with an event loop; it sleeps until the next
     deadline (at most ``poll`` seconds, so it notices new ones and closing).
     """
+    import asyncio  # only hosts with an event loop pay for importing it
+
     while not session.closed:
         session.tick()
         deadline = session.next_deadline()
