@@ -94,6 +94,8 @@ class TestSymlinksAreNeverFollowed:
         """Moving a torn tail aside refuses a `<id>.jsonl.torn` symlink and changes nothing."""
         store = phasetodo.JsonlStore(tmp_path / "logs")
         log = store.open("s")
+        with log.lock():  # creates the file
+            pass
         log.close()
         path = tmp_path / "logs" / "s.jsonl"
         with path.open("ab") as handle:

@@ -1,12 +1,14 @@
 """Durable sessions: one agent's todo list kept as an append-only event log.
 
-Every successful ``todo_write`` appends an event holding the full phases
-snapshot; a person's edit appends a distinct ``user_edit`` event and
-auto-clear a ``clear`` event. The list is the newest snapshot
-(last-write-wins), so reopening a session re-derives it from the log alone,
-reading only the newest event. Writes hold the store's lock, build on the
-newest version in the log (another process may have written since) and
-return only once their event is durable.
+Every successful ``todo_write`` appends an event holding the validated ops it
+applied (and the profile that ran them); a person's edit appends a distinct
+``user_edit`` event and auto-clear a ``clear`` event, each as a structural
+diff. Now and then the store writes a checkpoint (the whole list), so that
+reopening a session reads one checkpoint and replays a bounded tail. Writes
+hold the store's lock, build on the newest version in the log (another process
+may have written since) and return only once their event is durable. Reads
+(:attr:`Session.phases`, :attr:`Session.version`) look at the store's newest
+version first, so they are never stale; :meth:`Session.watch` follows new events.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, TypeVar
@@ -26,6 +28,7 @@ from .model import Phase
 from .profiles import Profile
 from .session_changes import Change, TaskKey, change, closed_tasks, remove_closed, strip_closed
 from .stores import Event, EventKind, JsonlStore, Log, Store
+from .stores._base import check_agent
 from .tool import Storage, execute, result_of
 
 __all__ = ["ResumePolicy", "Session", "default_directory", "run_auto_clear"]
@@ -71,8 +74,9 @@ class _Refused(Exception):
 class Session:
     """One agent's todo list, durable in a store. Create it with :meth:`open`.
 
-    ``phases`` and ``version`` are this object's view, brought up to date by
-    every write, :meth:`refresh` and :meth:`tick`.
+    ``phases`` and ``version`` are fresh: each read first looks at the store's
+    newest version (a ``stat`` for JSONL, one indexed query for SQLite and
+    PostgreSQL) and catches up when another writer appended.
     """
 
     def __init__(
@@ -87,15 +91,15 @@ class Session:
     ) -> None:
         _check_policies(resume, clear_delay)
         self._log = log
-        self._agent = agent
+        self._agent = check_agent(agent)
         self._clear_delay = float(clear_delay)
         self._clock = clock
         self._own_store = own_store
         self._closed = False
+        self._written: int | None = None
         self._deadlines: dict[TaskKey, float] = {}
         self._last: tuple[tuple[Phase, ...], tuple[Phase, ...]] | Change | None = None
-        with log.lock():
-            latest = log.latest()
+        latest = log.latest()  # reading takes no lock and creates nothing
         self._version = latest.version if latest is not None else 0
         phases = latest.phases if latest is not None else ()
         self._phases = strip_closed(phases) if resume == "strip" else phases
@@ -123,11 +127,15 @@ class Session:
         returns the time in seconds and is injectable for tests.
         """
         _check_policies(resume, clear_delay)
+        check_agent(agent)
         own = None
         if store is None:
             store = own = JsonlStore(default_directory())
         log = store.open(session_id, owner=agent)
         try:
+            if agent is not None and log.owner == agent:
+                with log.lock():  # an agent's session is claimed at open; others create nothing
+                    pass
             if agent is not None and log.owner is not None and agent != log.owner:
                 raise NotSessionOwner(
                     f"session {session_id!r} belongs to agent {log.owner!r}, not {agent!r}"
@@ -159,13 +167,20 @@ class Session:
 
     @property
     def phases(self) -> tuple[Phase, ...]:
-        """The current list as this session last saw it."""
+        """The current list: the newest event in the store, whoever wrote it."""
+        self._fresh()
         return self._phases
 
     @property
     def version(self) -> int:
-        """How many events the log held when this session last looked."""
+        """How many events the store's log holds now (0 for a new session)."""
+        self._fresh()
         return self._version
+
+    @property
+    def written(self) -> int | None:
+        """The version of the newest event this session object appended, or None."""
+        return self._written
 
     @property
     def closed(self) -> bool:
@@ -186,22 +201,68 @@ class Session:
         return self._clock
 
     def refresh(self) -> tuple[Phase, ...]:
-        """Catch up with events other writers appended; returns the list."""
-        self._check_open()
-        with self._log.lock():
-            return self._sync()
+        """Catch up with events other writers appended; returns the list.
 
-    def events(self) -> Iterator[Event]:
-        """Every event of the log in order: version, kind, time, phases, source."""
+        Reading :attr:`phases` or :attr:`version` does this already.
+        """
         self._check_open()
-        return self._log.events()
+        return self._sync()
+
+    def events(self, after: int = 0) -> Iterator[Event]:
+        """The log's events above version ``after`` in order, each with the list after it."""
+        self._check_open()
+        return self._log.events(after)
 
     def logged_phases(self) -> tuple[Phase, ...]:
-        """The newest snapshot in the log, before any resume stripping."""
+        """The newest list in the log, before any resume stripping."""
         self._check_open()
-        with self._log.lock():
-            latest = self._log.latest()
+        latest = self._log.latest()
         return latest.phases if latest is not None else ()
+
+    def watch(self, timeout: float | None = None, *, after: int | None = None) -> Iterator[Event]:
+        """Yield each new event as it lands in the store, whoever wrote it, in version order.
+
+        Starts after this session's current version (or after ``after``) and
+        keeps :attr:`phases` up to date as it goes. Stops once ``timeout``
+        seconds pass without a new event (``None``: never) or the session
+        closes. JSONL and SQLite poll cheaply; PostgreSQL waits on LISTEN/NOTIFY.
+        """
+        cursor = self.version if after is None else after
+        while not self._closed:
+            moved = False
+            for event in self._log.events(cursor):
+                cursor, moved = event.version, True
+                self._advance_to(event.version, event.phases)
+                yield event
+            if not moved and not self._log.wait(cursor, timeout):
+                return
+
+    async def awatch(
+        self, timeout: float | None = None, *, after: int | None = None
+    ) -> AsyncIterator[Event]:
+        """:meth:`watch` for asyncio: waits in a worker thread, never blocking the loop."""
+        import asyncio
+
+        cursor = self.version if after is None else after
+        while not self._closed:
+            batch = await asyncio.to_thread(self._next_batch, cursor, timeout)
+            if not batch:
+                return
+            for event in batch:
+                cursor = event.version
+                self._advance_to(event.version, event.phases)
+                yield event
+
+    def _next_batch(self, cursor: int, timeout: float | None) -> list[Event]:
+        batch = list(self._log.events(cursor))
+        if batch or not self._log.wait(cursor, timeout):
+            return batch
+        return list(self._log.events(cursor))
+
+    def compact(self) -> None:
+        """Rewrite the log in the newest format (deltas and checkpoints), keeping its history."""
+        self._check_open()
+        self._log.compact()
 
     # -- writes ------------------------------------------------------------------
 
@@ -244,8 +305,16 @@ class Session:
                     raise _Refused(outcome)
             return outcome.phases, outcome
 
+        # The log keeps the ops and replays them with the same engine and profile;
+        # a subclass that runs calls its own way is logged by what its call changed.
+        replayable = profile != "parity" or type(self)._execute is Session._execute
+        name = getattr(profile, "name", profile)
+
+        def ops() -> tuple[Any, ...] | None:  # asked once the call validated them
+            return tuple(params["ops"]) if replayable else None
+
         try:
-            outcome = self._commit("write", make, expected_version, agent=writer)
+            outcome = self._commit("write", make, expected_version, agent=writer, ops=ops, profile=name)
         except _Refused as refused:
             return result_of(refused.outcome, self.storage)
         return result_of(outcome, self.storage)
@@ -325,24 +394,24 @@ class Session:
     # -- notebook display (see phasetodo.render) -----------------------------------
 
     def _display_title(self) -> str:
-        return f"session {self.session_id} · version {self._version}"
+        return f"session {self.session_id} · version {self.version}"
 
     def _repr_html_(self) -> str:
         from .render import render_html
 
-        return render_html(self._phases, title=self._display_title())
+        return render_html(self.phases, title=self._display_title())
 
     def _repr_markdown_(self) -> str:
         from .render import render_markdown
 
-        return render_markdown(self._phases, title=self._display_title())
+        return render_markdown(self.phases, title=self._display_title())
 
     def _repr_mimebundle_(
         self, include: object = None, exclude: object = None
     ) -> dict[str, str]:
         from .render import mimebundle
 
-        return mimebundle(self._phases, title=self._display_title())
+        return mimebundle(self.phases, title=self._display_title())
 
     # -- internals ---------------------------------------------------------------
 
@@ -378,22 +447,37 @@ class Session:
         *,
         source: str | None = None,
         agent: str | None = None,
+        ops: Callable[[], tuple[Any, ...] | None] | None = None,
+        profile: str | None = None,
     ) -> _T:
         self._check_open()
         with self._log.lock():
+            if kind == "write":  # the lock created the log, maybe with another agent as owner
+                self._writer(agent)
             current = self._sync()
             if expected_version is not None and expected_version != self._version:
                 raise VersionConflict(self.session_id, expected_version, self._version)
             after, result = make(current)
             version = self._version + 1
-            self._log.append(Event(version, kind, float(self._clock()), after, source, agent))
+            done = ops() if ops is not None else None
+            event = Event(
+                version, kind, float(self._clock()), after, source, agent, done,
+                profile if done is not None else None,
+            )
+            self._log.append(event)
         # Only once the lock is released is the event committed (SQLite commits then):
         # a failed commit raised above and left this view on the saved state.
+        self._written = version
         self._advance_to(version, after)
         return result
 
+    def _fresh(self) -> None:
+        """Catch up if the store holds a newer version than this view (a cheap look)."""
+        if not self._closed and self._log.version() != self._version:
+            self._sync()
+
     def _sync(self) -> tuple[Phase, ...]:
-        """Adopt the log's newest event if another writer appended (lock held)."""
+        """Adopt the log's newest event if another writer appended."""
         latest = self._log.latest()
         version = latest.version if latest is not None else 0
         if version != self._version:

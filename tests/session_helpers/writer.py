@@ -29,7 +29,7 @@ def main(argv: list[str]) -> None:
     while int(count) < 0 or k < int(count):
         item = f"{tag}-{k}"
         session.todo_write({"ops": [{"op": "append", "phase": tag, "items": [item]}]})
-        sys.stdout.write(f"{item} {session.version}\n")
+        sys.stdout.write(f"{item} {session.written}\n")
         sys.stdout.flush()
         k += 1
     session.close()
