@@ -21,6 +21,7 @@ from .errors import (
     PhasetodoError,
     SessionClosed,
     SessionError,
+    StoreError,
     TornTailWarning,
     VersionConflict,
 )
@@ -80,6 +81,7 @@ __all__ = [
     "Status",
     "StatusChange",
     "Store",
+    "StoreError",
     "StrictOutcome",
     "Task",
     "TaskRef",
