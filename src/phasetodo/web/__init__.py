@@ -73,5 +73,7 @@ def serve(
     out.flush()
     try:
         server.run()
+    except KeyboardInterrupt:  # uvicorn passes Ctrl-C on once it has shut down: a clean stop
+        pass
     finally:
         board.close()

@@ -254,4 +254,3 @@ def create_app(
     app = Starlette(routes=routes)
     allowed = None if hosts is None else frozenset(h.lower() for h in hosts)
     return _Guard(app, allowed)
-

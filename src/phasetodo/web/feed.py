@@ -24,9 +24,7 @@ POLL_SECONDS = 0.25
 _T = TypeVar("_T")
 
 
-async def _changes(
-    board: Board, read: Callable[[], _T], *, every: float, idle: float
-) -> AsyncIterator[_T]:
+async def _changes(board: Board, read: Callable[[], _T], *, every: float, idle: float) -> AsyncIterator[_T]:
     """Yield ``read()`` now and again each time its value changes, until the board closes.
 
     ``read`` runs in a worker thread (it touches the store); ``every`` is the
