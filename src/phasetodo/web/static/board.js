@@ -57,6 +57,7 @@
 
   function ago(t) {
     const s = Math.max(0, Date.now() / 1000 - t);
+    if (s < 5) return "just now";
     if (s < 60) return `${Math.round(s)} s ago`;
     if (s < 3600) return `${Math.floor(s / 60)} min ago`;
     if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
