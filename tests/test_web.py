@@ -353,6 +353,23 @@ class TestWrites:
         assert store.sessions() == ["plan", "team"]
 
 
+class TestManySessions:
+    def test_reading_many_sessions_keeps_few_files_open(self, tmp_path: Path) -> None:
+        """Logs beyond ``keep_open`` are closed again, so big stores do not exhaust file handles."""
+        store = phasetodo.JsonlStore(tmp_path / "many")
+        for number in range(40):
+            with phasetodo.Session.open(f"s{number:02}", store) as session:
+                session.todo_write(init({"A": [f"task {number}"]}))
+        board = Board(store, keep_open=4)
+        before = len(os.listdir("/proc/self/fd"))
+        for _ in range(2):
+            data = board.sessions()
+            assert [s["tasks"] for s in data["sessions"]] == [1] * 40
+        assert len(os.listdir("/proc/self/fd")) - before <= 4
+        board.close()
+        store.close()
+
+
 class TestEdits:
     def test_team_fields_pass_through_an_edit(self) -> None:
         """Keys the board does not know (owner, reason, after) are kept as they are."""

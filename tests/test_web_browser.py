@@ -31,6 +31,7 @@ ARGS = [
     "--no-first-run",
 ]
 XSS = "<img src=x onerror=alert(1)>"
+DONE_READ = {"ops": [{"op": "done", "task": "Read the test"}]}
 #: How long a browser-side wait may take before the test fails (a bound, not a measurement).
 WAIT_MS = 15_000
 
@@ -117,7 +118,8 @@ class TestPlanPage:
                 "Patch it",
             ]
             expect(_task(page, "Read the test")).to_have_attribute("data-status", "in_progress")
-            expect(page.get_by_role("progressbar", name="Progress of Fix")).to_have_attribute("aria-valuemax", "1")
+            fix = page.get_by_role("progressbar", name="Progress of Fix")
+            expect(fix).to_have_attribute("aria-valuemax", "1")
         assert page.errors == []
 
     def test_a_write_from_another_process_appears_without_reload(
@@ -146,7 +148,7 @@ class TestPlanPage:
             page.goto(url)
             count = page.locator("tr.session-row", has_text="plan").locator(".open-count")
             expect(count).to_have_text("3")
-            write_from_another_process(tmp_path / "store", "plan", {"ops": [{"op": "done", "task": "Read the test"}]})
+            write_from_another_process(tmp_path / "store", "plan", DONE_READ)
             expect(count).to_have_text("2")
 
     def test_clicking_done_records_a_user_edit(self, page: Any, store: phasetodo.JsonlStore) -> None:
@@ -172,7 +174,7 @@ class TestPlanPage:
             expect(_task(page, "Patch it")).to_be_visible()
             page.get_by_label("Live updates").uncheck()
             expect(page.locator("#live")).to_have_text("paused")
-            write_from_another_process(tmp_path / "store", "plan", {"ops": [{"op": "done", "task": "Read the test"}]})
+            write_from_another_process(tmp_path / "store", "plan", DONE_READ)
             _task(page, "Patch it").get_by_role("button", name="Done").click()
             message = page.locator("#message")
             expect(message).to_contain_text("Nothing changed: the plan moved on since this page showed it")
@@ -260,7 +262,7 @@ class TestSafety:
 
         params = {
             "ops": [
-                {"op": "init", "list": [{"phase": "<script>alert(2)</script>", "items": [XSS, "<b>bold</b>"]}]},
+                {"op": "init", "list": [{"phase": "<script>alert(2)</script>", "items": [XSS, "<b>x</b>"]}]},
                 {"op": "note", "task": XSS, "text": "<img src=y onerror=alert(3)>"},
             ]
         }
@@ -348,9 +350,11 @@ def _realistic(store: phasetodo.JsonlStore) -> None:
         ):
             session.todo_write({"ops": ops})
     with phasetodo.Session.open("docs-site", store, agent="writer") as session:
-        session.todo_write(
-            init({"Outline": ["List the pages", "Pick a theme"], "Write": ["Quick start", "API reference", "FAQ"]})
-        )
+        outline = {
+            "Outline": ["List the pages", "Pick a theme"],
+            "Write": ["Quick start", "API reference", "FAQ"],
+        }
+        session.todo_write(init(outline))
         session.todo_write({"ops": [{"op": "done", "task": "List the pages"}]})
     with phasetodo.Session.open("release-1.2", store) as session:
         session.todo_write(init({"Release": ["Bump the version", "Tag", "Publish"]}))

@@ -9,7 +9,9 @@ and never creates a session: an id the store does not hold is unknown.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import phasetodo
@@ -54,11 +56,12 @@ def _event_head(event: phasetodo.Event | None) -> dict[str, Any]:
 
 
 class _Entry:
-    """One open session: the ``Session`` for edits and the agents seen in its log."""
+    """One open log, the agents seen in it, and how many calls use it now."""
 
-    def __init__(self, session: phasetodo.Session, log: Any) -> None:
-        self.session = session
-        self.log = log  # the store's Log: its ``latest()`` is read from the end, cheaply
+    def __init__(self, log: Any) -> None:
+        self.log = log  # the store's Log: ``latest()`` reads the newest event only
+        self.lock = threading.Lock()
+        self.users = 0
         self.agents: set[str] = set()
         self.agents_version = 0
 
@@ -66,17 +69,22 @@ class _Entry:
 class Board:
     """The sessions of one store, as the board reads and edits them.
 
-    ``read_only`` refuses every edit (the app checks it first; this is the
-    second guard). ``close`` releases every open session and tells live feeds
-    to stop.
+    Reads go through the store's logs (newest event from the end, history in
+    order); an edit opens a :class:`phasetodo.Session` for its one
+    ``user_edit``. At most ``keep_open`` logs stay open, the least recently
+    used closed first, so a store of thousands of sessions does not run out of
+    file handles. ``read_only`` refuses every edit (the app checks it first;
+    this is the second guard). ``close`` releases every log and tells live
+    feeds to stop.
     """
 
-    def __init__(self, store: phasetodo.Store, *, read_only: bool = False) -> None:
+    def __init__(self, store: phasetodo.Store, *, read_only: bool = False, keep_open: int = 128) -> None:
         self.store = store
         self.read_only = read_only
         self.closing = threading.Event()
+        self._keep_open = keep_open
         self._lock = threading.Lock()
-        self._open: dict[str, _Entry] = {}
+        self._open: OrderedDict[str, _Entry] = OrderedDict()
 
     # -- sessions --------------------------------------------------------------------------------
 
@@ -84,51 +92,70 @@ class Board:
         """The ids of every session in the store, sorted."""
         return self.store.sessions()
 
-    def _entry(self, session_id: str) -> _Entry:
+    @contextmanager
+    def _use(self, session_id: str) -> Iterator[_Entry]:
+        """The open log of one session (opened on first use, never created)."""
         with self._lock:
             entry = self._open.get(session_id)
             if entry is None:
                 if session_id not in self.store.sessions():
                     raise LookupError(f"No session named {session_id!r} in this store.")
-                session = phasetodo.Session.open(session_id, self.store, resume="keep", clear_delay=-1)
-                entry = self._open[session_id] = _Entry(session, self.store.open(session_id))
-            return entry
+                entry = self._open[session_id] = _Entry(self.store.open(session_id))
+            self._open.move_to_end(session_id)
+            entry.users += 1
+            self._trim()
+        try:
+            yield entry
+        finally:
+            with self._lock:
+                entry.users -= 1
+                self._trim()
+
+    def _trim(self) -> None:
+        """Close the least recently used idle logs beyond ``keep_open`` (lock held)."""
+        extra = len(self._open) - self._keep_open
+        for session_id in [sid for sid, e in self._open.items() if e.users == 0][: max(0, extra)]:
+            self._open.pop(session_id).log.close()
+
+    @staticmethod
+    def _latest(entry: _Entry) -> phasetodo.Event | None:
+        """The newest event of the log, read from its end (not a scan of the history)."""
+        latest: phasetodo.Event | None = entry.log.latest()
+        return latest
 
     def version(self, session_id: str) -> int:
         """The session's newest version in the log (another process may have written)."""
-        latest = self._latest(self._entry(session_id))
+        with self._use(session_id) as entry:
+            latest = self._latest(entry)
         return latest.version if latest is not None else 0
-
-    def _latest(self, entry: _Entry) -> phasetodo.Event | None:
-        """The newest event of the log, read from its end (not a scan of the history)."""
-        with entry.log.lock():
-            latest: phasetodo.Event | None = entry.log.latest()
-        return latest
 
     def _agents(self, entry: _Entry, latest: phasetodo.Event | None) -> list[str]:
         """Every agent named in the log (owner, writers, task owners); rescanned only on change."""
         version = latest.version if latest is not None else 0
-        if version != entry.agents_version:
-            if latest is not None and version == entry.agents_version + 1:
-                events: Iterator[phasetodo.Event] = iter((latest,))
-            else:
-                entry.agents = set()
-                events = entry.session.events()
-            for event in events:
-                if event.agent is not None:
-                    entry.agents.add(event.agent)
-            entry.agents_version = version
-        names = set(entry.agents)
+        with entry.lock:
+            if version != entry.agents_version:
+                if latest is not None and version == entry.agents_version + 1:
+                    events: Iterator[phasetodo.Event] = iter((latest,))
+                else:
+                    entry.agents = set()
+                    events = entry.log.events()
+                for event in events:
+                    if event.agent is not None:
+                        entry.agents.add(event.agent)
+                entry.agents_version = version
+            names = set(entry.agents)
         if latest is not None:
             names |= _task_owners(phasetodo.dump_phases(latest.phases))
-        owner = entry.session.owner
+        owner: str | None = entry.log.owner
         names.discard(owner)
         return ([owner] if owner else []) + sorted(names)
 
     def summary(self, session_id: str) -> dict[str, Any]:
         """One session for the sessions page: progress, agents, last change."""
-        entry = self._entry(session_id)
-        latest = self._latest(entry)
+        with self._use(session_id) as entry:
+            latest = self._latest(entry)
+            agents = self._agents(entry, latest)
+            owner = entry.log.owner
         phases = phasetodo.dump_phases(latest.phases) if latest is not None else []
         active = [
             task["content"]
@@ -138,8 +165,8 @@ class Board:
         ]
         return {
             "id": session_id,
-            "owner": entry.session.owner,
-            "agents": self._agents(entry, latest),
+            "owner": owner,
+            "agents": agents,
             "phases": len(phases),
             "active": active,
             **_counts(phases),
@@ -158,12 +185,13 @@ class Board:
 
     def plan(self, session_id: str) -> dict[str, Any]:
         """The newest list of one session with its version and last change."""
-        entry = self._entry(session_id)
-        latest = self._latest(entry)
+        with self._use(session_id) as entry:
+            latest = self._latest(entry)
+            owner = entry.log.owner
         phases = phasetodo.dump_phases(latest.phases) if latest is not None else []
         return {
             "id": session_id,
-            "owner": entry.session.owner,
+            "owner": owner,
             "read_only": self.read_only,
             "phases": phases,
             "counts": _counts(phases),
@@ -172,8 +200,8 @@ class Board:
 
     def markdown(self, session_id: str) -> dict[str, Any]:
         """The newest list as Markdown, for editing, with the version it shows."""
-        entry = self._entry(session_id)
-        latest = self._latest(entry)
+        with self._use(session_id) as entry:
+            latest = self._latest(entry)
         phases = latest.phases if latest is not None else ()
         return {
             "id": session_id,
@@ -183,18 +211,19 @@ class Board:
 
     def history(self, session_id: str, since: int = 0) -> dict[str, Any]:
         """Every event after ``since``: kind, who, when, and the diff from the event before."""
-        entry = self._entry(session_id)
         previous: tuple[phasetodo.Phase, ...] = ()
         out: list[dict[str, Any]] = []
-        for event in entry.session.events():
-            if event.version > since:
-                change = phasetodo.diff_phases(previous, event.phases)
-                phases = phasetodo.dump_phases(event.phases)
-                out.append({**_event_head(event), "diff": change.to_json(), **_counts(phases)})
-            previous = event.phases
+        with self._use(session_id) as entry:
+            owner = entry.log.owner
+            for event in entry.log.events():
+                if event.version > since:
+                    change = phasetodo.diff_phases(previous, event.phases)
+                    phases = phasetodo.dump_phases(event.phases)
+                    out.append({**_event_head(event), "diff": change.to_json(), **_counts(phases)})
+                previous = event.phases
         return {
             "id": session_id,
-            "owner": entry.session.owner,
+            "owner": owner,
             "read_only": self.read_only,
             "version": out[-1]["version"] if out else self.version(session_id),
             "events": out,
@@ -202,20 +231,21 @@ class Board:
 
     def at_version(self, session_id: str, version: int) -> dict[str, Any]:
         """The list as it was at ``version``; raises ``LookupError`` for a version the log lacks."""
-        entry = self._entry(session_id)
         latest = self.version(session_id)
-        for event in entry.session.events():
-            if event.version == version:
-                phases = phasetodo.dump_phases(event.phases)
-                return {
-                    "id": session_id,
-                    "owner": entry.session.owner,
-                    "read_only": self.read_only,
-                    "latest": latest,
-                    "phases": phases,
-                    "counts": _counts(phases),
-                    **_event_head(event),
-                }
+        with self._use(session_id) as entry:
+            owner = entry.log.owner
+            found = next((e for e in entry.log.events() if e.version == version), None)
+        if found is not None:
+            phases = phasetodo.dump_phases(found.phases)
+            return {
+                "id": session_id,
+                "owner": owner,
+                "read_only": self.read_only,
+                "latest": latest,
+                "phases": phases,
+                "counts": _counts(phases),
+                **_event_head(found),
+            }
         raise LookupError(f"version: session {session_id!r} has versions 1 to {latest}, not {version}")
 
     # -- edits -----------------------------------------------------------------------------------
@@ -238,16 +268,16 @@ class Board:
         make = _ACTIONS.get(action) if isinstance(action, str) else None
         if make is None:
             raise ValueError(f"action: must be one of {', '.join(_ACTIONS)}")
-        entry = self._entry(session_id)
-        session = entry.session
-        session.refresh()
-        if session.version != expected:
-            raise phasetodo.VersionConflict(session_id, expected, session.version)
-        current = phasetodo.dump_phases(session.phases)
-        new = make(self, session_id, current, body)
-        changed = new != current
-        if changed:  # the log's lock checks expected_version again as it appends
-            session.user_edit(new, source="board", expected_version=expected)
+        with self._use(session_id):  # unknown ids fail here: Session.open would create them
+            session = phasetodo.Session.open(session_id, self.store, resume="keep", clear_delay=-1)
+        with session:
+            if session.version != expected:
+                raise phasetodo.VersionConflict(session_id, expected, session.version)
+            current = phasetodo.dump_phases(session.phases)
+            new = make(self, session_id, current, body)
+            changed = new != current
+            if changed:  # the log's lock checks expected_version again as it appends
+                session.user_edit(new, source="board", expected_version=expected)
         return {"changed": changed, "plan": self.plan(session_id)}
 
     def close(self) -> None:
@@ -255,7 +285,6 @@ class Board:
         self.closing.set()
         with self._lock:
             for entry in self._open.values():
-                entry.session.close()
                 entry.log.close()
             self._open.clear()
 
