@@ -9,6 +9,7 @@ the README's), else to the test's temporary folder.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -190,6 +191,38 @@ class TestPlanPage:
             page.goto(f"{url}/s/plan")
             expect(page.locator(".notice")).to_contain_text("View only")
             assert page.get_by_role("button", name="Done").count() == 0
+
+
+class TestTeamFields:
+    def test_owner_reason_and_after_are_shown_when_a_plan_has_them(
+        self, page: Any, store: phasetodo.JsonlStore
+    ) -> None:
+        """Team plans' task fields (owner, blocked reason, after) appear beside the task."""
+        from playwright.sync_api import expect
+
+        with running_board(store) as (url, board):
+            plan = board.plan("plan")
+            tasks = plan["phases"][0]["tasks"]
+            tasks[0].update(owner="ann")
+            tasks[1].update(status="blocked", owner="bob", reason="waits for CI", after=["Read the test"])
+            body = json.dumps(plan)
+            page.route(
+                f"{url}/api/sessions/plan",
+                lambda route: route.fulfill(body=body, content_type="application/json"),
+            )
+            page.route(
+                f"{url}/api/sessions/plan/stream",
+                lambda route: route.fulfill(
+                    body=f"event: plan\ndata: {body}\n\n", content_type="text/event-stream"
+                ),
+            )
+            page.goto(f"{url}/s/plan")
+            expect(_task(page, "Read the test").locator(".owner")).to_have_text("@ann")
+            blocked = _task(page, "Find the bug")
+            expect(blocked).to_have_attribute("data-status", "blocked")
+            expect(blocked.locator(".owner")).to_have_text("@bob")
+            expect(blocked.locator(".reason")).to_have_text("Blocked: waits for CI")
+            expect(blocked.locator(".after")).to_have_text("After: Read the test")
 
 
 class TestEditing:

@@ -72,8 +72,11 @@
     for (const node of document.querySelectorAll("time[data-t]")) node.textContent = ago(Number(node.dataset.t));
   }, 15000);
 
+  let sayTimer = null;
   function say(text, kind) {
     const box = $("#message");
+    clearTimeout(sayTimer);
+    if (kind === "ok") sayTimer = setTimeout(unsay, 6000); // errors stay until dismissed
     box.replaceChildren(
       h("span", { class: "message-text" }, text),
       h("button", { type: "button", class: "link", onclick: unsay }, "Dismiss"),
