@@ -283,6 +283,15 @@ class TestWrites:
         assert response.status_code == 415
         assert len(kinds(store, "plan")) == 2
 
+    def test_an_oversized_edit_is_refused(self, store: phasetodo.JsonlStore) -> None:
+        """A body past the limit is refused before it is parsed."""
+        app = create_app(Board(store), token=TOKEN, max_body=100)
+        with TestClient(app, base_url=BASE) as client:
+            body = {"expected_version": 2, "action": "markdown", "markdown": "# A\n" + "- [ ] x\n" * 50}
+            response = _edit(client, body)
+        assert response.status_code == 413
+        assert len(kinds(store, "plan")) == 2
+
     def test_read_only_refuses_every_write(self, store: phasetodo.JsonlStore) -> None:
         """``--read-only``: even a write with the token is refused."""
         with _client(store, read_only=True) as client:

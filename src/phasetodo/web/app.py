@@ -135,12 +135,14 @@ def create_app(
     token: str,
     hosts: Iterable[str] | None = LOCAL_HOSTS,
     every: float = 0.25,
+    max_body: int = MAX_BODY,
 ) -> ASGIApp:
     """The board as an ASGI app over ``board``.
 
     ``token`` is the secret every write must carry. ``hosts`` are the host
     names the board answers to (``None``: any, for a board bound to all
-    interfaces on purpose). ``every`` is the live feeds' poll interval.
+    interfaces on purpose). ``every`` is the live feeds' poll interval in
+    seconds; ``max_body`` the largest edit accepted, in bytes.
     """
     if not token:
         raise ValueError("token: must be a non-empty secret")
@@ -177,11 +179,11 @@ def create_app(
         sid, number = request.path_params["sid"], request.path_params["version"]
         return await guarded(lambda: board.at_version(sid, number))
 
-    def stream(read: Callable[[], Any], render: Callable[[], Any], name: str) -> Response:
+    def stream(read: Callable[[], Any], render: Callable[[], Any], name: str, poll: float) -> Response:
         async def events() -> AsyncIterator[str]:
             yield "retry: 1000\n\n"
             sent: object = object()
-            async for value in changes(board, read, every=every, idle=KEEP_ALIVE):
+            async for value in changes(board, read, every=poll, idle=KEEP_ALIVE):
                 if value == sent:  # nothing new: a comment, so a gone client is noticed
                     yield ": keep-alive\n\n"
                     continue
@@ -194,7 +196,8 @@ def create_app(
         )
 
     async def sessions_stream(request: Request) -> Response:
-        return stream(board.fingerprint, board.sessions, "sessions")
+        # Every session's newest version: looked at less often than one plan.
+        return stream(board.fingerprint, board.sessions, "sessions", 4 * every)
 
     async def plan_stream(request: Request) -> Response:
         sid = request.path_params["sid"]
@@ -202,17 +205,20 @@ def create_app(
             await _run(lambda: board.version(sid))
         except LookupError as error:
             return _error(404, "not_found", str(error))
-        return stream(lambda: board.version(sid), lambda: board.plan(sid), "plan")
+        return stream(lambda: board.version(sid), lambda: board.plan(sid), "plan", every)
 
     async def edit(request: Request) -> Response:
         refused = _refusal(request, token, board.read_only)
         if refused is not None:
             return refused
         sid = request.path_params["sid"]
-        if int(request.headers.get("content-length") or 0) > MAX_BODY:
-            return _error(413, "too_large", f"An edit may be at most {MAX_BODY} bytes.")
+        raw = bytearray()
+        async for chunk in request.stream():
+            raw += chunk
+            if len(raw) > max_body:
+                return _error(413, "too_large", f"An edit may be at most {max_body} bytes.")
         try:
-            body = json.loads(await request.body())
+            body = json.loads(raw)
         except ValueError:
             return _error(400, "invalid", "The edit is not valid JSON.")
         if not isinstance(body, dict):
