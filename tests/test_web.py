@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -464,11 +465,6 @@ class TestLive:
 
 class TestServeCommand:
     def _serve(self, tmp_path: Path, *more: str) -> tuple[subprocess.Popen[str], str]:
-        import socket
-
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
         proc = subprocess.Popen(
             [
                 sys.executable,
@@ -478,7 +474,7 @@ class TestServeCommand:
                 str(tmp_path / "store"),
                 "serve",
                 "--port",
-                str(port),
+                "0",
                 *more,
             ],
             stdout=subprocess.PIPE,
@@ -541,6 +537,29 @@ class TestServeCommand:
         finally:
             assert self._stop(proc) == 0
         assert len(kinds(store, "plan")) == 2
+
+    def test_a_port_in_use_is_a_usage_error(self, store: phasetodo.JsonlStore, tmp_path: Path) -> None:
+        """When the port is taken the command says so and exits 2, printing no address."""
+        with socket.create_server(("127.0.0.1", 0)) as taken:
+            port = str(taken.getsockname()[1])
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "phasetodo",
+                    "--store",
+                    str(tmp_path / "store"),
+                    "serve",
+                    "--port",
+                    port,
+                ],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+        assert done.returncode == 2
+        assert done.stdout == ""
+        assert f"serve: cannot listen on 127.0.0.1 port {port}" in done.stderr
 
     def test_a_bad_store_is_a_usage_error(self, tmp_path: Path) -> None:
         """A store spec that cannot work exits 2 before serving anything."""

@@ -466,6 +466,8 @@ def _cmd_serve(args: argparse.Namespace, out: IO[str]) -> int:
         _usage(f"--store {spec}: cannot open the store: {error}")
     try:
         serve(store, host=args.host, port=args.port, read_only=args.read_only, out=out)
+    except OSError as error:
+        _usage(f"serve: cannot listen on {args.host} port {args.port}: {error.strerror or error}")
     finally:
         store.close()
     return OK
@@ -550,7 +552,9 @@ def _parser() -> argparse.ArgumentParser:
     verb("mcp", "serve this session over MCP on stdio (needs the 'mcp' extra)")
     serve = verb("serve", "show every session of the store live in a browser (needs the 'web' extra)")
     serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8765, help="the port to listen on (default 8765)")
+    serve.add_argument(
+        "--port", type=int, default=8765, help="the port to listen on (default 8765; 0 picks a free one)"
+    )
     serve.add_argument("--read-only", action="store_true", help="refuse every edit")
     return parser
 

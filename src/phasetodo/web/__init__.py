@@ -10,6 +10,7 @@ package, with nothing fetched from elsewhere.
 from __future__ import annotations
 
 import secrets
+import socket
 import sys
 from types import FrameType
 from typing import IO
@@ -44,11 +45,16 @@ def serve(
 
     The address carries the token that writes need (unless ``read_only``).
     Binding to anything but this machine's loopback lets the network read
-    the plans; the board then answers to any ``Host`` and says so.
+    the plans; the board then answers to any ``Host`` and says so. Raises
+    ``OSError`` before printing anything when it cannot listen there (port 0
+    picks a free port, and the printed address names it).
     """
     import uvicorn
 
     out = out if out is not None else sys.stdout
+    family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    sock = socket.create_server((host, port), family=family)
+    port = sock.getsockname()[1]
     token = token or new_token()
     board = Board(store, read_only=read_only)
     local = host in LOCAL_HOSTS
@@ -72,8 +78,9 @@ def serve(
         out.write(f"warning: bound to {host}, so other machines can reach the board\n")
     out.flush()
     try:
-        server.run()
+        server.run(sockets=[sock])
     except KeyboardInterrupt:  # uvicorn passes Ctrl-C on once it has shut down: a clean stop
         pass
     finally:
         board.close()
+        sock.close()
