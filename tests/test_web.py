@@ -116,6 +116,17 @@ class TestReads:
         assert team["agents"] == ["lead"]
         assert data["read_only"] is False
 
+    def test_agents_are_everyone_who_wrote(self, client: TestClient, store: phasetodo.JsonlStore) -> None:
+        """A shared session lists each agent that wrote to it, and a new writer joins live."""
+        with phasetodo.Session.open("shared", store, resume="keep") as session:
+            session.todo_write(init({"A": ["one", "two"]}), agent="bob")
+            session.todo_write({"ops": [{"op": "done", "task": "one"}]}, agent="ann")
+            assert client.get("/api/sessions/shared").json()["agents"] == ["ann", "bob"]
+            session.todo_write({"ops": [{"op": "done", "task": "two"}]}, agent="cy")
+        shared = next(s for s in client.get("/api/sessions").json()["sessions"] if s["id"] == "shared")
+        assert shared["agents"] == ["ann", "bob", "cy"]
+        assert shared["agent"] == "cy"
+
     def test_plan_is_the_newest_list(self, client: TestClient) -> None:
         """The plan route gives every phase, task, status and note with its version."""
         data = client.get("/api/sessions/plan").json()
@@ -126,6 +137,7 @@ class TestReads:
             "notes": ["tabs only"],
         }
         assert data["counts"]["open"] == 3
+        assert data["agents"] == []
 
     def test_unknown_session_is_404_and_is_not_created(
         self, client: TestClient, store: phasetodo.JsonlStore

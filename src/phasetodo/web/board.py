@@ -188,10 +188,12 @@ class Board:
         with self._use(session_id) as entry:
             latest = self._latest(entry)
             owner = entry.log.owner
+            agents = self._agents(entry, latest)
         phases = phasetodo.dump_phases(latest.phases) if latest is not None else []
         return {
             "id": session_id,
             "owner": owner,
+            "agents": agents,
             "read_only": self.read_only,
             "phases": phases,
             "counts": _counts(phases),

@@ -279,7 +279,7 @@
       busy: false,
     };
     const live = feed(`/api/sessions/${enc(sid)}/stream`, "plan", (plan) => {
-      if (ui.plan && plan.version === ui.plan.version) return;
+      if (ui.plan && plan.version <= ui.plan.version) return; // versions only grow
       ui.plan = plan;
       draw();
     });
@@ -640,7 +640,8 @@
             h(
               "p",
               { class: "meta" },
-              plan.owner ? [h("span", { class: "chip owner", title: "owner" }, plan.owner), " · "] : null,
+              (plan.agents || []).map((a) => h("span", { class: "chip" + (a === plan.owner ? " owner" : ""), title: a === plan.owner ? "owner" : "agent" }, a)),
+              plan.agents && plan.agents.length ? " · " : null,
               h("span", { class: "version" }, `version ${plan.version}`),
               plan.time !== null ? [" · last change ", timeEl(plan.time), plan.kind ? ` (${KINDS[plan.kind] || plan.kind}${plan.agent ? " by " + plan.agent : ""})` : ""] : null,
             ),
