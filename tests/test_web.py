@@ -375,6 +375,31 @@ class TestWrites:
         assert store.sessions() == ["plan", "team"]
 
 
+class TestSqlite:
+    def test_the_board_reads_and_edits_a_sqlite_store(self, tmp_path: Path) -> None:
+        """The same routes work over SQLite; another connection's write makes a page stale."""
+        store = phasetodo.SqliteStore(tmp_path / "todo.db")
+        with phasetodo.Session.open("db", store) as session:
+            session.todo_write(init({"A": ["one", "two"]}))
+        with _client(store) as client:
+            assert client.get("/api/sessions/db").json()["version"] == 1
+            body = {"expected_version": 1, "action": "status", "phase": 0, "task": 1, "status": "completed"}
+            assert client.post("/api/sessions/db/edit", json=body, headers=WRITE).status_code == 200
+            other = phasetodo.SqliteStore(tmp_path / "todo.db")
+            with phasetodo.Session.open("db", other) as session:
+                session.todo_write({"ops": [{"op": "done", "task": "one"}]})
+            other.close()
+            stale = client.post("/api/sessions/db/edit", json={**body, "expected_version": 2}, headers=WRITE)
+            assert stale.status_code == 409
+            events = client.get("/api/sessions/db/events").json()["events"]
+            assert [(e["kind"], e["source"]) for e in events] == [
+                ("write", None),
+                ("user_edit", "board"),
+                ("write", None),
+            ]
+        store.close()
+
+
 class TestManySessions:
     def test_reading_many_sessions_keeps_few_files_open(self, tmp_path: Path) -> None:
         """Logs beyond ``keep_open`` are closed again, so big stores do not exhaust file handles."""
