@@ -67,7 +67,7 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
-    """A fresh page (own storage) that records every dialog and script error."""
+    """A fresh page (own storage) that records every dialog; a script error fails the test."""
     context = browser.new_context(viewport={"width": 1200, "height": 800})
     context.set_default_timeout(WAIT_MS)
     page = context.new_page()
@@ -77,6 +77,7 @@ def page(browser: Any) -> Iterator[Any]:
     page.on("pageerror", lambda error: page.errors.append(str(error)))
     yield page
     context.close()
+    assert page.errors == [], "the page's script failed"
 
 
 @pytest.fixture

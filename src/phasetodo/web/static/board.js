@@ -281,8 +281,19 @@
     const live = feed(`/api/sessions/${enc(sid)}/stream`, "plan", (plan) => {
       if (ui.plan && plan.version <= ui.plan.version) return; // versions only grow
       ui.plan = plan;
-      draw();
+      drawSoon();
     });
+    // Live updates and typing in the filter redraw once per frame at most, so a
+    // fast-writing agent or a long list never queues up redraws.
+    let drawPending = false;
+    function drawSoon() {
+      if (drawPending) return;
+      drawPending = true;
+      requestAnimationFrame(() => {
+        drawPending = false;
+        draw();
+      });
+    }
     let liveOn = true;
     const writable = () => ui.plan && !ui.plan.read_only && token;
 
@@ -595,7 +606,7 @@
         "data-key": "tool:filter",
         oninput: (e) => {
           ui.filter = e.target.value;
-          draw();
+          drawSoon();
         },
       });
       filter.value = ui.filter;
