@@ -175,6 +175,14 @@ class TestReads:
         assert [e["version"] for e in events] == [2]
         assert client.get("/api/sessions/plan/events?since=x").status_code == 400
 
+    def test_history_limit_keeps_the_newest_events(self, client: TestClient) -> None:
+        """``limit`` gives the newest events and says how many older ones were left out."""
+        data = client.get("/api/sessions/plan/events?limit=1").json()
+        assert [e["version"] for e in data["events"]] == [2]
+        assert data["omitted"] == 1
+        assert data["events"][0]["diff"]["notes_added"][0]["text"] == "tabs only"
+        assert client.get("/api/sessions/plan/events?limit=0").status_code == 400
+
     def test_plan_at_a_version(self, client: TestClient) -> None:
         """The plan as it was at any version, with the newest version beside it."""
         data = client.get("/api/sessions/plan/versions/1").json()

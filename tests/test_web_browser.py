@@ -287,6 +287,33 @@ class TestEditing:
         assert [kind for kind, _ in kinds(store, "plan")] == ["write", "write", "user_edit"]
 
 
+class TestHistory:
+    def test_a_long_history_shows_the_newest_first_and_follows_live(self, page: Any, tmp_path: Path) -> None:
+        """200 newest events at first, the older ones on request; a new write joins at the top."""
+        from playwright.sync_api import expect
+
+        store = phasetodo.JsonlStore(tmp_path / "long", fsync=False)
+        with phasetodo.Session.open("long", store) as session:
+            session.todo_write(init({"A": ["start"]}))
+            for number in range(204):
+                session.todo_write({"ops": [{"op": "append", "phase": "A", "items": [f"step {number}"]}]})
+        with running_board(store) as (url, _):
+            page.goto(f"{url}/s/long/history")
+            events = page.locator("li.event")
+            expect(events).to_have_count(200)
+            expect(events.first).to_have_attribute("data-version", "205")
+            page.get_by_role("button", name="Show the 5 older events").click()
+            expect(events).to_have_count(205)
+            expect(events.last).to_have_attribute("data-version", "1")
+            write_from_another_process(
+                tmp_path / "long", "long", {"ops": [{"op": "done", "task": "start"}]}, agent="helper"
+            )
+            expect(events).to_have_count(206)
+            expect(events.first).to_contain_text("by helper")
+            expect(events.first.locator("ul.diff")).to_contain_text("“start”: in progress → done")
+        store.close()
+
+
 class TestSafety:
     def test_task_text_is_shown_as_text_and_never_runs(
         self, page: Any, store: phasetodo.JsonlStore, tmp_path: Path

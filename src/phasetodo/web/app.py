@@ -173,7 +173,11 @@ def create_app(
             since = int(request.query_params.get("since", "0"))
         except ValueError:
             return _error(400, "invalid", "since: must be a version number")
-        return await guarded(lambda: board.history(sid, since))
+        given = request.query_params.get("limit")
+        if given is not None and not (given.isdigit() and int(given) > 0):
+            return _error(400, "invalid", "limit: must be a number of events above 0")
+        limit = int(given) if given is not None else None
+        return await guarded(lambda: board.history(sid, since, limit))
 
     async def version(request: Request) -> Response:
         sid, number = request.path_params["sid"], request.path_params["version"]

@@ -9,7 +9,7 @@ and never creates a session: an id the store does not hold is unknown.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -211,23 +211,33 @@ class Board:
             "markdown": phasetodo.phases_to_markdown(phases),
         }
 
-    def history(self, session_id: str, since: int = 0) -> dict[str, Any]:
-        """Every event after ``since``: kind, who, when, and the diff from the event before."""
+    def history(self, session_id: str, since: int = 0, limit: int | None = None) -> dict[str, Any]:
+        """The events after ``since`` (the newest ``limit`` of them): kind, who, when,
+        and the diff from the event before; ``omitted`` counts the older ones left out."""
         previous: tuple[phasetodo.Phase, ...] = ()
-        out: list[dict[str, Any]] = []
+        window: deque[tuple[tuple[phasetodo.Phase, ...], phasetodo.Event]] = deque(maxlen=limit)
+        total = 0
         with self._use(session_id) as entry:
             owner = entry.log.owner
             for event in entry.log.events():
                 if event.version > since:
-                    change = phasetodo.diff_phases(previous, event.phases)
-                    phases = phasetodo.dump_phases(event.phases)
-                    out.append({**_event_head(event), "diff": change.to_json(), **_counts(phases)})
+                    window.append((previous, event))  # diffs only for what is kept
+                    total += 1
                 previous = event.phases
+        out = [
+            {
+                **_event_head(event),
+                "diff": phasetodo.diff_phases(before, event.phases).to_json(),
+                **_counts(phasetodo.dump_phases(event.phases)),
+            }
+            for before, event in window
+        ]
         return {
             "id": session_id,
             "owner": owner,
             "read_only": self.read_only,
             "version": out[-1]["version"] if out else self.version(session_id),
+            "omitted": total - len(out),
             "events": out,
         }
 

@@ -733,7 +733,6 @@
     title("History of " + sid);
     crumbs({ text: "Sessions", href: "/" }, { text: sid, href: "/s/" + enc(sid) }, { text: "History" });
     let events = [];
-    let info = null;
     const list = h("ol", { class: "events", reversed: true });
     const head = h("p", { class: "sub" });
     function item(ev) {
@@ -757,22 +756,36 @@
           : h("p", { class: "muted diff-none" }, "No change to the list."),
       );
     }
+    const FIRST = 200; // the newest events shown at first; the rest on request
+    let omitted = 0;
+    let loading = Promise.resolve();
+    const last = () => (events.length ? events[events.length - 1].version : 0);
     function draw() {
-      head.textContent = `${plural(events.length, "event")}, newest first`;
+      const older = omitted
+        ? h("button", { type: "button", class: "link", onclick: () => load(true) }, `Show the ${plural(omitted, "older event")}`)
+        : null;
+      head.replaceChildren(`${plural(events.length + omitted, "event")}, newest first. `, older || "");
       list.replaceChildren(...events.slice().reverse().map(item));
     }
-    async function load() {
-      const since = events.length ? events[events.length - 1].version : 0;
-      const data = await getJSON(`/api/sessions/${enc(sid)}/events?since=${since}`);
-      info = data;
-      events = events.concat(data.events);
-      draw();
+    // Loads run one after another: the first takes the newest events, later ones
+    // what is new since, ``all`` everything.
+    function load(all) {
+      const run = async () => {
+        const query = all ? "" : events.length ? `since=${last()}` : `limit=${FIRST}`;
+        const data = await getJSON(`/api/sessions/${enc(sid)}/events?${query}`);
+        if (all || !events.length) {
+          events = data.events;
+          omitted = data.omitted;
+        } else events = events.concat(data.events.filter((e) => e.version > last()));
+        draw();
+      };
+      loading = loading.then(run, run).catch((e) => say(e.message));
+      return loading;
     }
     show(h("h1", {}, "History of ", h("span", {}, sid)), head, list);
-    load().catch((e) => say(e.message));
+    load(false);
     feed(`/api/sessions/${enc(sid)}/stream`, "plan", (plan) => {
-      const last = events.length ? events[events.length - 1].version : 0;
-      if (info && plan.version > last) load().catch((e) => say(e.message));
+      if (plan.version > last()) load(false);
     }).open();
   }
 
