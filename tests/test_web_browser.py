@@ -264,6 +264,24 @@ class TestEditing:
         assert [kind for kind, _ in kinds(store, "plan")] == ["write"] + ["user_edit"] * 3
         assert [t.content for t in latest(store, "plan")[0].tasks] == ["one", "two"]
 
+    def test_a_stale_markdown_edit_keeps_the_text_and_changes_nothing(
+        self, page: Any, store: phasetodo.JsonlStore, tmp_path: Path
+    ) -> None:
+        """Saving Markdown written over an older version is refused; the text is kept to retry."""
+        from playwright.sync_api import expect
+
+        with running_board(store) as (url, _):
+            page.goto(f"{url}/s/plan?token={TOKEN}")
+            page.get_by_label("Live updates").uncheck()
+            page.get_by_role("button", name="Edit as Markdown").click()
+            page.get_by_label("The list as Markdown").fill("# Mine\n- [ ] my task\n")
+            write_from_another_process(tmp_path / "store", "plan", DONE_READ)
+            page.get_by_role("button", name="Save list").click()
+            expect(page.locator("#message")).to_contain_text("Nothing changed")
+            expect(page.locator(".md-editor .warn")).to_contain_text("it is now at 2")
+            expect(page.get_by_label("The list as Markdown")).to_have_value("# Mine\n- [ ] my task\n")
+        assert [kind for kind, _ in kinds(store, "plan")] == ["write", "write"]
+
     def test_history_shows_every_event_and_undo_restores_a_version(
         self, page: Any, store: phasetodo.JsonlStore, tmp_path: Path
     ) -> None:

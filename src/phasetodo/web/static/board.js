@@ -564,7 +564,11 @@
                   ui.plan = reply.body.plan;
                   ui.md = null;
                   say(reply.body.changed ? `Saved as version ${ui.plan.version}.` : "Nothing to change.", "ok");
-                } else say(reply.body.message || `The edit was refused (HTTP ${reply.status}).`);
+                } else {
+                  say(reply.body.message || `The edit was refused (HTTP ${reply.status}).`);
+                  // the text stays in the editor, which now says the plan moved on
+                  if (reply.status === 409) ui.plan = await getJSON(`/api/sessions/${enc(sid)}`);
+                }
                 draw();
               },
             },
