@@ -1,9 +1,10 @@
 """What the board shows and changes, as JSON-ready data, over one session store.
 
 Everything here is synchronous and thread-safe; the web app calls it from a
-worker thread. It reads and writes only through phasetodo's public names
-(``Session``, ``dump_phases``, ``diff_phases``, ``markdown_to_phases``, ...),
-and never creates a session: an id the store does not hold is unknown.
+worker thread. It reads through the store's logs (the public ``Store``/``Log``
+protocol) and writes through ``Session.user_edit``, using only phasetodo's
+public names, and never creates a session: an id the store does not hold is
+unknown.
 """
 
 from __future__ import annotations
