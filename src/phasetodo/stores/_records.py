@@ -21,10 +21,10 @@ from typing import Any
 
 import attrs
 
-from ..codec import dump_phases, load_phases
+from .._core.codec import dump_phases, load_phases
+from .._core.model import Phase, Task
+from .._profiles.registry import PROFILES, parse_call, run_call
 from ..errors import InvalidParams, InvalidPhases
-from ..model import Phase, Task
-from ..profiles import PROFILES, parse_call, run_call
 from ._base import EVENT_KINDS, Event
 
 __all__ = [

@@ -15,8 +15,8 @@ from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Literal
 
+from .._core.model import Phase
 from ..errors import CorruptLog, VersionConflict
-from ..model import Phase
 from ._base import Event, poll_wait
 from ._records import Tail, decode, dumps, encode, loads
 

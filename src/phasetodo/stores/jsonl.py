@@ -29,8 +29,8 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Literal, Protocol, cast
 
+from .._core.model import Phase
 from ..errors import CorruptLog, CorruptLogWarning, StoreError, TornTailWarning, VersionConflict
-from ..model import Phase
 from ._base import Event, check_session_id, poll_wait
 from ._records import FORMAT, Tail, decode, dumps, encode, is_checkpoint, loads
 
