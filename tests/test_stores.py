@@ -16,10 +16,13 @@ from phasetodo.stores import Event, check_session_id, event_to_json
 PHASES = (phasetodo.Phase("P", (phasetodo.Task("a"), phasetodo.Task("b", "completed", ("n",)))),)
 
 
-@pytest.fixture(params=["jsonl", "sqlite", "memory"])
+@pytest.fixture(params=["jsonl", "sqlite", "memory", "postgres"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[phasetodo.Store]:
-    """Each store kind, fresh, in a temporary place."""
+    """Each store kind, fresh, in a temporary place (PostgreSQL on a real server)."""
     made: phasetodo.Store
+    if request.param == "postgres":
+        yield request.getfixturevalue("postgres_store")
+        return
     if request.param == "jsonl":
         made = phasetodo.JsonlStore(tmp_path / "logs")
     elif request.param == "sqlite":
@@ -90,11 +93,13 @@ class TestStoreContract:
         log = store.open("s1")
         log.append(_event(1))
         log.close()
-        again = (
-            phasetodo.JsonlStore(tmp_path / "logs")
-            if isinstance(store, phasetodo.JsonlStore)
-            else phasetodo.SqliteStore(tmp_path / "s.db")
-        )
+        again: phasetodo.Store
+        if isinstance(store, phasetodo.JsonlStore):
+            again = phasetodo.JsonlStore(tmp_path / "logs")
+        elif isinstance(store, phasetodo.PostgresStore):
+            again = phasetodo.PostgresStore(store.dsn)
+        else:
+            again = phasetodo.SqliteStore(tmp_path / "s.db")
         log = again.open("s1")
         assert log.latest() == _event(1)
         log.close()

@@ -36,7 +36,7 @@ from .errors import (
 )
 from .session import Session
 from .session_changes import Change
-from .stores import Event, JsonlStore, MemoryStore, SqliteStore, Store
+from .stores import Event, JsonlStore, MemoryStore, PostgresStore, SqliteStore, Store
 from .tool import TodoWriteTool, ToolResult, result_of, todo_write
 
 __all__ = [
@@ -71,6 +71,7 @@ __all__ = [
     "Phase",
     "PhaseItems",
     "PhasetodoError",
+    "PostgresStore",
     "Profile",
     "Rm",
     "Session",
