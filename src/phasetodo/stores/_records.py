@@ -34,6 +34,7 @@ __all__ = [
     "dumps",
     "encode",
     "is_checkpoint",
+    "is_slow",
     "loads",
 ]
 
@@ -45,9 +46,12 @@ _MIN_TAIL_BYTES = 4096
 #: list so that checkpoints cost at most ``_BYTES_PER_EVENT`` per event on average.
 _MIN_TAIL_EVENTS = 64
 _BYTES_PER_EVENT = 768
+#: A write also keeps its structural diff (replayed in O(phases), not O(tasks)) when
+#: the diff is at most this many bytes larger than its ops.
+EDIT_SLACK = 256
 
 
-def dumps(data: Mapping[str, Any]) -> str:
+def dumps(data: Any) -> str:
     """One record as compact ASCII JSON (no lone surrogate or odd line break can leak)."""
     return json.dumps(data, separators=(",", ":"))
 
@@ -64,13 +68,17 @@ def loads(text: str | bytes) -> Any:
 
 @attrs.define
 class Tail:
-    """What follows the newest checkpoint of a log: how many events and bytes.
+    """What follows the newest checkpoint of a log: how many bytes, and how many
+    records that only the engine can replay (each costs a pass over the list).
 
-    ``base`` is the size of that checkpoint's list; :meth:`due` says when the
-    next record should be a checkpoint again.
+    ``base`` is the size of that checkpoint; :meth:`due` says when the next
+    record should be a checkpoint again: once the deltas outweigh it, or once
+    the slow records would cost more than a few reads of it to replay (on big
+    lists their number grows with the list, so that checkpoints cost at most
+    ``_BYTES_PER_EVENT`` bytes per write on average).
     """
 
-    count: int = 0
+    slow: int = 0
     size: int = 0
     base: int = 0
 
@@ -78,15 +86,20 @@ class Tail:
         """Whether the next record should carry the whole list."""
         if self.size >= max(self.base, _MIN_TAIL_BYTES):
             return True
-        return self.count >= max(_MIN_TAIL_EVENTS, self.base // _BYTES_PER_EVENT)
+        return self.slow >= max(_MIN_TAIL_EVENTS, self.base // _BYTES_PER_EVENT)
 
-    def add(self, record_bytes: int, checkpoint_bytes: int | None) -> None:
+    def add(self, record_bytes: int, checkpoint_bytes: int | None, *, slow: bool = True) -> None:
         """Account for one more record (``checkpoint_bytes``: the size of its list, if it has one)."""
         if checkpoint_bytes is not None:
-            self.count, self.size, self.base = 0, 0, checkpoint_bytes
+            self.slow, self.size, self.base = 0, 0, checkpoint_bytes
         else:
-            self.count += 1
+            self.slow += slow
             self.size += record_bytes
+
+
+def is_slow(data: object) -> bool:
+    """Whether a parsed record can only be replayed by the engine (no diff, no list)."""
+    return isinstance(data, Mapping) and "edit" not in data and "phases" not in data
 
 
 def encode(event: Event, before: tuple[Phase, ...], *, checkpoint: bool) -> dict[str, Any]:
@@ -99,6 +112,10 @@ def encode(event: Event, before: tuple[Phase, ...], *, checkpoint: bool) -> dict
     if event.ops is not None:
         out["profile"] = event.profile or "parity"
         out["ops"] = list(event.ops)
+        if not checkpoint:
+            edit = diff(before, event.phases, same=True)
+            if len(dumps(edit)) <= len(dumps(out["ops"])) + EDIT_SLACK:
+                out["edit"] = edit
     elif not checkpoint:
         out["edit"] = diff(before, event.phases)
     if checkpoint:
@@ -148,10 +165,10 @@ def decode(data: object, before: tuple[Phase, ...] | None) -> Event:
             raise ValueError(f"event.phases: {'; '.join(error.problems)}") from error
     elif before is None:
         raise ValueError("event: a delta with no checkpoint before it")
-    elif ops is not None:
-        phases = _replay(ops, profile, before)
     elif "edit" in data:
         phases = patch(before, data["edit"])
+    elif ops is not None:
+        phases = _replay(ops, profile, before)
     else:
         raise ValueError("event: has neither phases, ops nor edit")
     return Event(
@@ -175,16 +192,20 @@ def _replay(ops: list[Any], profile: Any, before: tuple[Phase, ...]) -> tuple[Ph
 # objects; a phase object without ``at`` is new. Unchanged runs cost a few bytes.
 
 
-def diff(before: Sequence[Phase], after: Sequence[Phase]) -> list[Any]:
-    """An edit that turns ``before`` into ``after``, sized by what changed."""
-    where: dict[Phase, int] = {}
+def diff(before: Sequence[Phase], after: Sequence[Phase], *, same: bool = False) -> list[Any]:
+    """An edit that turns ``before`` into ``after``, sized by what changed.
+
+    ``same=True`` matches unchanged phases and tasks by identity (the engine
+    shares them), which costs what changed instead of hashing the whole list.
+    """
+    where: dict[Any, int] = {}
     named: dict[str, int] = {}
     for index, phase in enumerate(before):
-        where.setdefault(phase, index)
+        where.setdefault(id(phase) if same else phase, index)
         named.setdefault(phase.name, index)
     out: list[Any] = []
     for phase in after:
-        found = where.get(phase)
+        found = where.get(id(phase) if same else phase)
         if found is not None:
             _extend(out, found)
             continue
@@ -192,7 +213,8 @@ def diff(before: Sequence[Phase], after: Sequence[Phase]) -> list[Any]:
         if at is None:
             out.append(dump_phases([phase])[0])
         else:
-            out.append({"at": at, "name": phase.name, "tasks": _task_diff(before[at].tasks, phase.tasks)})
+            tasks = _task_diff(before[at].tasks, phase.tasks, same)
+            out.append({"at": at, "name": phase.name, "tasks": tasks})
     return out
 
 
@@ -204,13 +226,13 @@ def _extend(out: list[Any], index: int) -> None:
         out.append([index, index + 1])
 
 
-def _task_diff(before: Sequence[Task], after: Sequence[Task]) -> list[Any]:
-    where: dict[Task, int] = {}
+def _task_diff(before: Sequence[Task], after: Sequence[Task], same: bool) -> list[Any]:
+    where: dict[Any, int] = {}
     for index, task in enumerate(before):
-        where.setdefault(task, index)
+        where.setdefault(id(task) if same else task, index)
     out: list[Any] = []
     for task in after:
-        found = where.get(task)
+        found = where.get(id(task) if same else task)
         if found is None:
             out.append(dump_phases([Phase("", (task,))])[0]["tasks"][0])
         else:

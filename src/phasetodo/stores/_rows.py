@@ -18,7 +18,7 @@ from typing import Literal
 from .._core.model import Phase
 from ..errors import CorruptLog, VersionConflict
 from ._base import Event, poll_wait
-from ._records import Tail, decode, dumps, encode, loads
+from ._records import Tail, decode, dumps, encode, is_checkpoint, is_slow, loads
 
 __all__ = ["RowLog"]
 
@@ -84,13 +84,13 @@ class RowLog:
 
     def _decode(
         self, version: object, body: object, before: Event | None, expected: int
-    ) -> tuple[Event, int, bool]:
+    ) -> tuple[Event, int, bool, bool]:
         try:
             if type(version) is not int:
                 raise ValueError("the version column is not an integer")
             data = loads(body if isinstance(body, (str, bytes)) else b"")
             event = decode(data, before.phases if before is not None else ())
-            checkpoint = isinstance(data, dict) and "phases" in data
+            checkpoint, slow = is_checkpoint(data), is_slow(data)
         except ValueError as error:
             raise CorruptLog(
                 self.where, version if type(version) is int else 0,
@@ -102,7 +102,7 @@ class RowLog:
                 f"{event.version} where event {expected} belongs",
             )
         size = len(body) if isinstance(body, (str, bytes)) else 0
-        return event, size, checkpoint
+        return event, size, checkpoint, slow
 
     def _catch_up(self) -> None:
         with self._state:
@@ -118,17 +118,17 @@ class RowLog:
             for version, body in self._rows(after):
                 before = self._latest
                 expected = before.version + 1 if before is not None else after + 1
-                event, size, checkpoint = self._decode(version, body, before, expected)
+                event, size, checkpoint, slow = self._decode(version, body, before, expected)
                 if before is None and after > 0 and not checkpoint:
                     raise CorruptLog(
                         self.where, event.version, f"session {self.session_id!r}: row {version} "
                         "is marked as a checkpoint but holds no list",
                     )
-                self._adopt(event, size, checkpoint)
+                self._adopt(event, size, checkpoint, slow)
 
-    def _adopt(self, event: Event, size: int, checkpoint: bool) -> None:
+    def _adopt(self, event: Event, size: int, checkpoint: bool, slow: bool) -> None:
         self._latest = event
-        self._tail.add(size, size if checkpoint else None)
+        self._tail.add(size, size if checkpoint else None, slow=slow)
         self._recent.append(event)
 
     def version(self) -> int:
@@ -157,7 +157,7 @@ class RowLog:
         before: Event | None = None
         for version, body in self._rows(0):
             expected = before.version + 1 if before is not None else 1
-            event, _, _ = self._decode(version, body, before, expected)
+            event, *_ = self._decode(version, body, before, expected)
             before = event
             if event.version > after:
                 yield event
@@ -176,9 +176,10 @@ class RowLog:
                 raise VersionConflict(self.session_id, event.version - 1, version)
             checkpoint = self._tail.due()
             before = latest.phases if latest is not None else ()
-            body = dumps(encode(event, before, checkpoint=checkpoint))
+            record = encode(event, before, checkpoint=checkpoint)
+            body = dumps(record)
             self._insert(event.version, body, checkpoint)
-            self._adopt(event, len(body), checkpoint)
+            self._adopt(event, len(body), checkpoint, is_slow(record))
 
     def compact(self) -> None:
         """Rewrite this session's rows in the newest format, in one transaction."""
@@ -189,9 +190,10 @@ class RowLog:
             events = list(self.events())
             for event in events:
                 checkpoint = tail.due() or event is events[-1]
-                body = dumps(encode(event, before, checkpoint=checkpoint))
+                record = encode(event, before, checkpoint=checkpoint)
+                body = dumps(record)
                 rows.append((event.version, body, checkpoint))
-                tail.add(len(body), len(body) if checkpoint else None)
+                tail.add(len(body), len(body) if checkpoint else None, slow=is_slow(record))
                 before = event.phases
             self._replace_all(rows)
             self._forget()

@@ -32,7 +32,7 @@ from typing import Any, Literal, Protocol, cast
 from .._core.model import Phase
 from ..errors import CorruptLog, CorruptLogWarning, StoreError, TornTailWarning, VersionConflict
 from ._base import Event, check_session_id, poll_wait
-from ._records import FORMAT, Tail, decode, dumps, encode, is_checkpoint, loads
+from ._records import FORMAT, Tail, decode, dumps, encode, is_checkpoint, is_slow, loads
 
 try:  # POSIX; elsewhere only threads of one process are kept apart.
     import fcntl
@@ -360,8 +360,8 @@ class JsonlLog:
         time (newest checkpoint plus the tail after it), only new lines after that.
         """
         with self._thread_lock:
-            if self._pid != os.getpid() or (self._fd >= 0 and self._replaced()):
-                self._open_log(create=False)
+            if self._pid != os.getpid() or self._fd < 0 or self._replaced():
+                self._open_log(create=False)  # forked, created by another writer, or compacted
             if self._fd < 0:
                 return
             end = self._complete_end()
@@ -436,7 +436,9 @@ class JsonlLog:
                 raise CorruptLog(str(self.path), number, f"version {event.version} follows version {last}")
             skipped = False
             self._latest, self._end = event, offset + len(line) + 1
-            self._tail.add(len(line) + 1, _checkpoint_size(line) if is_checkpoint(data) else None)
+            self._tail.add(
+                len(line) + 1, _checkpoint_size(line) if is_checkpoint(data) else None, slow=is_slow(data)
+            )
             yield event
         self._end = end
 
@@ -492,10 +494,11 @@ class JsonlLog:
                 raise VersionConflict(self.session_id, event.version - 1, version)
             before = latest.phases if latest is not None else ()
             checkpoint = self._format == 1 or self._tail.due()
-            line = _encode(encode(event, before, checkpoint=checkpoint))
+            record = encode(event, before, checkpoint=checkpoint)
+            line = _encode(record)
             self._write(line)
             self._latest, self._end = event, os.fstat(self._fd).st_size
-            self._tail.add(len(line), _checkpoint_size(line) if checkpoint else None)
+            self._tail.add(len(line), _checkpoint_size(line) if checkpoint else None, slow=is_slow(record))
 
     def compact(self) -> None:
         """Rewrite the file in the newest format (history kept) and swap it in atomically."""
@@ -510,9 +513,10 @@ class JsonlLog:
                     tail, before = Tail(), cast("tuple[Phase, ...]", ())
                     for event in self.events():
                         checkpoint = tail.due() or event.version == self._latest_version()
-                        line = _encode(encode(event, before, checkpoint=checkpoint))
+                        record = encode(event, before, checkpoint=checkpoint)
+                        line = _encode(record)
                         out.write(line)
-                        tail.add(len(line), _checkpoint_size(line) if checkpoint else None)
+                        tail.add(len(line), _checkpoint_size(line) if checkpoint else None, slow=is_slow(record))
                         before = event.phases
                     out.flush()
                     os.fsync(out.fileno())
