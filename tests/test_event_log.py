@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import tempfile
 import threading
@@ -164,11 +165,13 @@ class TestOldLogs:
         phases = phasetodo.load_phases([{"name": "P", "tasks": [{"content": "a", "status": "pending"}]}])
         conn = sqlite3.connect(tmp_path / "s.db")
         conn.execute("CREATE TABLE sessions (id TEXT PRIMARY KEY, owner TEXT)")
-        conn.execute("CREATE TABLE events (session TEXT NOT NULL, version INTEGER NOT NULL, body TEXT NOT NULL,"
+        conn.execute("CREATE TABLE events (session TEXT NOT NULL, version INTEGER NOT NULL,"
+                     " body TEXT NOT NULL,"
                      " PRIMARY KEY (session, version)) WITHOUT ROWID")
         conn.execute("INSERT INTO sessions VALUES ('s', NULL)")
         for v in (1, 2):
-            conn.execute("INSERT INTO events VALUES ('s', ?, ?)", (v, json.dumps(event_to_json(Event(v, "write", 1.0, phases)))))
+            body = json.dumps(event_to_json(Event(v, "write", 1.0, phases)))
+            conn.execute("INSERT INTO events VALUES ('s', ?, ?)", (v, body))
         conn.commit()
         conn.close()
         store = phasetodo.SqliteStore(tmp_path / "s.db")
@@ -194,7 +197,8 @@ class TestFreshReads:
 
     def test_reading_creates_nothing(self, tmp_path: Path) -> None:
         """Opening and reading a session that does not exist leaves no file or folder behind."""
-        for store in (phasetodo.JsonlStore(tmp_path / "logs"), phasetodo.SqliteStore(tmp_path / "db" / "s.db")):
+        stores = (phasetodo.JsonlStore(tmp_path / "logs"), phasetodo.SqliteStore(tmp_path / "db" / "s.db"))
+        for store in stores:
             with phasetodo.Session.open("s", store) as session:
                 assert (session.version, session.phases, list(session.events())) == (0, (), [])
             store.close()
@@ -300,10 +304,8 @@ class ReplayMachine(RuleBasedStateMachine):
     def tool_write(self, data: st.DataObject, strict: bool) -> None:
         assert self.session is not None
         params = data.draw(testing.params(self.session.phases, valid=None))
-        try:
+        with contextlib.suppress(phasetodo.InvalidParams):
             self.session.todo_write(params, profile="strict" if strict else "parity")
-        except phasetodo.InvalidParams:
-            pass
 
     @rule(phases=testing.phases(max_size=3, max_tasks=3))
     def user_edit(self, phases: tuple[phasetodo.Phase, ...]) -> None:

@@ -516,7 +516,8 @@ class JsonlLog:
                         record = encode(event, before, checkpoint=checkpoint)
                         line = _encode(record)
                         out.write(line)
-                        tail.add(len(line), _checkpoint_size(line) if checkpoint else None, slow=is_slow(record))
+                        size = _checkpoint_size(line) if checkpoint else None
+                        tail.add(len(line), size, slow=is_slow(record))
                         before = event.phases
                     out.flush()
                     os.fsync(out.fileno())
