@@ -22,6 +22,7 @@ from ._base import (
     event_from_json,
     event_to_json,
 )
+from ._url import store_from_url
 from .jsonl import JsonlLog, JsonlStore
 from .memory import MemoryLog, MemoryStore
 from .postgres import PostgresLog, PostgresStore
@@ -44,4 +45,5 @@ __all__ = [
     "check_session_id",
     "event_from_json",
     "event_to_json",
+    "store_from_url",
 ]
