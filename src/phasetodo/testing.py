@@ -32,6 +32,7 @@ from ._core import schema
 from ._core.jsstring import WHITESPACE, is_blank
 from ._core.model import Phase, Status, Task
 from ._core.ops import OP_NAMES, OPS, Append, Done, Drop, Init, Note, Op, PhaseItems, Rm, Start
+from ._views.status import LOOKS
 
 __all__ = [
     "calls",
@@ -51,12 +52,7 @@ __all__ = [
 #: Markdown reader (``\r?\n``) or a JavaScript ``.`` (``\r``, U+2028, U+2029).
 _TERMINATORS = "\n\r\u2028\u2029"
 #: Markers ``markdown_to_phases`` accepts, by status; the first is the one written.
-_MARKERS = {
-    Status.PENDING: (" ", ""),
-    Status.IN_PROGRESS: ("/", ">"),
-    Status.COMPLETED: ("x", "X"),
-    Status.ABANDONED: ("-", "~"),
-}
+_MARKERS = {status: look.markers for status, look in LOOKS.items()}
 #: Single characters that are not a status marker (``- [?] task`` is a parse error).
 _BAD_MARKERS = "?!*aozQ0#"
 

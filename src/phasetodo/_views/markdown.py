@@ -24,26 +24,13 @@ from typing import Any
 from .._core.codec import _as_phases
 from .._core.engine import normalize
 from .._core.jsstring import DOT, DOT_UNIT, WHITESPACE, WS, trim
-from .._core.model import Phase, Status, Task, make_task
+from .._core.model import Phase, Task, make_task
+from .status import LOOKS
 
 __all__ = ["LOSSLESS_MARKER", "markdown_to_phases", "phases_to_markdown"]
 
-_MARKERS = {
-    Status.PENDING: " ",
-    Status.IN_PROGRESS: "/",
-    Status.COMPLETED: "x",
-    Status.ABANDONED: "-",
-}
-_STATUS_OF = {
-    " ": Status.PENDING,
-    "": Status.PENDING,
-    "x": Status.COMPLETED,
-    "X": Status.COMPLETED,
-    "/": Status.IN_PROGRESS,
-    ">": Status.IN_PROGRESS,
-    "-": Status.ABANDONED,
-    "~": Status.ABANDONED,
-}
+_MARKERS = {status: look.marker for status, look in LOOKS.items()}
+_STATUS_OF = {marker: status for status, look in LOOKS.items() for marker in look.markers}
 
 _NOTE = re.compile(f"{WS}*>{WS}?({DOT}*)")
 _HEADING = re.compile(f"#{{1,6}}{WS}+({DOT}+?){WS}*")

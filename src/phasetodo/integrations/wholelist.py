@@ -33,6 +33,7 @@ import attrs
 from .._core.jsstring import is_blank
 from .._core.model import Phase, Status
 from .._core.schema import problems
+from ..errors import InvalidOption
 from ..tool import TodoState, TodoWriteTool, ToolResult
 
 __all__ = [
@@ -77,7 +78,7 @@ class WholeListTool:
 
     def __init__(self, session: TodoState | None = None, *, phase: str = "Todos") -> None:
         if not isinstance(phase, str) or is_blank(phase):
-            raise ValueError("phase: must be a non-blank string")
+            raise InvalidOption("phase: must be a non-blank string")
         self.tool = TodoWriteTool(session)
         self.phase = phase
 
