@@ -10,9 +10,12 @@ from typing import Any
 
 import attrs
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import phasetodo
-from phasetodo import errors
+from phasetodo import errors, testing
+from phasetodo._core import schema
 from phasetodo.tool import MemoryState, TodoWriteTool
 
 INIT = {"ops": [{"op": "init", "list": [{"phase": "Fix", "items": ["Find it", "Patch it"]}]}]}
@@ -247,3 +250,45 @@ class TestCommand:
         """A parity call with op errors exits 1 (found from the result, not its text)."""
         self._run(tmp_path, "apply", json.dumps(INIT))
         assert self._run(tmp_path, "apply", json.dumps(ONE_BAD)).returncode == 1
+
+
+_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=4) | st.binary(max_size=2),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(
+        st.sampled_from(["ops", "op", "task", "phase", "items", "list", "text", "x"]), inner, max_size=4
+    )
+    | st.dictionaries(st.just("op"), st.sampled_from([*phasetodo.OPS, "view", "pending"])),
+    max_leaves=14,
+)
+
+
+class TestOneTruthPerCheck:
+    @settings(max_examples=400)
+    @given(st.one_of(_values, testing.params(valid=None), testing.params(valid=None, extras=True)))
+    def test_schema_paths_agree(self, params: object) -> None:
+        """The compiled validator and the problem lister agree, on every profile's schema."""
+        assert schema.is_valid(params) == (schema.problems(params) == [])
+        strict_problems = schema.problems(params, schema.STRICT_PARAMS_SCHEMA)
+        assert schema.is_valid_strict(params) == (strict_problems == [])
+
+    @settings(max_examples=300)
+    @given(
+        st.lists(testing.ops(), max_size=4),
+        st.builds(
+            phasetodo.Limits,
+            max_ops=st.integers(1, 5),
+            max_content=st.integers(1, 12),
+            max_name=st.integers(1, 12),
+            max_note=st.integers(1, 12),
+            max_payload=st.integers(1, 60),
+        ),
+    )
+    def test_limit_paths_agree(self, ops: list[phasetodo.Op], limits: phasetodo.Limits) -> None:
+        """The quick limit pass rejects exactly the calls the full pass finds problems in."""
+        found: list[str] = []
+        total = sum(limits._check_op(op, index, found) for index, op in enumerate(ops))
+        if total > limits.max_payload or len(ops) > limits.max_ops:
+            found.append("over")
+        quick = limits._scan(ops) if len(ops) <= limits.max_ops else -1
+        assert (quick == -1) == bool(found)

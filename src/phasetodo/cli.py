@@ -229,7 +229,7 @@ def _cmd_apply(args: argparse.Namespace, out: IO[str]) -> int:
     return OP_ERRORS if result.errors or result.is_error else OK
 
 
-def _parse_markdown(text: str, where: str) -> list[Phase]:
+def _parse_markdown(text: str, where: str) -> tuple[Phase, ...]:
     phases, errors = markdown_to_phases(text)
     if errors:
         lines = "\n".join(f"  {e}" for e in errors)

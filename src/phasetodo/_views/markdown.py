@@ -171,18 +171,19 @@ class _Reader:
         return list(normalize(Phase(name, tuple(tasks)) for name, tasks in self.phases))
 
 
-def markdown_to_phases(text: str) -> tuple[list[Phase], list[str]]:
+def markdown_to_phases(text: str) -> tuple[tuple[Phase, ...], list[str]]:
     """Parse a Markdown checklist back into phases, with line-numbered errors.
 
     Tasks before any heading go into a ``Todos`` phase; ``[>]`` also means in
     progress and ``[~]`` abandoned. The result is normalized like a tool call,
     except for the lossless form (first line :data:`LOSSLESS_MARKER`), which is
-    read back exactly as written.
+    read back exactly as written. The phases are a tuple, as from
+    :func:`~phasetodo.load_phases`; the errors a list, as in the conformance vectors.
     """
     if text.lstrip(_EDGE).startswith(LOSSLESS_MARKER):
         lossless = _lossless_phases(text)
         if lossless is not None:
-            return lossless
+            return tuple(lossless[0]), lossless[1]
     reader = _Reader()
     runs = _TASK_RUN if _LINE_BREAKS.search(text) else _PLAIN_TASK_RUN
     number, pos = 1, 0
@@ -202,7 +203,7 @@ def markdown_to_phases(text: str) -> tuple[list[Phase], list[str]]:
         reader.line(text[pos:stop], number)
         number += 1
         pos = newline + 1
-    return reader.result(), reader.errors
+    return tuple(reader.result()), reader.errors
 
 
 # -- the lossless form -----------------------------------------------------------------
