@@ -15,7 +15,7 @@ from ._core.schema import DETAILS_SCHEMA, PARAMS_SCHEMA, STRICT_PARAMS_SCHEMA
 from ._profiles.builtin import PROFILES, ProfileLike
 from ._profiles.builtin import resolve as resolve_profile
 from ._profiles.parity import PARITY
-from ._profiles.registry import Profile
+from ._profiles.registry import CallContext, Profile
 from ._profiles.result import ResultJSON, Storage
 from ._profiles.strict import STRICT, StrictOutcome, apply_strict
 from ._views.anchor import compaction_anchor
@@ -62,6 +62,7 @@ __all__ = [
     "STRICT_PARAMS_SCHEMA",
     "AmbiguousTarget",
     "Append",
+    "CallContext",
     "Change",
     "CorruptLog",
     "CorruptLogWarning",

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, TypeVar
 
-from ._core.codec import _as_phases
+from ._core.codec import as_phases
 from ._core.limits import DEFAULT_LIMITS, Limits
 from ._core.model import Phase
 from ._profiles.builtin import ProfileLike, resolve
@@ -266,11 +266,14 @@ class Session:
         if dry_run:
             current = self.refresh()
             return call(
-                params, current, profile=chosen, limits=bound, storage=self.storage, dry_run=True
+                params, current, profile=chosen, limits=bound, storage=self.storage, dry_run=True,
+                agent=writer,
             )
 
         def make(current: tuple[Phase, ...]) -> tuple[tuple[Phase, ...] | None, ToolResult]:
-            result = call(params, current, profile=chosen, limits=bound, storage=self.storage)
+            result = call(
+                params, current, profile=chosen, limits=bound, storage=self.storage, agent=writer
+            )
             if result.is_error and chosen.atomic:
                 return None, result  # refused: nothing applied, nothing appended
             return result.phases, result
@@ -292,7 +295,7 @@ class Session:
         """
         if not isinstance(source, str) or not source:
             raise InvalidOption("source: must be a non-empty string")
-        new = tuple(_as_phases(phases))
+        new = tuple(as_phases(phases))
         self._commit("user_edit", lambda _: (new, None), expected_version, source=source)
         last = self.last_change
         assert last is not None

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Literal, Protocol
 
-from ._core.codec import _as_phases, dump_phases
+from ._core.codec import as_phases, dump_phases
 from ._core.limits import DEFAULT_LIMITS, Limits
 from ._core.model import Phase, value_problems
 from ._core.schema import PARAMS_SCHEMA
@@ -56,14 +56,18 @@ def call(
     limits: Limits | None = DEFAULT_LIMITS,
     storage: Storage = "memory",
     dry_run: bool = False,
+    agent: str | None = None,
 ) -> ToolResult:
     """One call on ``phases`` in ``profile``: the typed result.
 
     Raises :class:`~phasetodo.InvalidParams` (nothing applied) when ``params``
-    break the profile's schema or ``limits`` (``None``: no limits).
+    break the profile's schema or ``limits`` (``None``: no limits). ``agent``
+    names the writing agent for profiles that track one.
     """
     current = phases if isinstance(phases, tuple) else tuple(phases)
-    return run(resolve(profile), params, current, limits=limits, storage=storage, dry_run=dry_run)
+    return run(
+        resolve(profile), params, current, limits=limits, storage=storage, dry_run=dry_run, agent=agent
+    )
 
 
 def todo_write(
@@ -102,7 +106,7 @@ def _phases_arg(phases: object) -> tuple[Phase, ...]:
         if found:
             raise InvalidPhases(found)
         return items
-    return tuple(_as_phases(items))
+    return tuple(as_phases(items))
 
 
 class TodoState(Protocol):

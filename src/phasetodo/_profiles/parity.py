@@ -6,11 +6,15 @@ applies, and the result is never an error. The conformance vectors define it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .._core import schema
 from .._core.codec import dump_phases, parse_params
 from .._core.engine import Outcome, apply
+from .._core.model import Phase
+from .._core.ops import Op
 from .._views.summary import format_summary
-from .registry import Profile
+from .registry import CallContext, Profile
 from .result import Storage, ToolResult
 
 __all__ = ["DESCRIPTION", "PARITY", "parity_report"]
@@ -65,12 +69,16 @@ def parity_report(outcome: Outcome, storage: Storage) -> ToolResult:
     )
 
 
+def _apply(phases: tuple[Phase, ...], ops: Sequence[Op], call: CallContext) -> Outcome:
+    return apply(phases, ops)
+
+
 #: The default profile: exactly the reference.
 PARITY = Profile(
     "parity",
     schema=schema.PARAMS_SCHEMA,
     description=DESCRIPTION,
     parse=parse_params,
-    apply=apply,
+    apply=_apply,
     report=parity_report,
 )

@@ -18,7 +18,17 @@ from .._core.limits import DEFAULT_LIMITS, Limits
 from .._core.model import Phase
 from .result import Storage, ToolResult
 
-__all__ = ["Profile", "run"]
+__all__ = ["CallContext", "Profile", "run"]
+
+
+@attrs.frozen
+class CallContext:
+    """Who makes a call and on what: what a profile's ``apply`` may need beyond the ops.
+
+    ``agent`` is the writing agent (``None`` for a single-agent list).
+    """
+
+    agent: str | None = None
 
 
 @attrs.frozen
@@ -29,7 +39,8 @@ class Profile:
     * ``description``: the prompt the model reads;
     * ``parse(params)``: validate the arguments and build the ops (raises
       :class:`~phasetodo.InvalidParams`, applying nothing);
-    * ``apply(phases, ops)``: run the ops on the phases, returning an :class:`Outcome`;
+    * ``apply(phases, ops, call)``: run the ops on the phases for the :class:`CallContext`,
+      returning an :class:`Outcome`;
     * ``report(outcome, storage)``: the call's :class:`ToolResult`;
     * ``atomic``: a call with errors is an error result and changes nothing
       (a session appends nothing for it).
@@ -39,7 +50,7 @@ class Profile:
     schema: Mapping[str, Any] = attrs.field(repr=False)
     description: str = attrs.field(repr=False)
     parse: Callable[[object], Sequence[Any]] = attrs.field(repr=False)
-    apply: Callable[[tuple[Phase, ...], Sequence[Any]], Outcome] = attrs.field(repr=False)
+    apply: Callable[[tuple[Phase, ...], Sequence[Any], CallContext], Outcome] = attrs.field(repr=False)
     report: Callable[[Outcome, Storage], ToolResult] = attrs.field(repr=False)
     atomic: bool = False
 
@@ -52,6 +63,7 @@ def run(
     limits: Limits | None = DEFAULT_LIMITS,
     storage: Storage = "memory",
     dry_run: bool = False,
+    agent: str | None = None,
 ) -> ToolResult:
     """One call, arguments to result: parse, check ``limits``, apply, report.
 
@@ -59,10 +71,11 @@ def run(
     that break the profile's schema or ``limits`` (``None``: no limits).
     ``phases`` is never modified. With ``dry_run`` the result says what the
     call would change; saving it is the caller's choice (sessions do not).
+    ``agent`` is the writing agent, handed to the profile's ``apply``.
     """
     ops = profile.parse(params)
     grows = limits is not None and limits.check_ops(ops)
-    outcome = profile.apply(phases, ops)
+    outcome = profile.apply(phases, ops, CallContext(agent))
     if grows:
         assert limits is not None
         limits.check_result(phases, outcome.phases)

@@ -34,7 +34,7 @@ from .._views.diff import StatusChange
 from .._views.summary import SYMBOLS, format_summary
 from ..errors import InvalidParams
 from .parity import DESCRIPTION
-from .registry import Profile
+from .registry import CallContext, Profile
 from .result import Storage, ToolResult
 
 __all__ = [
@@ -344,7 +344,7 @@ def strict_report(outcome: Outcome, storage: Storage) -> ToolResult:
     )
 
 
-def _apply(phases: tuple[Phase, ...], ops: Sequence[StrictOp]) -> Outcome:
+def _apply(phases: tuple[Phase, ...], ops: Sequence[StrictOp], call: CallContext) -> Outcome:
     return apply_strict(phases, ops)
 
 

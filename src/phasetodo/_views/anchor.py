@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from .._core.codec import _as_phases
+from .._core.codec import as_phases
 from .._core.model import Phase, Status, Task
 from ..errors import InvalidOption
 from .summary import SYMBOLS
@@ -89,7 +89,7 @@ def compaction_anchor(phases: Iterable[Phase | Mapping[str, Any]], *, max_chars:
     """
     if max_chars < MIN_ANCHOR_CHARS:
         raise InvalidOption(f"max_chars: must be at least {MIN_ANCHOR_CHARS}, not {max_chars}")
-    items = _as_phases(phases)
+    items = as_phases(phases)
     budget = _Budget(max_chars)
     total = sum(len(p.tasks) for p in items)
     if not total:

@@ -13,7 +13,7 @@ from typing import Any
 
 import attrs
 
-from .._core.codec import _as_phases
+from .._core.codec import as_phases
 from .._core.model import Phase, Status, Task
 
 __all__ = [
@@ -105,8 +105,8 @@ def diff_phases(
     before: Iterable[Phase | Mapping[str, Any]], after: Iterable[Phase | Mapping[str, Any]]
 ) -> ListDiff:
     """The changes that turn ``before`` into ``after`` (values or JSON dicts)."""
-    old = _as_phases(before)
-    new = _as_phases(after)
+    old = as_phases(before)
+    new = as_phases(after)
     phases_added = _unmatched(new, old)
     phases_removed = _unmatched(old, new)
     pool: dict[tuple[str, str], list[Task]] = {}

@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .._core.codec import _as_phases
+from .._core.codec import as_phases
 from .._core.engine import normalize
 from .._core.jsstring import DOT, DOT_UNIT, WHITESPACE, WS, trim
 from .._core.model import Phase, Task, make_task
@@ -46,7 +46,7 @@ def phases_to_markdown(
     adds the lossless marker and escapes what the reference's format would
     lose, so that :func:`markdown_to_phases` gives back exactly ``phases``.
     """
-    items = _as_phases(phases)
+    items = as_phases(phases)
     if lossless:
         return _lossless_markdown(items)
     if not items:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from .._core.codec import _as_phases, dump_phases
+from .._core.codec import as_phases, dump_phases
 from .._core.model import Phase, Status, Task
 from ..errors import InvalidOption
 from .markdown import phases_to_markdown
@@ -92,7 +92,7 @@ def visible(text: str) -> str:
 
 
 def _phases(phases: Iterable[Phase | Mapping[str, Any]]) -> tuple[Phase, ...]:
-    return tuple(_as_phases(phases))
+    return tuple(as_phases(phases))
 
 
 def _closed(phase: Phase) -> int:
