@@ -16,7 +16,7 @@ from ._profiles.builtin import PROFILES, ProfileLike
 from ._profiles.builtin import resolve as resolve_profile
 from ._profiles.parity import PARITY
 from ._profiles.registry import CallContext, Profile
-from ._profiles.result import ResultJSON, Storage
+from ._profiles.result import DetailsJSON, PhaseJSON, ResultJSON, Storage, TaskJSON
 from ._profiles.strict import STRICT, StrictOutcome, apply_strict
 from ._views.anchor import compaction_anchor
 from ._views.diff import ListDiff, NoteChange, StatusChange, TaskRef, diff_phases, format_diff
@@ -66,6 +66,7 @@ __all__ = [
     "Change",
     "CorruptLog",
     "CorruptLogWarning",
+    "DetailsJSON",
     "Done",
     "Drop",
     "Event",
@@ -89,6 +90,7 @@ __all__ = [
     "Outcome",
     "Phase",
     "PhaseItems",
+    "PhaseJSON",
     "PhasetodoError",
     "PhasetodoWarning",
     "Profile",
@@ -108,6 +110,7 @@ __all__ = [
     "StrictOutcome",
     "TargetNotFound",
     "Task",
+    "TaskJSON",
     "TaskRef",
     "TodoList",
     "TodoState",

@@ -8,14 +8,14 @@ JSON is made from it only at the edges (:meth:`ToolResult.to_json`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, TypedDict, cast
 
 import attrs
 
 from .._core.model import Phase
 from .._views.diff import StatusChange, diff_phases, format_diff
 
-__all__ = ["ResultJSON", "Storage", "TextPart", "ToolResult"]
+__all__ = ["DetailsJSON", "PhaseJSON", "ResultJSON", "Storage", "TaskJSON", "TextPart", "ToolResult"]
 
 #: Where a result's list lives, as ``details.storage`` says.
 Storage = Literal["session", "memory"]
@@ -28,9 +28,44 @@ class TextPart(TypedDict):
     text: str
 
 
+class _TaskBase(TypedDict):
+    content: str
+    status: Literal["pending", "in_progress", "completed", "abandoned"]
+
+
+class TaskJSON(_TaskBase, total=False):
+    """A task in ``details.phases``; ``notes`` is absent when there are none."""
+
+    notes: list[str]
+
+
+class PhaseJSON(TypedDict):
+    """A phase in ``details.phases``."""
+
+    name: str
+    tasks: list[TaskJSON]
+
+
+class _DetailsBase(TypedDict):
+    phases: list[PhaseJSON]
+    storage: Storage
+
+
+class DetailsJSON(_DetailsBase, total=False):
+    """A result's ``details``: the list after the call and where it lives, plus what the
+    profile adds (strict: ``profile``, ``transitions``, ``errors``) and a dry run's
+    ``dry_run`` and ``diff``."""
+
+    profile: str
+    transitions: list[dict[str, str]]
+    errors: list[str]
+    dry_run: bool
+    diff: dict[str, Any]
+
+
 class _ResultBase(TypedDict):
     content: list[TextPart]
-    details: dict[str, Any]
+    details: DetailsJSON
 
 
 class ResultJSON(_ResultBase, total=False):
@@ -71,7 +106,8 @@ class ToolResult:
 
     def to_json(self) -> ResultJSON:
         """The ``todo_write`` result as JSON-ready data (fresh, safe to modify)."""
-        out: ResultJSON = {"content": self.content, "details": _copy(self.details)}
+        details = cast("DetailsJSON", _copy(self.details))
+        out: ResultJSON = {"content": self.content, "details": details}
         if self.flags_error or self.is_error:
             out["isError"] = self.is_error
         return out
