@@ -18,7 +18,6 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 
 import phasetodo
 from phasetodo import testing
-from phasetodo._profiles.registry import parse_call, run_call
 from phasetodo.stores import Event, _records, event_to_json
 
 from . import postgres_support
@@ -102,7 +101,7 @@ class TestBytesPerWrite:
         def write(params: dict[str, Any]) -> None:
             nonlocal current, version
             version += 1
-            current = run_call(current, parse_call(params)).phases
+            current = phasetodo.call(params, current, limits=None).phases
             log.append(Event(version, "write", 1.0, current, ops=tuple(params["ops"]), profile="parity"))
 
         write(_big(10_000))

@@ -23,7 +23,8 @@ import attrs
 
 from .._core.codec import dump_phases, load_phases
 from .._core.model import Phase, Task
-from .._profiles.registry import PROFILES, parse_call, run_call
+from .._profiles.builtin import BUILTIN
+from .._profiles.registry import CallContext
 from ..errors import InvalidParams, InvalidPhases
 from ._base import EVENT_KINDS, Event
 
@@ -156,7 +157,7 @@ def decode(data: object, before: tuple[Phase, ...] | None) -> Event:
             raise ValueError("event.ops: must be a list")
         if profile is None:
             profile = "parity"
-        if profile not in PROFILES:
+        if profile not in BUILTIN:
             raise ValueError(f"event.profile: {profile!r} is not a profile this version knows")
     if "phases" in data:
         try:
@@ -168,7 +169,7 @@ def decode(data: object, before: tuple[Phase, ...] | None) -> Event:
     elif "edit" in data:
         phases = patch(before, data["edit"])
     elif ops is not None:
-        phases = _replay(ops, profile, before)
+        phases = _replay(ops, str(profile), before, data.get("agent"))
     else:
         raise ValueError("event: has neither phases, ops nor edit")
     return Event(
@@ -177,9 +178,11 @@ def decode(data: object, before: tuple[Phase, ...] | None) -> Event:
     )
 
 
-def _replay(ops: list[Any], profile: Any, before: tuple[Phase, ...]) -> tuple[Phase, ...]:
+def _replay(ops: list[Any], name: str, before: tuple[Phase, ...], agent: str | None) -> tuple[Phase, ...]:
+    """The list after a write: its ops parsed and applied again by the same profile, for the same agent."""
+    profile = BUILTIN[name]
     try:
-        return run_call(before, parse_call({"ops": ops}, profile), profile, None).phases
+        return profile.apply(before, profile.parse({"ops": ops}), CallContext(agent)).phases
     except InvalidParams as error:
         raise ValueError(f"event.ops: {'; '.join(error.problems)}") from error
 

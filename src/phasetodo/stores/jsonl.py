@@ -30,7 +30,14 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, cast
 
 from .._core.model import Phase
-from ..errors import CorruptLog, CorruptLogWarning, StoreError, TornTailWarning, VersionConflict
+from ..errors import (
+    CorruptLog,
+    CorruptLogWarning,
+    InvalidOption,
+    StoreError,
+    TornTailWarning,
+    VersionConflict,
+)
 from ._base import Event, check_session_id, poll_wait
 from ._records import FORMAT, Tail, decode, dumps, encode, is_checkpoint, is_slow, loads
 
@@ -591,7 +598,7 @@ class JsonlStore:
         self, directory: str | os.PathLike[str], *, fsync: bool = True, on_corrupt: OnCorrupt = "raise"
     ) -> None:
         if on_corrupt not in ("raise", "skip"):
-            raise ValueError(f"on_corrupt: must be 'raise' or 'skip', not {on_corrupt!r}")
+            raise InvalidOption(f"on_corrupt: must be 'raise' or 'skip', not {on_corrupt!r}")
         self.directory = Path(directory)  # made at the first write, not before
         self.fsync = fsync
         self.on_corrupt: OnCorrupt = on_corrupt
