@@ -22,7 +22,8 @@ def main(argv: list[str]) -> None:
     """Parse the arguments and write."""
     kind, where, session_id, tag, count = argv[:5]
     go = argv[5] if len(argv) > 5 else None
-    store = phasetodo.stores.store_from_url(where if kind != "jsonl" else f"jsonl:{where}")
+    prefix = {"jsonl": "jsonl:", "sqlite": "sqlite:", "postgres": ""}[kind]
+    store = phasetodo.stores.store_from_url(prefix + where)
     session = phasetodo.Session.open(session_id, store, resume="keep", clear_delay=-1)
     while go is not None and not os.path.exists(go):
         time.sleep(0.005)
