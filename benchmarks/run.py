@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import phasetodo
-from phasetodo.tool import execute, result_of
+from phasetodo.tool import call
 
 WORKLOADS = Path(__file__).parent / "workloads"
 
@@ -67,7 +67,7 @@ def cases() -> dict[str, dict[str, Callable[[], object]]]:
         values = phasetodo.load_phases(before)
         out[name] = {
             "todo_write": lambda b=before, p=params: phasetodo.todo_write(p, b),
-            "values": lambda v=values, p=params: result_of(execute(p, v)),
+            "values": lambda v=values, p=params: call(p, v).to_json(),
         }
     md_before = load("w4_markdown")["before"]
     md_values = phasetodo.load_phases(md_before)
@@ -89,8 +89,8 @@ def _trace_dicts(calls: list[dict[str, Any]]) -> None:
 def _trace(calls: list[dict[str, Any]]) -> None:
     phases: tuple[phasetodo.Phase, ...] = ()
     for params in calls:
-        outcome = execute(params, phases)
-        result_of(outcome)
+        outcome = call(params, phases)
+        outcome.to_json()
         phases = outcome.phases
 
 
@@ -103,8 +103,8 @@ def scaling(rounds: int) -> tuple[float, float]:
     ops = [{"op": "done", "task": c} for c in contents[::step][:1000]]
     small, large = {"ops": ops[::10]}, {"ops": ops}
     return (
-        median_us(lambda: result_of(execute(small, values)), rounds),
-        median_us(lambda: result_of(execute(large, values)), rounds),
+        median_us(lambda: call(small, values).to_json(), rounds),
+        median_us(lambda: call(large, values).to_json(), rounds),
     )
 
 
