@@ -506,10 +506,10 @@ class TestBadOptions:
 
     def test_unknown_store_kind(self, tmp_path: Path) -> None:
         """A --store with an unknown kind: prefix is rejected, naming the kind."""
-        done = Cli(tmp_path, "postgres://db/todo").run("show")
+        done = Cli(tmp_path, "redis://db/todo").run("show")
         assert done.returncode == 2
-        assert "--store postgres://db/todo: unknown store kind 'postgres:'" in done.stderr
-        assert not (tmp_path / "postgres:").exists()
+        assert "--store redis://db/todo: unknown store kind 'redis:'" in done.stderr
+        assert not (tmp_path / "redis:").exists()
 
     def test_sqlite_without_file(self, tmp_path: Path) -> None:
         """sqlite: with no file name is rejected."""
