@@ -116,7 +116,7 @@ class TestAgent:
 
 class TestSqliteDamage:
     def test_byte_flips_give_only_our_errors(self, tmp_path: Path) -> None:
-        """300 random byte flips of a SQLite file: each open and read works or raises CorruptLog/StoreError."""
+        """300 random byte flips of a SQLite file: each read works or raises CorruptLog or StoreError."""
         good = tmp_path / "good.db"
         store = phasetodo.SqliteStore(good)
         with phasetodo.Session.open("s", store, resume="keep") as session:
@@ -150,7 +150,7 @@ class TestSqliteDamage:
 class TestReadOnly:
     @pytest.mark.parametrize("kind", ["jsonl", "sqlite"])
     def test_show_reads_a_read_only_store(self, kind: str, tmp_path: Path) -> None:
-        """`phasetodo show --json` reads a store whose folder and files cannot be written, creating nothing."""
+        """`phasetodo show --json` reads a store it cannot write to, and creates nothing."""
         folder = tmp_path / "store"
         spec = str(folder) if kind == "jsonl" else f"sqlite:{folder / 's.db'}"
         store = phasetodo.stores.store_from_url(spec)
