@@ -270,7 +270,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--calls", type=int, default=300, help="timed w1 calls per store")
     parser.add_argument("--dsn", help="a PostgreSQL server to use (default: start a throwaway one)")
-    parser.add_argument("--writes", type=int, default=200, help="writes per writer and per bytes run")
+    parser.add_argument("--writes", type=int, default=200, help="writes per writer process")
+    parser.add_argument(
+        "--bytes-writes", type=int, default=2_000,
+        help="writes per bytes-per-write run (enough to include a checkpoint on 10,000 tasks)",
+    )
     parser.add_argument("--only", choices=["log"], help="only the event-log tables (writes/s, open, bytes)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp, _postgres(args.dsn) as dsn:
@@ -282,7 +286,7 @@ def main(argv: list[str] | None = None) -> None:
         for name, us, read in open_10k(where, dsn, args.rounds):
             print(f"{name:<10}{us / 1000:>10,.1f}{read if read >= 0 else '-':>12}")
         print(f"\n{'bytes/write':<12}{'tasks':>8}{'log B':>8}{'ops B':>8}")
-        for name, tasks, per, ops in bytes_per_write(where, dsn, args.writes):
+        for name, tasks, per, ops in bytes_per_write(where, dsn, args.bytes_writes):
             print(f"{name:<12}{tasks:>8,}{per:>8,.0f}{ops:>8,.0f}")
         if args.only == "log":
             return
