@@ -24,6 +24,7 @@ import os
 import re
 import threading
 import warnings
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -49,6 +50,8 @@ except ImportError:  # pragma: no cover - not on the platforms we test
 __all__ = ["FORMAT", "JsonlLog", "JsonlStore", "OnCorrupt"]
 
 _BLOCK = 1 << 16
+#: How many recent events a log keeps to serve ``events(after)`` to watchers.
+_RECENT = 512
 #: Reading backwards starts small (a tail of deltas is short) and doubles.
 _FIRST_BLOCK = 1 << 12
 #: Flushes the data and the size (what a reader needs), skipping timestamps.
@@ -196,6 +199,7 @@ class JsonlLog:
         self._end = 0  # file offset up to which ``_latest`` is known
         self._latest: Event | None = None
         self._tail = Tail()
+        self._recent: deque[Event] = deque(maxlen=_RECENT)
 
     def _open_log(self, *, create: bool) -> None:
         """Open the file if it exists (read-only when it cannot be written), or create it."""
@@ -403,6 +407,7 @@ class JsonlLog:
                     break
         if base is not None:
             self._latest = base
+            self._recent.append(base)
             self._tail = Tail(base=_checkpoint_size(line))
         for _ in self._advance(start, end):
             pass
@@ -443,6 +448,7 @@ class JsonlLog:
                 raise CorruptLog(str(self.path), number, f"version {event.version} follows version {last}")
             skipped = False
             self._latest, self._end = event, offset + len(line) + 1
+            self._recent.append(event)
             self._tail.add(
                 len(line) + 1, _checkpoint_size(line) if is_checkpoint(data) else None, slow=is_slow(data)
             )
@@ -469,6 +475,9 @@ class JsonlLog:
             latest = self._latest
             if latest is not None and after == latest.version:
                 return iter(())
+            recent = self._recent
+            if after > 0 and recent and recent[0].version <= after + 1:  # a watcher's step
+                return iter([e for e in recent if e.version > after])
             end = self._end
             reader = JsonlLog.__new__(JsonlLog)  # a private cursor over the same file
             reader.__dict__.update(self.__dict__)
@@ -505,6 +514,7 @@ class JsonlLog:
             line = _encode(record)
             self._write(line)
             self._latest, self._end = event, os.fstat(self._fd).st_size
+            self._recent.append(event)
             self._tail.add(len(line), _checkpoint_size(line) if checkpoint else None, slow=is_slow(record))
 
     def compact(self) -> None:
