@@ -45,6 +45,7 @@ SCHEMA = (
 #: Serializes schema creation between processes that start together.
 _SCHEMA_LOCK = 7_046_051_600
 _PAGE = 256
+_INHERITED: list[Any] = []
 
 
 def _psycopg() -> Any:
@@ -93,7 +94,11 @@ class PostgresStore:
 
     def _connection(self) -> Any:
         if self._conn is None or self._pid != os.getpid():
-            self._pid = os.getpid()  # never use a connection inherited across fork()
+            if self._conn is not None:
+                # Inherited across fork(): never used here, and never closed either (closing
+                # would end the parent's session on the shared socket), so keep it referenced.
+                _INHERITED.append(self._conn)
+            self._pid = os.getpid()
             self._mutex = threading.RLock()
             self._depth = 0
             self._conn = self._psycopg.connect(self.dsn, autocommit=True)
@@ -186,6 +191,7 @@ class PostgresLog(RowLog):
         self.store = store
         self._wanted = wanted
         self._listen: Any = None
+        self._listen_pid = os.getpid()
         super().__init__(store.where, session_id, owner)
 
     @property
@@ -251,8 +257,12 @@ class PostgresLog(RowLog):
     def wait(self, after: int, timeout: float | None = None) -> bool:
         """Wait on LISTEN/NOTIFY (no polling) until a version above ``after`` lands."""
         deadline = None if timeout is None else time.monotonic() + timeout
+        if self._listen is not None and self._listen_pid != os.getpid():
+            _INHERITED.append(self._listen)
+            self._listen = None
         if self._listen is None or self._listen.closed:
             self._listen = self.store.listener()
+            self._listen_pid = os.getpid()
         while self.version() <= after:
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left <= 0:
@@ -264,6 +274,6 @@ class PostgresLog(RowLog):
 
     def close(self) -> None:
         """Close the listening connection, if one was opened."""
-        if self._listen is not None:
+        if self._listen is not None and self._listen_pid == os.getpid():
             self._listen.close()
             self._listen = None
