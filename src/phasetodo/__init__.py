@@ -6,6 +6,7 @@ of tasks; :func:`todo_write` applies them and returns the tool result.
 
 from __future__ import annotations
 
+from ._version import __version__
 from .anchor import compaction_anchor
 from .codec import dump_phases, load_phases, parse_params
 from .diff import ListDiff, NoteChange, StatusChange, TaskRef, diff_phases, format_diff
@@ -90,6 +91,7 @@ __all__ = [
     "UnknownProfile",
     "VersionConflict",
     "View",
+    "__version__",
     "apply",
     "apply_strict",
     "compaction_anchor",
