@@ -22,6 +22,7 @@ from .errors import (
     PhasetodoError,
     SessionClosed,
     SessionError,
+    StoreError,
     TornTailWarning,
     VersionConflict,
 )
@@ -81,6 +82,7 @@ __all__ = [
     "Status",
     "StatusChange",
     "Store",
+    "StoreError",
     "StrictOutcome",
     "Task",
     "TaskRef",

@@ -287,8 +287,9 @@ class Session:
             after = remove_closed(current, due)
             if after == current:
                 return None
-            self._log.append(Event(self._version + 1, "clear", float(now), after))
-            self._advance_to(self._version + 1, after)
+            version = self._version + 1
+            self._log.append(Event(version, "clear", float(now), after))
+        self._advance_to(version, after)  # committed once the lock is released
         return self.last_change
 
     def next_deadline(self) -> float | None:
@@ -386,7 +387,9 @@ class Session:
             after, result = make(current)
             version = self._version + 1
             self._log.append(Event(version, kind, float(self._clock()), after, source, agent))
-            self._advance_to(version, after)
+        # Only once the lock is released is the event committed (SQLite commits then):
+        # a failed commit raised above and left this view on the saved state.
+        self._advance_to(version, after)
         return result
 
     def _sync(self) -> tuple[Phase, ...]:
@@ -398,7 +401,9 @@ class Session:
         return self._phases
 
     def _advance_to(self, version: int, phases: tuple[Phase, ...]) -> None:
-        """Adopt ``phases`` as ``version`` (lock held, so views never go back)."""
+        """Adopt ``phases`` as ``version``, unless this view already saw a newer one."""
+        if version <= self._version and version != 0:
+            return
         self._last = (self._phases, phases)
         self._version, self._phases = version, phases
         self._reschedule()
