@@ -213,9 +213,9 @@ class ToolResult:
         return {"content": self.content, "details": dict(self.details), "is_error": self.is_error}
 
 
-def _invalid_text(problems: Sequence[str]) -> str:
+def _invalid_text(problems: Sequence[str], called: str = "todo_write") -> str:
     lines = "\n".join(f"- {p}" for p in problems)
-    return f"Invalid todo_write call; nothing was applied. Fix these and call again:\n{lines}"
+    return f"Invalid {called} call; nothing was applied. Fix these and call again:\n{lines}"
 
 
 class TodoWriteTool:
@@ -283,10 +283,14 @@ class TodoWriteTool:
         """The current list as result details: ``{"phases", "storage"}``."""
         return {"phases": dump_phases(self.phases), "storage": self.storage}
 
-    def error_result(self, problems: Sequence[str]) -> ToolResult:
-        """An error result that leaves the list unchanged and lists ``problems``."""
+    def error_result(self, problems: Sequence[str], *, called: str | None = None) -> ToolResult:
+        """An error result that leaves the list unchanged and lists ``problems``.
+
+        ``called`` names the tool the model called (``todo_read``, ``update_plan``, …)
+        when that is not this one, so the message points at the call to fix.
+        """
         return ToolResult(
-            text=_invalid_text(problems),
+            text=_invalid_text(problems, called or self.name),
             details=self.details(),
             is_error=True,
             problems=tuple(problems),
