@@ -257,11 +257,15 @@ class TodoWriteTool:
         """What results report in ``details.storage``, as the session says."""
         return self.session.storage
 
-    def execute(self, params: object, *, nulls_are_absent: bool = False) -> ToolResult:
+    def execute(
+        self, params: object, *, nulls_are_absent: bool = False, called: str | None = None
+    ) -> ToolResult:
         """Apply one call and return its result; bad arguments give an error result.
 
         With ``nulls_are_absent`` (payloads written against the strict spec),
-        ``null`` op fields are dropped before validation.
+        ``null`` op fields are dropped before validation. ``called`` names the
+        tool the model called when it is another one built on this (a
+        whole-list tool), so error texts point at that call.
         """
         if nulls_are_absent:
             from .integrations.openai import strip_nulls
@@ -272,7 +276,7 @@ class TodoWriteTool:
                 raise InvalidParams(schema.problems(params))
             raw = self.session.todo_write(params, profile=self.profile)
         except InvalidParams as error:
-            return self.error_result(error.problems)
+            return self.error_result(error.problems, called=called)
         return ToolResult(
             text="".join(part.get("text", "") for part in raw.get("content", ())),
             details=raw["details"],
