@@ -18,8 +18,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import phasetodo
-from phasetodo import _jsstring
-from phasetodo.markdown import _HEADING, _NOTE, _PLAIN_TASK_RUN, _STATUS_OF, _TASK, _TASK_RUN
+from phasetodo._core import jsstring as _jsstring
+from phasetodo._views.markdown import _HEADING, _NOTE, _PLAIN_TASK_RUN, _STATUS_OF, _TASK, _TASK_RUN
 
 CASES = [
     json.loads(line)

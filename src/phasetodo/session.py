@@ -19,11 +19,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, TypeVar
 
-from .codec import _as_phases
-from .engine import Outcome
+from ._core.codec import _as_phases
+from ._core.engine import Outcome
+from ._core.model import Phase
+from ._profiles.registry import Profile
 from .errors import NoAgentSession, NotSessionOwner, SessionClosed, VersionConflict
-from .model import Phase
-from .profiles import Profile
 from .session_changes import Change, TaskKey, change, closed_tasks, remove_closed, strip_closed
 from .stores import Event, EventKind, JsonlStore, Log, Store
 from .tool import Storage, execute, result_of
@@ -328,19 +328,19 @@ class Session:
         return f"session {self.session_id} · version {self._version}"
 
     def _repr_html_(self) -> str:
-        from .render import render_html
+        from ._views.render import render_html
 
         return render_html(self._phases, title=self._display_title())
 
     def _repr_markdown_(self) -> str:
-        from .render import render_markdown
+        from ._views.render import render_markdown
 
         return render_markdown(self._phases, title=self._display_title())
 
     def _repr_mimebundle_(
         self, include: object = None, exclude: object = None
     ) -> dict[str, str]:
-        from .render import mimebundle
+        from ._views.render import mimebundle
 
         return mimebundle(self._phases, title=self._display_title())
 

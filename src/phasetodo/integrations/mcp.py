@@ -38,11 +38,11 @@ except ModuleNotFoundError as error:  # pragma: no cover - depends on the enviro
         name=error.name,
     ) from error
 
+from .._core.model import Phase
+from .._core.schema import DETAILS_SCHEMA, problems
+from .._views.markdown import phases_to_markdown
+from .._views.summary import format_summary
 from ..errors import NoAgentSession, NotSessionOwner
-from ..markdown import phases_to_markdown
-from ..model import Phase
-from ..schema import DETAILS_SCHEMA, problems
-from ..summary import format_summary
 from ..tool import TodoState, TodoWriteTool, ToolResult
 
 __all__ = [

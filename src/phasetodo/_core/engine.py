@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
-from ._jsstring import trim_end
+from .jsstring import trim_end
 from .model import Phase, Status, Task, make_task
 from .ops import Append, Done, Drop, Init, Note, Op, Rm, Start
 

@@ -21,10 +21,10 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ._jsstring import DOT, DOT_UNIT, WHITESPACE, WS, trim
-from .codec import _as_phases
-from .engine import normalize
-from .model import Phase, Status, Task, make_task
+from .._core.codec import _as_phases
+from .._core.engine import normalize
+from .._core.jsstring import DOT, DOT_UNIT, WHITESPACE, WS, trim
+from .._core.model import Phase, Status, Task, make_task
 
 __all__ = ["LOSSLESS_MARKER", "markdown_to_phases", "phases_to_markdown"]
 
