@@ -101,17 +101,25 @@ class TestOpenAI:
     @settings(max_examples=100, deadline=None)
     @given(testing.calls(valid=True))
     def test_nulls_apply_as_absent(self, call: tuple[tuple[phasetodo.Phase, ...], Any]) -> None:
-        """A strict payload with null for absent fields applies exactly as the one without them."""
+        """A strict payload's nulls read as absent, but a null-only done/drop/rm target is refused."""
         phases, params = call
         params = {
             "ops": [{k: v for k, v in op.items() if k == "op" or k in _OP_FIELDS} for op in params["ops"]]
         }
         nulled = _with_nulls(params)
         jsonschema.validate(nulled, OPENAI_STRICT_SCHEMA)
-        assert strip_nulls(nulled) == params
         plain = TodoWriteTool(phasetodo.tool.MemoryState(phases)).execute(params)
         strict = TodoWriteTool(phasetodo.tool.MemoryState(phases)).execute(nulled, nulls_are_absent=True)
-        assert strict == plain
+        whole_list = any(
+            op["op"] in ("done", "drop", "rm") and "task" not in op and "phase" not in op
+            for op in params["ops"]
+        )
+        if whole_list:  # null never means every task: refused, nothing applied
+            assert strict.is_error is True
+            assert strict.details["phases"] == phasetodo.dump_phases(phases)
+        else:
+            assert strip_nulls(nulled) == params
+            assert strict == plain
 
 
 class TestAnthropic:

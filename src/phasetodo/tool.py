@@ -141,7 +141,8 @@ This tool runs in the strict profile: a call is all or nothing. If any \
 operation fails (an unknown task or phase, a duplicate name, a blank note), \
 nothing is applied and the result is an error that names each failing \
 operation, with a suggestion where one is close. Tasks have no ids such as \
-"task-3": name them by their exact content. To read a task's notes, a phase or \
+"task-3": name them by their exact content. done, drop and rm need a task or \
+a phase: they never act on every task at once. To read a task's notes, a phase or \
 the whole list without changing anything, use view {task} | {phase} | {}.
 """
 
@@ -267,11 +268,11 @@ class TodoWriteTool:
         tool the model called when it is another one built on this (a
         whole-list tool), so error texts point at that call.
         """
-        if nulls_are_absent:
-            from .integrations.openai import strip_nulls
-
-            params = strip_nulls(params)
         try:
+            if nulls_are_absent:  # the null rule every call applies anyway; kept for the flag's callers
+                from .integrations.openai import strip_nulls
+
+                params = strip_nulls(params)
             if not isinstance(params, Mapping):
                 raise InvalidParams(schema.problems(params))
             raw = self.session.todo_write(params, profile=self.profile)

@@ -43,11 +43,11 @@ def parse_call(params: object, profile: Profile = "parity") -> tuple[StrictOp, .
     Raises :class:`~phasetodo.InvalidParams` before anything is applied,
     :class:`UnknownProfile` for a bad profile name.
     """
+    if profile not in PROFILES:
+        raise UnknownProfile(profile)
     if profile == "parity":
         return parse_params(params)
-    if profile == "strict":
-        return parse_strict_params(params)
-    raise UnknownProfile(profile)
+    return parse_strict_params(params)
 
 
 def run_call(

@@ -206,8 +206,13 @@ class _StrictWork(_Work):
         if isinstance(op, (Done, Drop, Rm)) and (op.task == "" or op.phase == ""):
             field = "task" if op.task == "" else "phase"
             self.errors.append(
-                f'"{field}" is empty, which would target every task: '
-                "give a name, or leave the field out to mean everything"
+                f'"{field}" is empty, which would target every task: name a task or a phase'
+            )
+            return
+        if isinstance(op, (Done, Drop, Rm)) and op.task is None and op.phase is None:
+            self.errors.append(
+                f"{op.name} needs an explicit target: name a task or a phase (the strict profile "
+                "never completes, drops or removes every task in one op; go phase by phase)"
             )
             return
         super().run(op)

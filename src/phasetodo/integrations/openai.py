@@ -13,7 +13,7 @@ import copy
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._core.schema import PARAMS_SCHEMA
+from .._core.schema import PARAMS_SCHEMA, read_nulls
 
 if TYPE_CHECKING:
     from ..tool import TodoWriteTool
@@ -61,14 +61,13 @@ OPENAI_STRICT_SCHEMA: dict[str, Any] = strict_schema(PARAMS_SCHEMA)
 
 
 def strip_nulls(params: object) -> object:
-    """``params`` with the ``null`` fields of each op removed (absent, as in the plain schema)."""
-    if not isinstance(params, Mapping) or not isinstance(params.get("ops"), list):
-        return params
-    ops = [
-        {k: v for k, v in op.items() if v is not None} if isinstance(op, Mapping) else op
-        for op in params["ops"]
-    ]
-    return {**params, "ops": ops}
+    """``params`` as the null rule reads them: ``null`` op fields left out.
+
+    The rule is :func:`phasetodo._core.schema.read_nulls`, the one every entry
+    point applies: it raises ``InvalidParams`` for a done/drop/rm whose
+    targets are only ``null`` (null never means every task).
+    """
+    return read_nulls(params)
 
 
 def openai_tool(tool: TodoWriteTool, api: Api = "chat", *, strict: bool = False) -> dict[str, Any]:
