@@ -132,6 +132,19 @@ class TestAnthropic:
             "input_schema": phasetodo.PARAMS_SCHEMA,
         }
 
+    @pytest.mark.parametrize("profile", ["parity", "strict"])
+    def test_strict_spec_is_what_the_sdk_makes_of_it(self, profile: str) -> None:
+        """to_anthropic(strict=True) is a fixed point of anthropic.transform_schema, flagged strict."""
+        spec = TodoWriteTool(profile=profile).to_anthropic(strict=True)  # type: ignore[arg-type]
+        assert spec["strict"] is True
+        schema = spec["input_schema"]
+        assert anthropic.transform_schema(copy.deepcopy(schema)) == schema
+        assert all(obj.get("additionalProperties") is False for obj in _objects(schema))
+        valid = {"ops": [{"op": "done", "task": "Patch it"}]}
+        jsonschema.validate(valid, schema)
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"ops": [{"op": "done", "stray": 1}]}, schema)
+
     def test_sdk_transform_keeps_every_constraint(self) -> None:
         """The SDK's strict transform moves nothing into descriptions and keeps minItems and enums."""
         schema = TodoWriteTool().to_anthropic()["input_schema"]

@@ -314,11 +314,15 @@ class TodoWriteTool:
 
         return openai_tool(self, api, strict=strict)
 
-    def to_anthropic(self) -> dict[str, Any]:
-        """The tool as an Anthropic Messages API tool: name, description, input_schema."""
+    def to_anthropic(self, *, strict: bool = False) -> dict[str, Any]:
+        """The tool as an Anthropic Messages API tool: name, description, input_schema.
+
+        ``strict=True`` adds ``"strict": true`` with the schema in the exact form
+        Anthropic's strict tool use takes (what ``anthropic.transform_schema`` gives).
+        """
         from .integrations.anthropic import anthropic_tool
 
-        return anthropic_tool(self)
+        return anthropic_tool(self, strict=strict)
 
     def to_mcp(self) -> dict[str, Any]:
         """The tool as an MCP tool definition, with the details as output schema (``mcp`` extra)."""
