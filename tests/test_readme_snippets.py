@@ -12,10 +12,7 @@ from pathlib import Path
 
 import pytest
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+import tomllib
 
 README = Path(__file__).parent.parent / "README.md"
 
