@@ -8,11 +8,10 @@ import re
 import shlex
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
-
-import tomllib
 
 README = Path(__file__).parent.parent / "README.md"
 

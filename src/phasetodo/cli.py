@@ -31,13 +31,14 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, NoReturn, cast
 
 from ._core.codec import dump_phases
 from ._core.fuzzy import AmbiguousTarget, Kind, Target, TargetNotFound, resolve
 from ._core.model import Phase, Status
+from ._profiles.builtin import PROFILES
 from ._version import __version__
 from ._views.diff import diff_phases, format_diff
 from ._views.markdown import markdown_to_phases, phases_to_markdown
@@ -45,7 +46,7 @@ from ._views.render import render_rich, render_text, visible
 from .errors import InvalidParams, InvalidSessionId, NoAgentSession, NotSessionOwner, PhasetodoError
 from .session import Session
 from .stores import JsonlStore, SqliteStore, check_session_id
-from .tool import execute
+from .tool import call
 
 __all__ = ["DEFAULT_SESSION", "DEFAULT_STORE", "DEMO_CALLS", "DEMO_SESSION", "MAX_INPUT_BYTES", "main"]
 
@@ -328,7 +329,7 @@ def _read_input(source: str, what: str) -> str:
         _usage(f"{what}: {source} is not UTF-8 text: {error}")
 
 
-def _parse_markdown(text: str, where: str) -> list[Phase]:
+def _parse_markdown(text: str, where: str) -> tuple[Phase, ...]:
     phases, errors = markdown_to_phases(text)
     if errors:
         lines = "\n".join(f"  {e}" for e in errors)
@@ -371,7 +372,7 @@ def _cmd_apply(args: argparse.Namespace, out: IO[str]) -> int:
         _usage("apply: the parameters nest too deeply to read; nothing was applied")
     with _session(args) as session:
         try:
-            result = session.todo_write(params, agent=args.agent)
+            result = session.write(params, agent=args.agent, profile=args.profile)
         except InvalidParams as error:
             raise _Exit(USAGE, f"apply: {error}\nnothing was applied", error.problems) from error
         except RecursionError:
@@ -387,12 +388,11 @@ def _cmd_apply(args: argparse.Namespace, out: IO[str]) -> int:
             raise _Exit(USAGE, f"apply: {error} (nothing was applied)") from error
         except PhasetodoError as error:
             raise _Exit(OP_ERRORS, f"apply: {error}; nothing was applied") from error
-    summary: str = result["content"][0]["text"]
     if args.json:
-        _raw(out).write(_json(result))
+        _raw(out).write(_json(result.to_json()))
     else:
-        out.write(summary + "\n")
-    return OP_ERRORS if summary.startswith("Errors: ") else OK
+        out.write(result.text + "\n")
+    return OP_ERRORS if result.errors or result.is_error else OK
 
 
 def _cmd_edit(args: argparse.Namespace, out: IO[str]) -> int:
@@ -469,7 +469,7 @@ def _apply_ops(
     """Run ops through the engine as a user edit; report changes and op errors."""
     before, version = tuple(session.phases), session.version
     try:
-        outcome = execute({"ops": ops}, before)
+        outcome = call({"ops": ops}, before)
     except InvalidParams as error:
         raise _Exit(USAGE, f"{source}: {error}\nnothing changed", error.problems) from error
     _user_edit(session, outcome.phases, source, version)
@@ -618,7 +618,7 @@ def _cmd_history(args: argparse.Namespace, out: IO[str]) -> int:
             rows.append(
                 {
                     "version": event.version,
-                    "time": datetime.fromtimestamp(event.time, timezone.utc).isoformat(timespec="seconds"),
+                    "time": datetime.fromtimestamp(event.time, UTC).isoformat(timespec="seconds"),
                     "kind": event.kind,
                     "source": event.source,
                     "agent": event.agent,
@@ -682,7 +682,7 @@ def _cmd_mcp(args: argparse.Namespace, out: IO[str]) -> int:
 
     with _session(args) as session:
         try:
-            serve(session)
+            serve(session, profile=args.profile, agent=args.agent)
         except ModuleNotFoundError as error:
             if (error.name or "").split(".")[0] in _MCP_MODULES:
                 _mcp_missing()
@@ -776,6 +776,9 @@ def _parser() -> argparse.ArgumentParser:
         "params", metavar="JSON|-", help="the tool arguments, as in '{\"ops\": [...]}'; - reads stdin"
     )
     apply.add_argument(
+        "--profile", choices=PROFILES, default="parity", help="the call's profile (default parity)"
+    )
+    apply.add_argument(
         "--agent", metavar="NAME", help="write as this agent (for a session that belongs to one)"
     )
 
@@ -833,7 +836,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     verb("history", "list the session's events with their times")
     verb("demo", "play a short scripted agent session into the store (session 'demo')")
-    verb("mcp", "serve this session over MCP on stdio (needs the 'mcp' extra)")
+    mcp = verb("mcp", "serve this session over MCP on stdio (needs the 'mcp' extra)")
+    mcp.add_argument(
+        "--profile", choices=PROFILES, default="parity", help="the tool's profile (default parity)"
+    )
+    mcp.add_argument(
+        "--agent", metavar="NAME", help="write as this agent (for a session that belongs to one)"
+    )
     serve = verb("serve", "show every session of the store live in a browser (needs the 'web' extra)")
     serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
     serve.add_argument(

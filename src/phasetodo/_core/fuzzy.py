@@ -16,7 +16,7 @@ from typing import Literal
 
 import attrs
 
-from ..errors import PhasetodoError
+from ..errors import AmbiguousTarget, TargetNotFound
 from .model import Phase
 
 __all__ = ["AmbiguousTarget", "Target", "TargetNotFound", "resolve", "suggest"]
@@ -38,32 +38,6 @@ class Target:
         if self.kind == "phase":
             return f'phase "{self.name}"'
         return f'task "{self.name}" (phase "{self.phase}")'
-
-
-class TargetNotFound(PhasetodoError, LookupError):
-    """No task or phase matches the query."""
-
-    def __init__(
-        self, query: str, kinds: Iterable[Kind] = ("task", "phase"), suggestions: Sequence[str] = ()
-    ) -> None:
-        self.query = query
-        #: The closest names, best first, for a "did you mean" (a typo such as ``tokenzier``).
-        self.suggestions: tuple[str, ...] = tuple(suggestions)
-        what = " or ".join(kinds)
-        hint = ""
-        if self.suggestions:
-            hint = "; did you mean " + " or ".join(f'"{name}"' for name in self.suggestions) + "?"
-        super().__init__(f'no {what} matches "{query}"{hint}')
-
-
-class AmbiguousTarget(PhasetodoError, LookupError):
-    """The query matches several tasks or phases; ``candidates`` lists them."""
-
-    def __init__(self, query: str, candidates: Sequence[Target]) -> None:
-        self.query = query
-        self.candidates: tuple[Target, ...] = tuple(candidates)
-        lines = "\n".join(f"  {c.describe()}" for c in self.candidates)
-        super().__init__(f'"{query}" matches {len(self.candidates)} targets:\n{lines}')
 
 
 def _everything(phases: Sequence[Phase], kinds: Iterable[Kind]) -> list[Target]:

@@ -22,8 +22,8 @@ Run it with ``phasetodo mcp`` or ``python -m phasetodo.integrations.mcp``.
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Sequence
+import functools
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 try:
@@ -38,12 +38,15 @@ except ModuleNotFoundError as error:  # pragma: no cover - depends on the enviro
         name=error.name,
     ) from error
 
+from .._core.limits import Limits
 from .._core.model import Phase
 from .._core.schema import DETAILS_SCHEMA, problems
+from .._profiles.builtin import ProfileLike
+from .._specs import mcp_tool
 from .._views.markdown import phases_to_markdown
 from .._views.summary import format_summary
 from ..errors import NoAgentSession, NotSessionOwner
-from ..tool import TodoState, TodoWriteTool, ToolResult
+from ..tool import DEFAULT, TodoState, TodoWriteTool, ToolResult
 
 __all__ = [
     "MAX_QUEUED",
@@ -96,21 +99,35 @@ READ_TOOL: dict[str, Any] = {
 }
 
 
-def mcp_tool(tool: TodoWriteTool) -> dict[str, Any]:
-    """The MCP tool definition of ``tool`` (wire names: ``inputSchema``, ``outputSchema``)."""
-    return {
-        "name": tool.name,
-        "title": "Update the todo list",
-        "description": tool.description,
-        "inputSchema": copy.deepcopy(dict(tool.parameters)),
-        "outputSchema": copy.deepcopy(DETAILS_SCHEMA),
-        "annotations": {
-            "readOnlyHint": False,
-            "destructiveHint": True,
-            "idempotentHint": False,
-            "openWorldHint": False,
-        },
-    }
+class _AgentState:
+    """A session's state whose writes come from one agent."""
+
+    def __init__(self, session: Any, agent: str) -> None:
+        self._session = session
+        self._agent = agent
+
+    @property
+    def phases(self) -> Sequence[Any]:
+        """The session's list."""
+        return self._session.phases  # type: ignore[no-any-return]
+
+    @property
+    def storage(self) -> Any:
+        """The session's storage kind."""
+        return self._session.storage
+
+    @property
+    def owner(self) -> str | None:
+        """The agent the session belongs to."""
+        return getattr(self._session, "owner", None)
+
+    def refresh(self) -> Any:
+        """Catch up with the session's log."""
+        return self._session.refresh()
+
+    def write(self, params: Mapping[str, Any], **options: Any) -> ToolResult:
+        """The session's write, as ``agent``."""
+        return self._session.write(params, agent=self._agent, **options)  # type: ignore[no-any-return]
 
 
 def _refresh(tool: TodoWriteTool) -> None:
@@ -213,17 +230,23 @@ class _GatedWrites:
 def build_server(
     session: TodoState | None = None,
     *,
+    profile: ProfileLike = "parity",
+    limits: Limits | None = DEFAULT,
+    agent: str | None = None,
     max_queued: int = MAX_QUEUED,
     max_reply: int = MAX_REPLY,
     gate: _Gate | None = None,
 ) -> Server[Any]:
     """A low-level MCP server whose tools act on ``session`` (memory when ``None``).
 
+    ``profile`` gives the tool's schema and behaviour, ``limits`` its limits;
+    ``agent`` writes as that agent (a ``Session`` that belongs to one).
     ``max_queued`` and ``max_reply`` bound the work in flight (see the module
     docstring); the gate that runs calls one at a time is opened by
     :func:`serve_stdio`'s write stream, or right after each call without one.
     """
-    tool = TodoWriteTool(session)
+    state = _AgentState(session, agent) if agent is not None and session is not None else session
+    tool = TodoWriteTool(state, profile=profile, limits=limits)
     tools = [types.Tool.model_validate(mcp_tool(tool)), types.Tool.model_validate(READ_TOOL)]
     gated = gate is not None
     gate = gate if gate is not None else _Gate(max_queued)
@@ -315,31 +338,52 @@ def _version() -> str:
 
 
 async def serve_stdio(
-    session: TodoState | None = None, *, max_queued: int = MAX_QUEUED, max_reply: int = MAX_REPLY
+    session: TodoState | None = None,
+    *,
+    profile: ProfileLike = "parity",
+    limits: Limits | None = DEFAULT,
+    agent: str | None = None,
+    max_queued: int = MAX_QUEUED,
+    max_reply: int = MAX_REPLY,
 ) -> None:
     """Serve over this process's stdin and stdout until the client closes them."""
     gate = _Gate(max_queued)
-    server = build_server(session, max_queued=max_queued, max_reply=max_reply, gate=gate)
+    server = build_server(
+        session, profile=profile, limits=limits, agent=agent,
+        max_queued=max_queued, max_reply=max_reply, gate=gate,
+    )
     async with stdio_server() as (read_stream, write_stream):
         writes: Any = _GatedWrites(write_stream, gate)
         await server.run(read_stream, writes, server.create_initialization_options())
 
 
 def serve(
-    session: TodoState | None = None, *, max_queued: int = MAX_QUEUED, max_reply: int = MAX_REPLY
+    session: TodoState | None = None,
+    *,
+    profile: ProfileLike = "parity",
+    limits: Limits | None = DEFAULT,
+    agent: str | None = None,
+    max_queued: int = MAX_QUEUED,
+    max_reply: int = MAX_REPLY,
 ) -> None:
     """Serve over stdio, blocking until the client disconnects.
 
     ``session`` holds the list (a ``phasetodo.Session`` for a durable one);
-    ``None`` starts a fresh session in memory. ``max_queued`` and ``max_reply``
-    bound the calls waiting and the size of one reply.
+    ``None`` starts a fresh session in memory. ``profile``, ``limits`` and
+    ``agent`` are those of :func:`build_server`; ``max_queued`` and
+    ``max_reply`` bound the calls waiting and the size of one reply.
     """
     if session is None:
         from ..session import Session
         from ..stores import MemoryStore
 
         session = Session.open("mcp", store=MemoryStore())
-    anyio.run(lambda: serve_stdio(session, max_queued=max_queued, max_reply=max_reply))
+    anyio.run(
+        functools.partial(
+            serve_stdio, session, profile=profile, limits=limits, agent=agent,
+            max_queued=max_queued, max_reply=max_reply,
+        )
+    )
 
 
 if __name__ == "__main__":
