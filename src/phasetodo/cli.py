@@ -85,9 +85,6 @@ OK, OP_ERRORS, USAGE = 0, 1, 2
 #: The most bytes ``import`` and ``apply -`` read: past it the input is refused, not read on.
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 
-#: The verbs that read a session: they never create one (a missing one is an error).
-_READERS = frozenset({"show", "history", "export", "undo", "start", "done", "drop", "rm"})
-
 
 class _Exit(Exception):
     """Stop the command with ``status`` after printing ``message`` to stderr.
