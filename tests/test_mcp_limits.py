@@ -183,7 +183,7 @@ class TestPipelinedPressure:
 
 class TestModelSide:
     def test_read_sees_a_persons_edit(self, tmp_path: Path, serve: Callable[..., Server]) -> None:
-        """todo_read answers with the newest list, even when a person edited it while the server ran."""
+        """todo_read and error results show the newest list, though a person edited it meanwhile."""
         server = serve()
         assert server.call(1, "todo_write", INIT)["result"]["isError"] is False
         with phasetodo.Session.open("s", store=_store(tmp_path), resume="keep") as person:
@@ -194,6 +194,12 @@ class TestModelSide:
         assert read["result"]["structuredContent"]["phases"][0]["tasks"][0]["content"] == "Edited by a person"
         markdown = server.call(3, "todo_read", {"format": "markdown"})
         assert "Edited by a person" in _text(markdown)
+        with phasetodo.Session.open("s", store=_store(tmp_path), resume="keep") as person:
+            edited = phasetodo.markdown_to_phases("# Fix\n- [ ] Edited again\n")[0]
+            person.user_edit(edited, source="cli")
+        refused = server.call(4, "todo_write", {"ops": [{"op": "pending"}]})
+        assert refused["result"]["isError"] is True
+        assert refused["result"]["structuredContent"]["phases"][0]["tasks"][0]["content"] == "Edited again"
         server.finish()
 
     @pytest.mark.parametrize(

@@ -322,7 +322,11 @@ def _host_message(tool: TodoWriteTool, error: Exception) -> str:
 
 def _dispatch(tool: TodoWriteTool, name: str, arguments: dict[str, Any] | None) -> ToolResult:
     if name == tool.name:
-        return tool.execute({} if arguments is None else arguments)
+        result = tool.execute({} if arguments is None else arguments)
+        if result.is_error and result.problems:  # refused before the session synced: show the newest list
+            _refresh(tool)
+            result = tool.error_result(result.problems)
+        return result
     if name == READ_TOOL["name"]:
         return read_result(tool, arguments)
     _refresh(tool)
