@@ -36,6 +36,7 @@ class RowLog:
         self.session_id = session_id
         self.owner = owner
         self._own_state = threading.RLock()
+        self._local = threading.local()
         self._forget()
 
     @property
@@ -74,9 +75,21 @@ class RowLog:
     @contextmanager
     def lock(self) -> Iterator[None]:
         """The store's write transaction with this session's writer lock (re-entrant)."""
+        local = self._local
+        if getattr(local, "depth", 0):  # already inside, in this thread: one round trip less
+            local.depth += 1
+            try:
+                yield
+            finally:
+                local.depth -= 1
+            return
         try:
             with self._transaction():
-                yield
+                local.depth = 1
+                try:
+                    yield
+                finally:
+                    local.depth = 0
         except BaseException:
             with self._state:  # nothing appended in it was committed
                 self._forget()
