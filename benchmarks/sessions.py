@@ -157,17 +157,19 @@ def _fresh(name: str, where: Path, dsn: str | None) -> phasetodo.Store:
     return phasetodo.stores.store_from_url(_durable(name, where, dsn))
 
 
-def _writer(spec: str, tag: str, count: int) -> None:
-    """One writer process: ``count`` small calls on session ``tp``."""
+def _writer(spec: str, tag: str, count: int, ready: Any, go: Any) -> None:
+    """One writer process: open the session, wait for ``go``, then ``count`` small calls."""
     store = phasetodo.stores.store_from_url(spec)
     with phasetodo.Session.open("tp", store, resume="keep", clear_delay=-1) as session:
+        ready.release()
+        go.wait()
         for k in range(count):
             session.todo_write({"ops": [{"op": "append", "phase": tag, "items": [f"{tag}-{k}"]}]})
     store.close()
 
 
 def throughput(where: Path, dsn: str | None, calls: int) -> list[tuple[str, float, float]]:
-    """(store, writes/s with 1 writer, writes/s with 8 writer processes)."""
+    """(store, writes/s with 1 writer, writes/s with 8 writer processes), timed from a common start."""
     import multiprocessing
 
     rows = []
@@ -178,10 +180,17 @@ def throughput(where: Path, dsn: str | None, calls: int) -> list[tuple[str, floa
             place = where / f"tp-{name}-{writers}"
             _fresh(name, place, dsn).close()
             spec = _durable(name, place, dsn)
-            procs = [context.Process(target=_writer, args=(spec, f"w{i}", calls)) for i in range(writers)]
-            start = time.perf_counter()
+            ready, go = context.Semaphore(0), context.Event()
+            procs = [
+                context.Process(target=_writer, args=(spec, f"w{i}", calls, ready, go))
+                for i in range(writers)
+            ]
             for proc in procs:
                 proc.start()
+            for _ in procs:  # every writer imported phasetodo and opened the session
+                ready.acquire()
+            start = time.perf_counter()
+            go.set()
             for proc in procs:
                 proc.join()
             elapsed = time.perf_counter() - start
