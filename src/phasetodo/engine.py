@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 import attrs
 
 from ._jsstring import trim_end
+from .columns import apply_columns, load_columns
 from .model import Phase, Status, Task, make_task
 from .ops import Append, Done, Drop, Init, Note, Op, Rm, Start
 
@@ -279,8 +280,13 @@ def apply(phases: Iterable[Phase], ops: Iterable[Op]) -> Outcome:
     Errors are collected, not raised: each op that cannot apply adds the
     reference's message and the batch goes on. ``phases`` is left untouched.
     """
-    work = _Work(phases)
-    for op in ops:
+    items = phases if type(phases) in (list, tuple) else tuple(phases)
+    batch = ops if type(ops) in (list, tuple) else tuple(ops)
+    fast = load_columns(items)
+    if fast is not None and apply_columns(fast, batch):
+        return Outcome(fast.phases(), tuple(fast.errors))
+    work = _Work(items)
+    for op in batch:
         work.run(op)
     work.normalize()
     return Outcome(work.freeze(), tuple(work.errors))
