@@ -58,7 +58,7 @@ def parse_params(params: object) -> tuple[Op, ...]:
     if not schema.is_valid(params):
         raise InvalidParams(schema.problems(params) or ["params: must be JSON-shaped data"])
     assert isinstance(params, dict)
-    return tuple(converter.structure(entry, Op) for entry in params["ops"])  # type: ignore[arg-type]
+    return tuple([_structure_op(entry, Op) for entry in params["ops"]])
 
 
 def _unstructure_op(op: Op) -> dict[str, Any]:

@@ -16,7 +16,7 @@ caller's), or frozen ``Phase`` values that reuse every unchanged input value.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import count, repeat
+from itertools import compress, count, repeat
 from operator import attrgetter, itemgetter, methodcaller
 from typing import Any
 
@@ -43,6 +43,7 @@ _content = itemgetter("content")
 _status = itemgetter("status")
 _notes = methodcaller("get", "notes")
 _task_fields = attrgetter("content", "status", "notes")
+_ONLY_STR = frozenset((str,))
 
 
 class Fallback(Exception):
@@ -119,17 +120,14 @@ def _from_dict(phase: Mapping[str, Any]) -> _Col:
     if type(name) is not str or type(tasks) not in (list, tuple):
         raise TypeError
     contents = list(map(_content, tasks))
-    if contents and set(map(type, contents)) != {str}:
+    if not _ONLY_STR.issuperset(map(type, contents)):
         raise TypeError
     statuses: list[Status | None] = list(map(_STATUSES.__getitem__, map(_status, tasks)))
     notes = list(map(_notes, tasks))
     if notes.count(None) != len(notes):
-        for index, value in enumerate(notes):
-            if value is None:
-                continue
-            if type(value) is not list or any(type(n) is not str for n in value):
-                raise TypeError
-            notes[index] = tuple(value) if value else None
+        for value in notes:
+            if value is not None and (type(value) is not list or not _ONLY_STR.issuperset(map(type, value))):
+                raise TypeError  # notes must be a list of strings, [] or absent
     return _Col(name, contents, statuses, notes)
 
 
@@ -414,18 +412,11 @@ class Columns:
             name = col.name
             contents, statuses, notes = col.contents, col.statuses, col.notes
             tree.append(f"  {name}:")
-            if not any(notes):
-                tree += [f"{prefix[s]}{c}" for c, s in zip(contents, statuses, strict=True)]  # type: ignore[index]
-                tasks = [{"content": c, "status": wire[s]} for c, s in zip(contents, statuses, strict=True)]  # type: ignore[index]
-            else:
-                tasks = []
-                for c, s, n in zip(contents, statuses, notes, strict=True):
-                    if n:
-                        _noted(tree, c, s, n)  # type: ignore[arg-type]
-                        tasks.append({"content": c, "status": wire[s], "notes": list(n)})  # type: ignore[index]
-                    else:
-                        tree.append(f"{prefix[s]}{c}")  # type: ignore[index]
-                        tasks.append({"content": c, "status": wire[s]})  # type: ignore[index]
+            lines = [f"{prefix[s]}{c}" for c, s in zip(contents, statuses, strict=True)]  # type: ignore[index]
+            tasks = [{"content": c, "status": wire[s]} for c, s in zip(contents, statuses, strict=True)]  # type: ignore[index]
+            if any(notes):
+                lines = _with_notes(lines, tasks, statuses, notes)
+            tree += lines
             dumped.append({"name": name, "tasks": tasks})
             if col.uniform is _COMPLETED or col.uniform is _ABANDONED:
                 continue
@@ -463,14 +454,26 @@ class Columns:
         return "\n".join(head)
 
 
-def _noted(lines: list[str], content: str, status: Status, notes: Sequence[str]) -> None:
-    size = len(notes)
-    lines.append(f"{_PREFIX[status]}{content} (+{size} note{'' if size == 1 else 's'})")
-    if status is _ACTIVE:
-        for index, note in enumerate(notes):
-            if index:
-                lines.append("        ---")
-            lines.extend(f"        {line}" for line in note.split("\n"))
+def _with_notes(
+    lines: list[str], tasks: list[dict[str, Any]], statuses: Sequence[Status | None], notes: Sequence[Any]
+) -> list[str]:
+    """Add the notes of a phase's noted tasks to its summary lines and dumped tasks."""
+    spelled: list[int] = []
+    for index in compress(range(len(notes)), notes):
+        texts = notes[index]
+        size = len(texts)
+        lines[index] += f" (+{size} note{'' if size == 1 else 's'})"
+        tasks[index]["notes"] = list(texts)
+        if statuses[index] is _ACTIVE:
+            spelled.append(index)
+    for index in reversed(spelled):
+        below: list[str] = []
+        for number, note in enumerate(notes[index]):
+            if number:
+                below.append("        ---")
+            below.extend(f"        {line}" for line in note.split("\n"))
+        lines[index + 1 : index + 1] = below
+    return lines
 
 
 def load_columns(phases: Iterable[Phase | Mapping[str, Any]]) -> Columns | None:
