@@ -140,7 +140,8 @@ def floor_result(state: Plain, errors: Sequence[str]) -> dict[str, Any]:
         name, _, statuses, _ = state[current]
         closed = len(statuses) - statuses.count("pending") - statuses.count("in_progress")
         head.append(
-            f'Phase {current % len(state) + 1}/{len(state)} "{name}" — {closed}/{len(statuses)} tasks complete'
+            f'Phase {current % len(state) + 1}/{len(state)} "{name}"'
+            f" — {closed}/{len(statuses)} tasks complete"
         )
         text = "\n".join(head + tree)
     return {"content": [{"type": "text", "text": text}], "details": {"phases": dumped, "storage": "memory"}}
@@ -202,7 +203,8 @@ def cases() -> dict[str, dict[str, Callable[[], object]]]:
     md_values = phasetodo.load_phases(md_before)
     md_state = plain(md_before)
     text, parsed = floor_markdown(md_state)
-    if text != phasetodo.phases_to_markdown(md_before) or list(phasetodo.markdown_to_phases(text)[0]) != parsed:
+    same = list(phasetodo.markdown_to_phases(text)[0]) == parsed
+    if text != phasetodo.phases_to_markdown(md_before) or not same:
         raise AssertionError("w4_markdown: the floor does not build the same output")
     out["w4_markdown"] = {
         "dicts": lambda: phasetodo.markdown_to_phases(phasetodo.phases_to_markdown(md_before)),
