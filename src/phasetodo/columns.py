@@ -24,7 +24,7 @@ from ._jsstring import trim_end
 from .model import Phase, Status, Task, make_task
 from .ops import Append, Done, Drop, Init, Note, Op, Rm, Start
 
-__all__ = ["Columns", "Fallback", "apply_columns", "load_columns"]
+__all__ = ["Columns", "Fallback", "apply_columns", "load_columns", "read_columns"]
 
 _PENDING = Status.PENDING
 _ACTIVE = Status.IN_PROGRESS
@@ -131,18 +131,27 @@ def _from_dict(phase: Mapping[str, Any]) -> _Col:
     return _Col(name, contents, statuses, notes)
 
 
+def read_columns(phases: Iterable[Phase | Mapping[str, Any]]) -> list[_Col] | None:
+    """Phases (values or JSON dicts) as columns, or ``None`` when a dict is malformed."""
+    items = phases if type(phases) in (list, tuple) else list(phases)
+    try:
+        if all(type(p) is Phase for p in items):
+            return [_from_value(p) for p in items]  # type: ignore[arg-type]
+        if any(isinstance(p, Phase) for p in items):
+            return None
+        return [_from_dict(p) for p in items]  # type: ignore[arg-type]
+    except (TypeError, KeyError, AttributeError, ValueError):
+        return None
+
+
 class Columns:
     """The mutable working copy one parity batch is applied to."""
 
     def __init__(self, phases: Iterable[Phase | Mapping[str, Any]]) -> None:
         self.errors: list[str] = []
-        items = phases if type(phases) in (list, tuple) else list(phases)
-        if all(type(p) is Phase for p in items):
-            cols = [_from_value(p) for p in items]  # type: ignore[arg-type]
-        elif any(isinstance(p, Phase) for p in items):
-            raise TypeError  # a mix: the careful loader names the bad places
-        else:
-            cols = [_from_dict(p) for p in items]  # type: ignore[arg-type]
+        cols = read_columns(phases)
+        if cols is None:
+            raise TypeError  # the careful loader names the bad places
         self._index(cols)
         self.before_tasks = self.count
         self.before_phases = len(cols)

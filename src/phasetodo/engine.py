@@ -8,6 +8,7 @@ whole list. Untouched phases are shared with the input, which is never mutated.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from operator import attrgetter
 
 import attrs
 
@@ -20,6 +21,7 @@ __all__ = ["Outcome", "apply", "normalize"]
 
 _PENDING = Status.PENDING
 _ACTIVE = Status.IN_PROGRESS
+_status_of = attrgetter("status")
 _EMPTY_HINT = " (todo list is empty — was it replaced or not yet created?)"
 
 
@@ -299,20 +301,22 @@ def normalize(phases: Iterable[Phase]) -> tuple[Phase, ...]:
     None: the first pending task is started. Unchanged phases are reused.
     """
     items = tuple(phases)
-    first_pending: tuple[int, int] | None = None
-    active: list[tuple[int, int]] = []
-    for p, phase in enumerate(items):
-        for t, task in enumerate(phase.tasks):
-            if task.status is _ACTIVE:
-                active.append((p, t))
-            elif task.status is _PENDING and first_pending is None:
-                first_pending = (p, t)
-    if len(active) == 1 or (not active and first_pending is None):
-        return items
-    if active:
+    columns = [list(map(_status_of, phase.tasks)) for phase in items]
+    active = [
+        (p, t)
+        for p, statuses in enumerate(columns)
+        if _ACTIVE in statuses
+        for t, status in enumerate(statuses)
+        if status is _ACTIVE
+    ]
+    if len(active) > 1:
         return _restatus(items, active[1:], _PENDING)
-    assert first_pending is not None
-    return _restatus(items, [first_pending], _ACTIVE)
+    if active:
+        return items
+    for p, statuses in enumerate(columns):
+        if _PENDING in statuses:
+            return _restatus(items, [(p, statuses.index(_PENDING))], _ACTIVE)
+    return items
 
 
 def _restatus(
