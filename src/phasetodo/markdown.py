@@ -249,39 +249,34 @@ def markdown_to_phases(text: str) -> tuple[list[Phase], list[str]]:
         if lossless is not None:
             return lossless
     reader = _Reader()
-    lines = text.split("\n")
-    last = len(lines)
-    exact = "\r" not in text and "\u2028" not in text and "\u2029" not in text
-    contents: list[str] = []
-    statuses: list[Status] = []
-    markers = _RUN_MARKERS
-    for number, raw in enumerate(lines, 1):
-        if (
-            exact
-            and raw[:3] == "- ["
-            and raw[4:6] == "] "
-            and raw[3:4] in markers
-            and raw[6:7] not in _EDGE_OF_RUN
-            and raw[-1] not in WHITESPACE
-        ):
-            # the form phases_to_markdown writes: a task line, read without patterns
-            contents.append(raw[6:])
-            statuses.append(markers[raw[3]])
+    # Runs of task lines in the form phases_to_markdown writes are taken whole,
+    # without the line patterns, when no "\r", U+2028 or U+2029 can change a line.
+    runs = _PLAIN_TASK_RUN if "\r" not in text and "\u2028" not in text and "\u2029" not in text else None
+    number, pos = 1, 0
+    while True:
+        run = runs.match(text, pos) if runs is not None else None
+        if run is not None:
+            lines = text[pos : run.end() - 1].split("\n")
+            reader.run([line[6:] for line in lines], [_STATUS_OF[line[3]] for line in lines])
+            number += len(lines)
+            pos = run.end()
             continue
-        if contents:
-            reader.run(contents, statuses)
-            contents, statuses = [], []
-        if number < last and raw[-1:] == "\r":
-            raw = raw[:-1]
-        reader.line(raw, number)
-    if contents:
-        reader.run(contents, statuses)
+        newline = text.find("\n", pos)
+        if newline < 0:
+            reader.line(text[pos:], number)
+            break
+        stop = newline - 1 if newline > pos and text[newline - 1] == "\r" else newline
+        reader.line(text[pos:stop], number)
+        number += 1
+        pos = newline + 1
     return reader.result(), reader.errors
 
 
-#: Markers a plain task line may carry, and what a run line may not start its content with.
-_RUN_MARKERS = {marker: status for marker, status in _STATUS_OF.items() if marker}
-_EDGE_OF_RUN = frozenset(WHITESPACE) | {""}
+_WS = f"[{re.escape(WHITESPACE)}]"
+#: A run of task lines in the exact form ``phases_to_markdown`` writes: a known
+#: marker, content without edge whitespace. Linear: ``[^\n]*`` stops at the line
+#: end and the lookbehind only checks one character, so no line is scanned twice.
+_PLAIN_TASK_RUN = re.compile(rf"(?:- \[[ xX/>~-]\] (?!{_WS})[^\n]*(?<!{_WS})\n)+")
 
 
 # -- the lossless form -----------------------------------------------------------------
