@@ -59,13 +59,14 @@ class _Slot:
 class _Draft:
     """A phase in the working copy; ``source`` is reused when nothing changed."""
 
-    __slots__ = ("dirty", "name", "slots", "source")
+    __slots__ = ("dirty", "name", "slots", "source", "uniform")
 
     def __init__(self, name: str, source: Phase | None) -> None:
         self.name = name
         self.source = source
         self.slots: list[_Slot] = []
         self.dirty = source is None
+        self.uniform: Status | None = None  # every task has this status (set by a whole-phase op)
 
     def freeze(self) -> Phase:
         if not self.dirty and self.source is not None:
@@ -99,6 +100,7 @@ class _Work:
         self.by_content: dict[str, list[_Slot]] = {}
         self.active: dict[_Slot, None] = {}
         self.count = 0
+        self.uniform: Status | None = None  # every task has this status (set by a whole-list op)
 
     def _add_phase(self, name: str, source: Phase | None) -> _Draft:
         draft = _Draft(name, source)
@@ -116,6 +118,7 @@ class _Work:
         if slot.status is _ACTIVE:
             self.active[slot] = None
         self.count += 1
+        draft.uniform = self.uniform = None
 
     def _unindex(self, slot: _Slot) -> None:
         same = self.by_content[slot.content]
@@ -134,6 +137,7 @@ class _Work:
             self.active[slot] = None
         slot.status = status
         slot.phase.dirty = True
+        slot.phase.uniform = self.uniform = None
 
     # -- lookups ---------------------------------------------------------------
 
@@ -190,8 +194,27 @@ class _Work:
         self._set(slot, _ACTIVE)
 
     def mark(self, op: Done | Drop, status: Status) -> None:
+        """Repeating a whole-phase or whole-list mark costs nothing: it is idempotent."""
+        if not op.task and not op.phase:
+            if self.uniform is not status:
+                for draft in self.drafts:
+                    self._mark_draft(draft, status)
+                self.uniform = status
+            return
+        if not op.task and op.phase:
+            found = self.find_phase(op.phase)
+            if found is not None:
+                self._mark_draft(found, status)
+            return
         for slot in self.targets(op):
             self._set(slot, status)
+
+    def _mark_draft(self, draft: _Draft, status: Status) -> None:
+        if draft.uniform is status:
+            return
+        for slot in draft.slots:
+            self._set(slot, status)
+        draft.uniform = status
 
     def rm(self, op: Rm) -> None:
         if op.task:
@@ -205,9 +228,13 @@ class _Work:
         if op.phase:
             draft = self.find_phase(op.phase)
             drafts = () if draft is None else (draft,)
+        elif not self.count:
+            return  # every phase is already empty: repeating it costs nothing
         else:
             drafts = self.drafts
         for draft in drafts:
+            if not draft.slots:
+                continue
             for slot in draft.slots:
                 self._unindex(slot)
             draft.slots = []
