@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import phasetodo
-from phasetodo.model import Status, make_task
+from phasetodo._core.model import Status, make_task
 from phasetodo.tool import execute, result_of
 
 from .reference import GOAL, MEASURED, REFERENCE_US

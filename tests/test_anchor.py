@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from phasetodo import Phase, Status, Task, compaction_anchor
-from phasetodo.anchor import MIN_ANCHOR_CHARS
+from phasetodo._views.anchor import MIN_ANCHOR_CHARS
 
 LIST = [
     Phase("Plan", (Task("Read code", Status.COMPLETED), Task("Pick approach", Status.ABANDONED))),

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 import phasetodo
-from phasetodo import hints
-from phasetodo.engine import _Work
+from phasetodo._core.engine import _Work
+from phasetodo._profiles import hints
 
 from .conftest import read_vectors
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import phasetodo
 from phasetodo import Phase, Status, Task, diff_phases, format_diff
-from phasetodo.diff import NoteChange, StatusChange, TaskRef
+from phasetodo._views.diff import NoteChange, StatusChange, TaskRef
 
 BEFORE = [
     {

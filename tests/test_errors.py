@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import phasetodo
-from phasetodo.codec import converter
-from phasetodo.schema import is_valid
+from phasetodo._core.codec import converter
+from phasetodo._core.schema import is_valid
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),

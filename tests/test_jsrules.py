@@ -19,9 +19,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import phasetodo
-from phasetodo import _jsstring
-from phasetodo._jsstring import DOT, DOT_UNIT, WS
-from phasetodo.markdown import _STATUS_OF, _heading, _note, _task
+from phasetodo._core import jsstring as _jsstring
+from phasetodo._core.jsstring import DOT, DOT_UNIT, WS
+from phasetodo._views.markdown import _STATUS_OF, _heading, _note, _task
 
 CASES = [
     json.loads(line)

@@ -90,4 +90,4 @@ class TestExampleNotebook:
         stream = next(o for c in executed.cells for o in c.get("outputs", []) if o["output_type"] == "stream")
         assert stream["text"].startswith("I. Explore  1/2\n├── ☑ Read the failing test¹\n")
         assert "└── ☐ <script>alert('hi')</script> stays text" in stream["text"]
-        assert phasetodo.render.CHECKBOX[phasetodo.Status.COMPLETED] == "☑"
+        assert phasetodo._views.render.CHECKBOX[phasetodo.Status.COMPLETED] == "☑"

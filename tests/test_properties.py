@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import phasetodo
 from phasetodo import Phase, Status, Task, testing
-from phasetodo._jsstring import WHITESPACE
+from phasetodo._core.jsstring import WHITESPACE
 
 NAMES = st.sampled_from(["Build", "Test", "Ship", "", " pad ", "a\nb", "Todos", "x"])
 CONTENTS = st.one_of(

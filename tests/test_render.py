@@ -14,9 +14,9 @@ from rich.console import Console
 
 import phasetodo
 from phasetodo import testing as pt_testing
-from phasetodo.fuzzy import AmbiguousTarget, Target, TargetNotFound, resolve
-from phasetodo.model import Phase, Status, Task
-from phasetodo.render import (
+from phasetodo._core.fuzzy import AmbiguousTarget, Target, TargetNotFound, resolve
+from phasetodo._core.model import Phase, Status, Task
+from phasetodo._views.render import (
     COLLAPSED_TASKS,
     TodoList,
     render_html,

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import phasetodo
-from phasetodo.schema import PARAMS_SCHEMA, STRICT_PARAMS_SCHEMA
+from phasetodo._core.schema import PARAMS_SCHEMA, STRICT_PARAMS_SCHEMA
 
 from .conftest import read_vectors
 

@@ -17,8 +17,8 @@ from hypothesis.errors import InvalidArgument
 
 import phasetodo
 from phasetodo import Phase, Status, Task, testing
-from phasetodo._jsstring import WHITESPACE
-from phasetodo.schema import is_valid
+from phasetodo._core.jsstring import WHITESPACE
+from phasetodo._core.schema import is_valid
 
 RELAXED = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 TERMINATORS = "\n\r\u2028\u2029"

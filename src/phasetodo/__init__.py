@@ -6,10 +6,19 @@ of tasks; :func:`todo_write` applies them and returns the tool result.
 
 from __future__ import annotations
 
-from .anchor import compaction_anchor
-from .codec import dump_phases, load_phases, parse_params
-from .diff import ListDiff, NoteChange, StatusChange, TaskRef, diff_phases, format_diff
-from .engine import Outcome, apply, normalize
+from ._core.codec import dump_phases, load_phases, parse_params
+from ._core.engine import Outcome, apply, normalize
+from ._core.limits import DEFAULT_LIMITS, Limits
+from ._core.model import Phase, Status, Task
+from ._core.ops import OPS, Append, Done, Drop, Init, Note, Op, PhaseItems, Rm, Start
+from ._core.schema import DETAILS_SCHEMA, PARAMS_SCHEMA, STRICT_PARAMS_SCHEMA
+from ._profiles.registry import PROFILES, Profile, UnknownProfile
+from ._profiles.strict import StrictOutcome, View, apply_strict
+from ._views.anchor import compaction_anchor
+from ._views.diff import ListDiff, NoteChange, StatusChange, TaskRef, diff_phases, format_diff
+from ._views.markdown import LOSSLESS_MARKER, markdown_to_phases, phases_to_markdown
+from ._views.render import TodoList
+from ._views.summary import format_summary
 from .errors import (
     CorruptLog,
     CorruptLogWarning,
@@ -21,21 +30,13 @@ from .errors import (
     PhasetodoError,
     SessionClosed,
     SessionError,
+    StoreError,
     TornTailWarning,
     VersionConflict,
 )
-from .limits import DEFAULT_LIMITS, Limits
-from .markdown import LOSSLESS_MARKER, markdown_to_phases, phases_to_markdown
-from .model import Phase, Status, Task
-from .ops import OPS, Append, Done, Drop, Init, Note, Op, PhaseItems, Rm, Start
-from .profiles import PROFILES, Profile, UnknownProfile
-from .render import TodoList
-from .schema import DETAILS_SCHEMA, PARAMS_SCHEMA, STRICT_PARAMS_SCHEMA
 from .session import Session
 from .session_changes import Change
 from .stores import Event, JsonlStore, MemoryStore, SqliteStore, Store
-from .strict import StrictOutcome, View, apply_strict
-from .summary import format_summary
 from .tool import TodoWriteTool, ToolResult, result_of, todo_write
 
 __all__ = [
@@ -80,6 +81,7 @@ __all__ = [
     "Status",
     "StatusChange",
     "Store",
+    "StoreError",
     "StrictOutcome",
     "Task",
     "TaskRef",

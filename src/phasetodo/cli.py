@@ -28,13 +28,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
-from .codec import dump_phases
-from .diff import diff_phases, format_diff
+from ._core.codec import dump_phases
+from ._core.fuzzy import AmbiguousTarget, Kind, Target, TargetNotFound, resolve
+from ._core.model import Phase, Status
+from ._views.diff import diff_phases, format_diff
+from ._views.markdown import markdown_to_phases, phases_to_markdown
+from ._views.render import render_rich, render_text
 from .errors import InvalidParams, InvalidSessionId, PhasetodoError
-from .fuzzy import AmbiguousTarget, Kind, Target, TargetNotFound, resolve
-from .markdown import markdown_to_phases, phases_to_markdown
-from .model import Phase, Status
-from .render import render_rich, render_text
 from .session import Session
 from .stores import JsonlStore, SqliteStore, check_session_id
 from .tool import execute

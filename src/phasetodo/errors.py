@@ -15,6 +15,7 @@ __all__ = [
     "PhasetodoError",
     "SessionClosed",
     "SessionError",
+    "StoreError",
     "TornTailWarning",
     "VersionConflict",
 ]
@@ -81,6 +82,13 @@ class NotSessionOwner(SessionError):
 
 class SessionClosed(SessionError):
     """The session was closed; open it again to go on."""
+
+
+class StoreError(SessionError, OSError):
+    """The store could not do what was asked (a full disk, a refused symlink); nothing was saved.
+
+    The message names the store and the cause; ``__cause__`` holds the underlying error.
+    """
 
 
 class CorruptLog(SessionError):

@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
-from .diff import format_diff
-from .model import Phase
+from ._core.model import Phase
+from ._views.diff import format_diff
 from .session_changes import Change
 
 __all__ = [

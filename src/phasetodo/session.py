@@ -19,11 +19,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, TypeVar
 
-from .codec import _as_phases
-from .engine import Outcome
+from ._core.codec import _as_phases
+from ._core.engine import Outcome
+from ._core.model import Phase
+from ._profiles.registry import Profile
 from .errors import NoAgentSession, NotSessionOwner, SessionClosed, VersionConflict
-from .model import Phase
-from .profiles import Profile
 from .session_changes import Change, TaskKey, change, closed_tasks, remove_closed, strip_closed
 from .stores import Event, EventKind, JsonlStore, Log, Store
 from .tool import Storage, execute, result_of
@@ -287,8 +287,9 @@ class Session:
             after = remove_closed(current, due)
             if after == current:
                 return None
-            self._log.append(Event(self._version + 1, "clear", float(now), after))
-            self._advance_to(self._version + 1, after)
+            version = self._version + 1
+            self._log.append(Event(version, "clear", float(now), after))
+        self._advance_to(version, after)  # committed once the lock is released
         return self.last_change
 
     def next_deadline(self) -> float | None:
@@ -327,19 +328,19 @@ class Session:
         return f"session {self.session_id} · version {self._version}"
 
     def _repr_html_(self) -> str:
-        from .render import render_html
+        from ._views.render import render_html
 
         return render_html(self._phases, title=self._display_title())
 
     def _repr_markdown_(self) -> str:
-        from .render import render_markdown
+        from ._views.render import render_markdown
 
         return render_markdown(self._phases, title=self._display_title())
 
     def _repr_mimebundle_(
         self, include: object = None, exclude: object = None
     ) -> dict[str, str]:
-        from .render import mimebundle
+        from ._views.render import mimebundle
 
         return mimebundle(self._phases, title=self._display_title())
 
@@ -386,7 +387,9 @@ class Session:
             after, result = make(current)
             version = self._version + 1
             self._log.append(Event(version, kind, float(self._clock()), after, source, agent))
-            self._advance_to(version, after)
+        # Only once the lock is released is the event committed (SQLite commits then):
+        # a failed commit raised above and left this view on the saved state.
+        self._advance_to(version, after)
         return result
 
     def _sync(self) -> tuple[Phase, ...]:
@@ -398,7 +401,9 @@ class Session:
         return self._phases
 
     def _advance_to(self, version: int, phases: tuple[Phase, ...]) -> None:
-        """Adopt ``phases`` as ``version`` (lock held, so views never go back)."""
+        """Adopt ``phases`` as ``version``, unless this view already saw a newer one."""
+        if version <= self._version and version != 0:
+            return
         self._last = (self._phases, phases)
         self._version, self._phases = version, phases
         self._reschedule()

@@ -11,8 +11,8 @@ from collections.abc import Iterable
 
 import attrs
 
-from .diff import ListDiff, StatusChange, diff_phases
-from .model import Phase, Status
+from ._core.model import Phase, Status
+from ._views.diff import ListDiff, StatusChange, diff_phases
 
 __all__ = ["Change", "TaskKey", "change", "closed_tasks", "remove_closed", "strip_closed"]
 

@@ -28,10 +28,10 @@ try:
 except ImportError as error:  # pragma: no cover - exercised only without Hypothesis
     raise ImportError("phasetodo.testing needs Hypothesis: pip install 'phasetodo[testing]'") from error
 
-from . import schema
-from ._jsstring import WHITESPACE, is_blank
-from .model import Phase, Status, Task
-from .ops import OP_NAMES, OPS, Append, Done, Drop, Init, Note, Op, PhaseItems, Rm, Start
+from ._core import schema
+from ._core.jsstring import WHITESPACE, is_blank
+from ._core.model import Phase, Status, Task
+from ._core.ops import OP_NAMES, OPS, Append, Done, Drop, Init, Note, Op, PhaseItems, Rm, Start
 
 __all__ = [
     "calls",

@@ -7,17 +7,17 @@ from typing import Any, ClassVar, Literal, Protocol
 
 import attrs
 
-from . import schema
-from .codec import _as_phases, dump_phases
-from .columns import apply_columns, load_columns
-from .diff import dry_run_result
-from .engine import Outcome
+from ._core import schema
+from ._core.codec import _as_phases, dump_phases
+from ._core.columns import apply_columns, load_columns
+from ._core.engine import Outcome
+from ._core.limits import DEFAULT_LIMITS, Limits
+from ._core.model import Phase
+from ._profiles.registry import PROFILES, Profile, UnknownProfile, parse_call, run_call
+from ._profiles.strict import StrictOutcome, strict_result
+from ._views.diff import dry_run_result
+from ._views.summary import format_summary
 from .errors import InvalidParams
-from .limits import DEFAULT_LIMITS, Limits
-from .model import Phase
-from .profiles import PROFILES, Profile, UnknownProfile, parse_call, run_call
-from .strict import StrictOutcome, strict_result
-from .summary import format_summary
 
 __all__ = [
     "DESCRIPTION",

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .codec import dump_phases, load_phases
+from ._core.codec import dump_phases, load_phases
+from ._core.model import Phase
 from .errors import InvalidPhases
-from .model import Phase
 
 __all__ = [
     "TOOL_NAME",

@@ -34,7 +34,7 @@ except ImportError as error:  # pragma: no cover - depends on the environment
 
 from typing_extensions import NotRequired, TypedDict
 
-from ..model import Status
+from .._core.model import Status
 from ..tool import MemoryState, TodoState, TodoWriteTool, ToolResult
 from .wholelist import LangChainWriteTodos
 

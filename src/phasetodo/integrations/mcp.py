@@ -26,9 +26,9 @@ except ModuleNotFoundError as error:  # pragma: no cover - depends on the enviro
         name=error.name,
     ) from error
 
-from ..markdown import phases_to_markdown
-from ..schema import DETAILS_SCHEMA, problems
-from ..summary import format_summary
+from .._core.schema import DETAILS_SCHEMA, problems
+from .._views.markdown import phases_to_markdown
+from .._views.summary import format_summary
 from ..tool import TodoState, TodoWriteTool, ToolResult
 
 __all__ = ["READ_TOOL", "SERVER_NAME", "build_server", "mcp_tool", "read_result", "serve", "serve_stdio"]

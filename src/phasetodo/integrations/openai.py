@@ -13,7 +13,7 @@ import copy
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..schema import PARAMS_SCHEMA
+from .._core.schema import PARAMS_SCHEMA
 
 if TYPE_CHECKING:
     from ..tool import TodoWriteTool

@@ -30,9 +30,9 @@ from typing import Any, ClassVar
 
 import attrs
 
-from .._jsstring import is_blank
-from ..model import Phase, Status
-from ..schema import problems
+from .._core.jsstring import is_blank
+from .._core.model import Phase, Status
+from .._core.schema import problems
 from ..tool import TodoState, TodoWriteTool, ToolResult
 
 __all__ = [

@@ -16,9 +16,9 @@ from typing import Any, Literal, Protocol
 
 import attrs
 
-from ..codec import dump_phases, load_phases
+from .._core.codec import dump_phases, load_phases
+from .._core.model import Phase
 from ..errors import InvalidPhases, InvalidSessionId
-from ..model import Phase
 from ..tool import Storage
 
 __all__ = [

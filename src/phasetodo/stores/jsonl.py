@@ -10,12 +10,19 @@ backwards from its end in blocks, so the cost does not grow with the history.
 A last line torn by a crash (no newline) is moved to ``<session_id>.jsonl.torn``
 and reported with a :class:`~phasetodo.errors.TornTailWarning`; the next
 append then starts on a clean line.
+
+The store never follows a symbolic link: its folder and every file it opens are
+opened with ``O_NOFOLLOW`` (a planted link raises :class:`~phasetodo.errors.StoreError`).
+A log object used in a process forked from the one that opened it reopens its
+file there, so the ``flock`` of parent and children exclude each other.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import re
 import threading
 import warnings
 from collections.abc import Iterator
@@ -23,7 +30,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import CorruptLog, CorruptLogWarning, TornTailWarning, VersionConflict
+from ..errors import CorruptLog, CorruptLogWarning, StoreError, TornTailWarning, VersionConflict
 from ._base import Event, check_session_id, event_from_json, event_to_json
 
 try:  # POSIX; elsewhere only threads of one process are kept apart.
@@ -39,6 +46,45 @@ _BLOCK = 1 << 16
 #: Flushes the data and the size (what a reader needs), skipping timestamps.
 _datasync = getattr(os, "fdatasync", os.fsync)
 OnCorrupt = Literal["raise", "skip"]
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+#: Our writer puts ``version`` first; this reads it without parsing the snapshot.
+_VERSION = re.compile(rb'\{\s*"version"\s*:\s*([0-9]+)\s*[,}]')
+
+
+def _open_inside(directory: Path, name: str, flags: int, mode: int = 0o644) -> int:
+    """Open ``directory/name`` following no symbolic link, neither the folder nor the file."""
+    try:
+        folder = os.open(directory, os.O_RDONLY | _DIRECTORY | _NOFOLLOW)
+    except OSError as error:
+        raise _link_error(directory, error) from error
+    try:
+        return os.open(name, flags | _NOFOLLOW, mode, dir_fd=folder)
+    except OSError as error:
+        raise _link_error(directory / name, error) from error
+    finally:
+        os.close(folder)
+
+
+def _link_error(path: Path, error: OSError) -> OSError:
+    if error.errno in (errno.ELOOP, errno.ENOTDIR) and path.is_symlink():
+        return StoreError(
+            f"{path}: is a symbolic link; a phasetodo store never follows links, "
+            "so that no planted link can make it write outside its folder"
+        )
+    return error
+
+
+def _event_version(line: bytes) -> int | None:
+    """The version at the start of an event line, or None if it is not there."""
+    match = _VERSION.match(line)
+    if match is not None:
+        return int(match.group(1))
+    try:
+        version = json.loads(line).get("version")
+    except (ValueError, AttributeError, RecursionError):
+        return None
+    return version if type(version) is int else None
 
 
 def _encode(data: dict[str, Any]) -> bytes:
@@ -52,22 +98,41 @@ def _reverse_lines(fd: int, end: int) -> Iterator[tuple[int, bytes]]:
     """
     if end <= 0:
         return
-    pos = end - 1  # drop the final newline
-    pending = b""
+    base = end - 1  # file offset of ``buf[0]``; the final newline is dropped
+    buf = b""
+    limit = 0  # ``buf[:limit]`` is what is left to split; slicing it would copy the block
     block = _BLOCK
     while True:
-        cut = pending.rfind(b"\n")
+        cut = buf.rfind(b"\n", 0, limit)
         if cut >= 0:
-            yield pos + cut + 1, pending[cut + 1 :]
-            pending = pending[:cut]
+            yield base + cut + 1, buf[cut + 1 : limit]
+            limit = cut
             continue
-        if pos == 0:
-            yield 0, pending
+        if base == 0:
+            yield 0, buf[:limit]
             return
-        size = min(block, pos)
-        pos -= size
-        pending = os.pread(fd, size, pos) + pending
+        size = min(block, base)
+        base -= size
+        buf = os.pread(fd, size, base) + buf[:limit]
+        limit = len(buf)
         block = min(block * 2, 1 << 24)
+
+
+def _forward_lines(fd: int, start: int, end: int) -> Iterator[tuple[int, bytes]]:
+    """Complete lines in ``[start, end)`` in order, as ``(offset, line without newline)``."""
+    pending = b""
+    offset = pos = start
+    while pos < end:
+        chunk = os.pread(fd, min(_BLOCK, end - pos), pos)
+        if not chunk:
+            return
+        pos += len(chunk)
+        pending += chunk
+        lines = pending.split(b"\n")
+        pending = lines.pop()
+        for line in lines:
+            yield offset, line
+            offset += len(line) + 1
 
 
 class JsonlLog:
@@ -82,12 +147,14 @@ class JsonlLog:
         self.session_id = session_id
         self._fsync = fsync
         self._on_corrupt = on_corrupt
+        self._pid = os.getpid()
         self._thread_lock = threading.RLock()
         self._depth = 0
-        self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        self._fd = self._open_log()
         self._end = -1  # file size up to which ``_latest`` is known
         self._latest: Event | None = None
         self._body = 0  # offset of the first event line (after the header)
+        self._first_checked = False
         try:
             with self.lock():
                 self.owner = self._header(session_id, owner)
@@ -95,11 +162,27 @@ class JsonlLog:
             os.close(self._fd)
             raise
 
+    def _open_log(self) -> int:
+        return _open_inside(self.path.parent, self.path.name, os.O_RDWR | os.O_CREAT | os.O_APPEND)
+
     # -- locking ---------------------------------------------------------------
+
+    def _after_fork(self) -> None:
+        """In a forked child: a file description (and flock) of our own, and fresh thread state."""
+        inherited = self._fd
+        self._pid = os.getpid()
+        self._thread_lock = threading.RLock()
+        self._depth = 0
+        self._fd = self._open_log()
+        self._end = -1
+        if inherited >= 0:
+            os.close(inherited)
 
     @contextmanager
     def lock(self) -> Iterator[None]:
         """Hold the session across threads and processes (re-entrant)."""
+        if self._pid != os.getpid():
+            self._after_fork()
         with self._thread_lock:
             if self._depth == 0 and fcntl is not None:
                 fcntl.flock(self._fd, fcntl.LOCK_EX)
@@ -134,10 +217,15 @@ class JsonlLog:
             data = json.loads(first)
             version = data["format"]
             recorded = data.get("owner")
-        except (ValueError, TypeError, KeyError, AttributeError) as error:
+            named = data.get("session")
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as error:
             raise CorruptLog(str(self.path), 1, f"not a phasetodo session header ({error})") from None
-        if type(version) is not int or version > FORMAT:
-            raise CorruptLog(str(self.path), 1, f"unsupported log format {version!r}")
+        if type(version) is not int or not 1 <= version <= FORMAT:
+            raise CorruptLog(str(self.path), 1, f"header.format: unsupported log format {version!r}")
+        if named != session_id:
+            raise CorruptLog(
+                str(self.path), 1, f"header.session: names {named!r}, not this session {session_id!r}"
+            )
         if recorded is not None and type(recorded) is not str:
             raise CorruptLog(str(self.path), 1, "header.owner: must be a string")
         return recorded
@@ -163,7 +251,8 @@ class JsonlLog:
     def _set_aside(self, start: int, size: int) -> None:
         torn = os.pread(self._fd, size - start, start)
         aside = self.path.with_name(self.path.name + ".torn")
-        with aside.open("ab") as handle:
+        fd = _open_inside(aside.parent, aside.name, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+        with os.fdopen(fd, "ab") as handle:
             handle.write(torn + b"\n")
             handle.flush()
             os.fsync(handle.fileno())
@@ -201,34 +290,58 @@ class JsonlLog:
             if end == self._end:
                 return self._latest
             latest = None
-            for offset, line in _reverse_lines(self._fd, end):
+            lines = _reverse_lines(self._fd, end)
+            for offset, line in lines:
                 if offset < self._body:
                     break
                 try:
                     latest = event_from_json(json.loads(line))
-                    break
-                except ValueError as error:
+                except (ValueError, RecursionError) as error:
                     self._corrupt(offset, str(error))
+                    continue
+                self._check_step(offset, latest.version, lines)
+                break
             self._end, self._latest = end, latest
             return latest
+
+    def _check_step(self, offset: int, version: int, earlier: Iterator[tuple[int, bytes]]) -> None:
+        """The newest event must follow the one before it (or be version 1 if it is the first)."""
+        before = next(earlier, None)
+        if before is None or before[0] < self._body:
+            expected = 1
+        else:
+            previous = _event_version(before[1])
+            if previous is None:  # a corrupt line before it: events() reports that one
+                return
+            expected = previous + 1
+            if not self._first_checked:  # the log only grows: one look at its first event will do
+                first = os.pread(self._fd, min(256, offset - self._body), self._body)
+                if _event_version(first) not in (1, None):
+                    raise CorruptLog(str(self.path), 2, "version: the first event is not version 1")
+                self._first_checked = True
+        if version != expected:
+            raise CorruptLog(
+                str(self.path), self._line_number(offset), f"version {version} follows version {expected - 1}"
+            )
 
     def events(self) -> Iterator[Event]:
         """Every event up to now, in order; corrupt lines raise or are skipped."""
         with self.lock():
             end = self._clean_end()
-        offset = self._body
-        with self.path.open("rb") as handle:
-            handle.seek(offset)
-            for line in handle:
-                if offset >= end:
-                    break
-                try:
-                    event = event_from_json(json.loads(line))
-                except ValueError as error:
-                    self._corrupt(offset, str(error))
-                else:
-                    yield event
-                offset += len(line)
+            fd = self._fd
+        last, skipped = 0, False
+        for offset, line in _forward_lines(fd, self._body, end):
+            try:
+                event = event_from_json(json.loads(line))
+            except (ValueError, RecursionError) as error:
+                self._corrupt(offset, str(error))
+                skipped = True
+                continue
+            if event.version <= last or (event.version != last + 1 and not skipped):
+                number = self._line_number(offset)
+                raise CorruptLog(str(self.path), number, f"version {event.version} follows version {last}")
+            last, skipped = event.version, False
+            yield event
 
     # -- writing ---------------------------------------------------------------
 

@@ -5,6 +5,11 @@ index lookup and two writers can never both append the same version. The lock
 is a ``BEGIN IMMEDIATE`` transaction (SQLite's single writer, across processes)
 plus a thread lock around the store's one connection; leaving the lock commits
 with ``synchronous=FULL``, so an event is durable once the write returns.
+
+Errors of the database (a full disk, a read-only file) are raised as
+:class:`~phasetodo.errors.StoreError` naming the file and the cause. A store
+object used in a forked child opens a connection of its own there, and the
+database file and its journals are never symbolic links we follow.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import CorruptLog, VersionConflict
+from ..errors import CorruptLog, StoreError, VersionConflict
 from ._base import Event, check_session_id, event_from_json, event_to_json
 
 __all__ = ["SqliteLog", "SqliteStore"]
@@ -29,6 +34,8 @@ _SCHEMA = (
     " body TEXT NOT NULL, PRIMARY KEY (session, version)) WITHOUT ROWID",
 )
 _PAGE = 256
+#: The database file and the journal files SQLite makes beside it.
+_FILES = ("", "-wal", "-shm", "-journal")
 
 
 class SqliteStore:
@@ -41,23 +48,49 @@ class SqliteStore:
 
     def __init__(self, path: str | os.PathLike[str], *, timeout: float = 60.0) -> None:
         self.path = os.fspath(path)
+        self._timeout = timeout
         if self.path != ":memory:":
+            for suffix in _FILES:
+                if os.path.islink(self.path + suffix):
+                    raise StoreError(
+                        f"{self.path + suffix}: is a symbolic link; a phasetodo store never follows "
+                        "links, so that no planted link can make it write outside its file"
+                    )
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(
-            self.path, timeout=timeout, isolation_level=None, check_same_thread=False
-        )
-        self._mutex = threading.RLock()
-        self._depth = 0
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=FULL")
+        self._connect()
         with self.transaction() as conn:
             for statement in _SCHEMA:
                 conn.execute(statement)
 
+    def _connect(self) -> None:
+        """A connection and thread state for this process (again after a fork)."""
+        self._pid = os.getpid()
+        self._mutex = threading.RLock()
+        self._depth = 0
+        with self._errors():
+            self._conn = sqlite3.connect(
+                self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False
+            )
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=FULL")
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """Raise the database's own errors as StoreError naming the file."""
+        try:
+            yield
+        except sqlite3.Error as error:
+            raise StoreError(f"{self.path}: {error}") from error
+
+    def _mine(self) -> None:
+        if self._pid != os.getpid():
+            self._connect()  # never use a connection inherited across fork()
+
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """Hold the database's write lock (re-entrant); commit on exit, roll back on error."""
-        with self._mutex:
+        self._mine()
+        with self._mutex, self._errors():
             if self._depth == 0:
                 self._conn.execute("BEGIN IMMEDIATE")
             self._depth += 1
@@ -65,16 +98,22 @@ class SqliteStore:
                 yield self._conn
             except BaseException:
                 self._depth -= 1
-                if self._depth == 0:
+                if self._depth == 0 and self._conn.in_transaction:  # a full disk already rolled back
                     self._conn.execute("ROLLBACK")
                 raise
             self._depth -= 1
             if self._depth == 0:
-                self._conn.execute("COMMIT")
+                try:
+                    self._conn.execute("COMMIT")
+                except BaseException:
+                    if self._conn.in_transaction:
+                        self._conn.execute("ROLLBACK")
+                    raise
 
     def read(self, sql: str, args: tuple[Any, ...]) -> list[Any]:
         """Run one query under the thread lock and return its rows."""
-        with self._mutex:
+        self._mine()
+        with self._mutex, self._errors():
             return self._conn.execute(sql, args).fetchall()
 
     def open(self, session_id: str, *, owner: str | None = None) -> SqliteLog:

@@ -21,11 +21,11 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ._jsstring import WHITESPACE, trim
-from .codec import _as_phases
-from .columns import read_columns
-from .engine import normalize
-from .model import Phase, Status, Task, make_task, make_tasks
+from .._core.codec import _as_phases
+from .._core.columns import read_columns
+from .._core.engine import normalize
+from .._core.jsstring import WHITESPACE, trim
+from .._core.model import Phase, Status, Task, make_task, make_tasks
 
 __all__ = ["LOSSLESS_MARKER", "markdown_to_phases", "phases_to_markdown"]
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import attrs
 
-from .errors import InvalidParams
+from ..errors import InvalidParams
 from .model import Phase
 from .ops import Append, Init, Note, Start
 

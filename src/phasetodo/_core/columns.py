@@ -6,7 +6,7 @@ per-task object. Task contents must be unique in the list (the normal case):
 then one dict, content -> phase, finds any task, and each touched phase builds
 its own content -> position map on first use. A list with duplicate contents,
 or an ``init`` that makes one, is handed to the general engine instead
-(:func:`apply_columns` raises :class:`Fallback`).
+(:func:`load_columns` gives ``None``, :func:`apply_columns` ``False``).
 
 The result is built from the columns in one pass per phase: the summary text
 and the JSON-ready ``details.phases`` (fresh dicts and lists, never the
@@ -20,11 +20,11 @@ from itertools import compress, count, repeat
 from operator import attrgetter, itemgetter, methodcaller
 from typing import Any
 
-from ._jsstring import trim_end
+from .jsstring import trim_end
 from .model import Phase, Status, Task, make_task
 from .ops import Append, Done, Drop, Init, Note, Op, Rm, Start
 
-__all__ = ["Columns", "Fallback", "apply_columns", "load_columns", "read_columns"]
+__all__ = ["Columns", "apply_columns", "load_columns", "read_columns"]
 
 _PENDING = Status.PENDING
 _ACTIVE = Status.IN_PROGRESS
@@ -44,10 +44,6 @@ _status = itemgetter("status")
 _notes = methodcaller("get", "notes")
 _task_fields = attrgetter("content", "status", "notes")
 _ONLY_STR = frozenset((str,))
-
-
-class Fallback(Exception):
-    """The batch needs the general engine (duplicate contents); never escapes."""
 
 
 class _Col:
@@ -172,8 +168,8 @@ class Columns:
                 for index, status in enumerate(col.statuses):
                     if status is _ACTIVE:
                         self.active[(col, index)] = None
-        if len(self.by_content) != total:
-            raise Fallback
+        #: Duplicate contents: this working copy cannot hold them, the general engine must.
+        self.duplicates = len(self.by_content) != total
         self.count = total
         if len(self.active) > 1:  # keep list order: the first active one is kept
             order = {col: n for n, col in enumerate(cols)}
@@ -492,9 +488,10 @@ def load_columns(phases: Iterable[Phase | Mapping[str, Any]]) -> Columns | None:
     applies the batch or names each malformed place.
     """
     try:
-        return Columns(phases)
-    except (Fallback, TypeError, KeyError, AttributeError, ValueError):
+        work = Columns(phases)
+    except (TypeError, KeyError, AttributeError, ValueError):
         return None
+    return None if work.duplicates else work
 
 
 def apply_columns(work: Columns, ops: Iterable[Op]) -> bool:
@@ -503,10 +500,9 @@ def apply_columns(work: Columns, ops: Iterable[Op]) -> bool:
     An ``init`` that makes duplicate contents needs the general engine; the
     caller then applies the whole batch again from the input.
     """
-    try:
-        for op in ops:
-            work.run(op)
-    except Fallback:
-        return False
+    for op in ops:
+        work.run(op)
+        if work.duplicates:
+            return False
     work.normalize()
     return True

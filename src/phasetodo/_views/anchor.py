@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from .codec import _as_phases
-from .model import Phase, Status, Task
+from .._core.codec import _as_phases
+from .._core.model import Phase, Status, Task
 from .summary import SYMBOLS
 
 __all__ = ["MIN_ANCHOR_CHARS", "compaction_anchor"]

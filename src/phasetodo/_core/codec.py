@@ -12,8 +12,8 @@ from typing import Any
 
 import cattrs
 
+from ..errors import InvalidParams, InvalidPhases
 from . import schema
-from .errors import InvalidParams, InvalidPhases
 from .model import Phase, Status, Task, make_task
 from .ops import OPS, Append, Done, Drop, Init, Note, Op, PhaseItems, Rm, Start
 

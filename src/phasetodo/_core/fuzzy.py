@@ -15,7 +15,7 @@ from typing import Literal
 
 import attrs
 
-from .errors import PhasetodoError
+from ..errors import PhasetodoError
 from .model import Phase
 
 __all__ = ["AmbiguousTarget", "Target", "TargetNotFound", "resolve"]

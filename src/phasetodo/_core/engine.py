@@ -12,8 +12,8 @@ from operator import attrgetter
 
 import attrs
 
-from ._jsstring import trim_end
 from .columns import apply_columns, load_columns
+from .jsstring import trim_end
 from .model import Phase, Status, Task, make_task
 from .ops import Append, Done, Drop, Init, Note, Op, Rm, Start
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .model import Phase, Status, Task
+from .._core.model import Phase, Status, Task
 
 __all__ = ["SYMBOLS", "format_summary"]
 

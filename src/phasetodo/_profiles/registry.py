@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
-from .codec import parse_params
-from .engine import Outcome, apply
-from .errors import PhasetodoError
-from .limits import DEFAULT_LIMITS, Limits
-from .model import Phase
+from .._core.codec import parse_params
+from .._core.engine import Outcome, apply
+from .._core.limits import DEFAULT_LIMITS, Limits
+from .._core.model import Phase
+from ..errors import PhasetodoError
 from .strict import StrictOp, apply_strict, parse_strict_params
 
 __all__ = ["PROFILES", "Profile", "UnknownProfile", "parse_call", "run_call"]

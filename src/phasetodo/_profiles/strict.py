@@ -22,16 +22,16 @@ from typing import Any, ClassVar, Union
 
 import attrs
 
-from . import schema
-from ._jsstring import is_blank
-from .codec import converter, dump_phases
-from .diff import StatusChange
-from .engine import Outcome, _Draft, _Slot, _Work
-from .errors import InvalidParams
+from .._core import schema
+from .._core.codec import converter, dump_phases
+from .._core.engine import Outcome, _Draft, _Slot, _Work
+from .._core.jsstring import is_blank
+from .._core.model import Phase, Status
+from .._core.ops import Append, Done, Drop, Init, Op, Rm
+from .._views.diff import StatusChange
+from .._views.summary import SYMBOLS, format_summary
+from ..errors import InvalidParams
 from .hints import HINT_BUDGET, Hints, id_number
-from .model import Phase, Status
-from .ops import Append, Done, Drop, Init, Op, Rm
-from .summary import SYMBOLS, format_summary
 
 __all__ = [
     "StrictOp",

@@ -13,8 +13,8 @@ from typing import Any
 
 import attrs
 
-from .codec import _as_phases
-from .model import Phase, Status, Task
+from .._core.codec import _as_phases
+from .._core.model import Phase, Status, Task
 
 __all__ = [
     "ListDiff",

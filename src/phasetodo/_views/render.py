@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from .codec import _as_phases, dump_phases
+from .._core.codec import _as_phases, dump_phases
+from .._core.model import Phase, Status, Task
 from .markdown import phases_to_markdown
-from .model import Phase, Status, Task
 
 if TYPE_CHECKING:
     from rich.console import RenderableType

@@ -1,0 +1,1 @@
+"""The private profiles: how a call is parsed, applied and reported (parity, strict)."""

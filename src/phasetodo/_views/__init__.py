@@ -1,0 +1,1 @@
+"""The private views: summary text, Markdown, terminal and HTML rendering, anchor, diffs."""
