@@ -8,10 +8,8 @@ with its place (``ops[2].items: must contain at least 1 item``).
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
-
-import fastjsonschema
 
 from .model import Status
 from .ops import OP_NAMES
@@ -135,14 +133,25 @@ def _strict_schema() -> dict[str, Any]:
 #: plus ``view`` (read-only: a task with its notes, a phase, or the whole list).
 STRICT_PARAMS_SCHEMA: dict[str, Any] = _strict_schema()
 
-_validate = fastjsonschema.compile(PARAMS_SCHEMA)
-_validate_strict = fastjsonschema.compile(STRICT_PARAMS_SCHEMA)
+_compiled: dict[str, Callable[[object], object]] = {}
+
+
+def _validator(name: str) -> Callable[[object], object]:
+    """The compiled check for ``"parity"`` or ``"strict"``, compiled on first use (not at import)."""
+    check = _compiled.get(name)
+    if check is None:
+        import fastjsonschema
+
+        check = _compiled[name] = fastjsonschema.compile(
+            PARAMS_SCHEMA if name == "parity" else STRICT_PARAMS_SCHEMA
+        )
+    return check
 
 
 def is_valid_strict(params: object) -> bool:
     """Whether ``params`` satisfies :data:`STRICT_PARAMS_SCHEMA`."""
     try:
-        _validate_strict(params)
+        _validator("strict")(params)
     except Exception:  # a schema breach, or a value that is not JSON-shaped at all
         return False
     return True
@@ -151,10 +160,8 @@ def is_valid_strict(params: object) -> bool:
 def is_valid(params: object) -> bool:
     """Whether ``params`` satisfies :data:`PARAMS_SCHEMA`."""
     try:
-        _validate(params)
-    except fastjsonschema.JsonSchemaException:
-        return False
-    except Exception:  # a value that is not JSON-shaped at all
+        _validator("parity")(params)
+    except Exception:  # a schema breach, or a value that is not JSON-shaped at all
         return False
     return True
 

@@ -23,7 +23,7 @@ from typing import Any, ClassVar, Union
 import attrs
 
 from .._core import schema
-from .._core.codec import converter, dump_phases
+from .._core.codec import _structure_op, dump_phases
 from .._core.engine import Outcome, _Draft, _Slot, _Work
 from .._core.jsstring import is_blank
 from .._core.model import Phase, Status
@@ -86,7 +86,7 @@ def parse_strict_params(params: object) -> tuple[StrictOp, ...]:
     return tuple(
         View(entry.get("task"), entry.get("phase"))
         if entry["op"] == "view"
-        else converter.structure(entry, Op)  # type: ignore[arg-type]
+        else _structure_op(entry, Op)
         for entry in params["ops"]
     )
 
