@@ -16,8 +16,11 @@ from types import FrameType
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
 
 import phasetodo
+from phasetodo import testing
+from phasetodo._core import schema
 from phasetodo._core.engine import _Work
 from phasetodo._profiles import hints
 
@@ -215,3 +218,18 @@ class TestBothWorkingCopies:
         result["details"]["phases"][0]["tasks"][0]["notes"].append("x")
         result["details"]["phases"][0]["tasks"][0]["status"] = "completed"
         assert before == kept
+
+
+class TestQuickSchemaCheck:
+    @given(testing.params(valid=None))
+    @settings(max_examples=300)
+    def test_quick_check_never_accepts_what_the_schema_rejects(self, params: object) -> None:
+        """The quick shape check says valid only where the compiled schema does too."""
+        for names, name in ((schema._PARITY_OPS, "parity"), (schema._STRICT_OPS, "strict")):
+            if schema._plainly_valid(params, names):
+                schema._validator(name)(params)
+
+    @pytest.mark.parametrize("vector", read_vectors("params.jsonl"), ids=lambda v: v["id"])
+    def test_params_vectors(self, vector: dict[str, Any]) -> None:
+        """Every params vector is accepted or rejected as the reference's schema says."""
+        assert schema.is_valid(vector["params"]) == vector["valid"]

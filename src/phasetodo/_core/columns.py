@@ -16,7 +16,7 @@ caller's), or frozen ``Phase`` values that reuse every unchanged input value.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import compress, count, repeat
+from itertools import count, repeat
 from operator import attrgetter, itemgetter, methodcaller
 from typing import Any
 
@@ -415,24 +415,21 @@ class Columns:
         for number, col in enumerate(self.cols):
             col.compact()
             name = col.name
-            contents, statuses, notes = col.contents, col.statuses, col.notes
             tree.append(f"  {name}:")
-            lines = [f"{prefix[s]}{c}" for c, s in zip(contents, statuses, strict=True)]  # type: ignore[index]
-            tasks = [{"content": c, "status": wire[s]} for c, s in zip(contents, statuses, strict=True)]  # type: ignore[index]
-            if any(notes):
-                lines = _with_notes(lines, tasks, statuses, notes)
-            tree += lines
+            tasks = []
+            opened = len(remaining)
+            for c, s, n in zip(col.contents, col.statuses, col.notes, strict=True):
+                if s is _PENDING or s is _ACTIVE:
+                    remaining.append(f"  - {c} [{wire[s]}] ({name})")
+                if n:
+                    _noted(tree, c, s, n)  # type: ignore[arg-type]
+                    tasks.append({"content": c, "status": wire[s], "notes": list(n)})  # type: ignore[index]
+                else:
+                    tree.append(f"{prefix[s]}{c}")  # type: ignore[index]
+                    tasks.append({"content": c, "status": wire[s]})  # type: ignore[index]
             dumped.append({"name": name, "tasks": tasks})
-            if col.uniform is _COMPLETED or col.uniform is _ABANDONED:
-                continue
-            if _PENDING in statuses or _ACTIVE in statuses:
-                remaining += [
-                    f"  - {c} [{wire[s]}] ({name})"
-                    for c, s in zip(contents, statuses, strict=True)
-                    if s is _PENDING or s is _ACTIVE
-                ]
-                if current < 0:
-                    current = number
+            if current < 0 and len(remaining) > opened:
+                current = number
         return {
             "content": [{"type": "text", "text": self._summary(tree, remaining, current)}],
             "details": {"phases": dumped, "storage": storage},
@@ -459,26 +456,15 @@ class Columns:
         return "\n".join(head)
 
 
-def _with_notes(
-    lines: list[str], tasks: list[dict[str, Any]], statuses: Sequence[Status | None], notes: Sequence[Any]
-) -> list[str]:
-    """Add the notes of a phase's noted tasks to its summary lines and dumped tasks."""
-    spelled: list[int] = []
-    for index in compress(range(len(notes)), notes):
-        texts = notes[index]
-        size = len(texts)
-        lines[index] += f" (+{size} note{'' if size == 1 else 's'})"
-        tasks[index]["notes"] = list(texts)
-        if statuses[index] is _ACTIVE:
-            spelled.append(index)
-    for index in reversed(spelled):
-        below: list[str] = []
-        for number, note in enumerate(notes[index]):
-            if number:
-                below.append("        ---")
-            below.extend(f"        {line}" for line in note.split("\n"))
-        lines[index + 1 : index + 1] = below
-    return lines
+def _noted(lines: list[str], content: str, status: Status, notes: Sequence[str]) -> None:
+    """A noted task's summary line, and under the active task its notes."""
+    size = len(notes)
+    lines.append(f"{_PREFIX[status]}{content} (+{size} note{'' if size == 1 else 's'})")
+    if status is _ACTIVE:
+        for index, note in enumerate(notes):
+            if index:
+                lines.append("        ---")
+            lines.extend(f"        {line}" for line in note.split("\n"))
 
 
 def load_columns(phases: Iterable[Phase | Mapping[str, Any]]) -> Columns | None:

@@ -148,8 +148,51 @@ def _validator(name: str) -> Callable[[object], object]:
     return check
 
 
+_PARITY_OPS = frozenset(OP_NAMES)
+_STRICT_OPS = frozenset((*OP_NAMES, "view"))
+_ARRAYS = (list, tuple)
+
+
+def _strings(value: Any) -> bool:
+    """A non-empty array of strings (``items`` of ``append`` and of ``init``'s entries)."""
+    return type(value) in _ARRAYS and bool(value) and all(type(v) is str for v in value)
+
+
+def _plainly_valid(params: Any, names: frozenset[str]) -> bool:
+    """A quick check of the common shape: ``True`` only if the schema surely accepts ``params``.
+
+    Exact built-in types only; anything else (a subclass, a missing field) is
+    left to the compiled schema, which decides.
+    """
+    if type(params) is not dict:
+        return False
+    ops = params.get("ops")
+    if type(ops) not in _ARRAYS or not ops:
+        return False
+    for op in ops:
+        if type(op) is not dict or type(op.get("op")) is not str or op["op"] not in names:
+            return False
+        for key in ("task", "phase", "text"):
+            if key in op and type(op[key]) is not str:
+                return False
+        if "items" in op and not _strings(op["items"]):
+            return False
+        if "list" in op:
+            entries = op["list"]
+            if type(entries) not in _ARRAYS:
+                return False
+            for entry in entries:
+                if type(entry) is not dict or type(entry.get("phase")) is not str:
+                    return False
+                if not _strings(entry.get("items")):
+                    return False
+    return True
+
+
 def is_valid_strict(params: object) -> bool:
     """Whether ``params`` satisfies :data:`STRICT_PARAMS_SCHEMA`."""
+    if _plainly_valid(params, _STRICT_OPS):
+        return True
     try:
         _validator("strict")(params)
     except Exception:  # a schema breach, or a value that is not JSON-shaped at all
@@ -159,6 +202,8 @@ def is_valid_strict(params: object) -> bool:
 
 def is_valid(params: object) -> bool:
     """Whether ``params`` satisfies :data:`PARAMS_SCHEMA`."""
+    if _plainly_valid(params, _PARITY_OPS):
+        return True
     try:
         _validator("parity")(params)
     except Exception:  # a schema breach, or a value that is not JSON-shaped at all
