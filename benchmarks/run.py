@@ -15,11 +15,14 @@ call of:
   ``Phase`` values, what ``Session`` and ``MemoryState`` run (w4: the same
   Markdown round trip from values; w5: each call on the previous ``Phase`` values);
 * ``floor``: only building the output in CPython from the finished list held as
-  plain tuples: the summary string and the ``details.phases`` dicts (w4: the
-  Markdown string and the parsed ``Phase`` values);
+  plain columns (names, contents, statuses, notes): the summary string and the
+  ``details.phases`` dicts (w4: the Markdown string and the parsed ``Phase``
+  values); the faster of two builders (one loop per task, or comprehensions);
 
 then ``dicts`` over ``floor`` and ``dicts`` over the reference's figures (from
-:mod:`benchmarks.reference`, dated). ``--scaling`` adds 100 vs 1,000 ``done``
+:mod:`benchmarks.reference`, dated), and whether the goal (at most 0.8 of the
+reference's fastest figure, w4 1.0) is met. Times are the process's CPU time
+(``--wall`` for wall-clock), the median of ``--rounds`` rounds. ``--scaling`` adds 100 vs 1,000 ``done``
 ops on the 10,000-task list; ``--sessions`` adds ``Session.todo_write`` of w2
 on a 10,000-task list on each store, beside ``todo_write`` on the same list.
 """
@@ -54,19 +57,25 @@ def load(name: str) -> dict[str, Any]:
     return data
 
 
+#: The clock: the process's CPU time, so that other load on a shared machine does not
+#: count (``--wall`` switches to wall-clock time, as :mod:`benchmarks.sessions` uses).
+CLOCK: list[Callable[[], float]] = [time.process_time]
+
+
 def median_us(fn: Callable[[], object], rounds: int, budget_s: float = 1.0) -> float:
-    """Median wall time of ``fn`` in µs over ``rounds`` rounds of repeated calls."""
+    """Median time of ``fn`` in µs over ``rounds`` rounds of repeated calls (see :data:`CLOCK`)."""
+    clock = CLOCK[0]
     fn()
-    start = time.perf_counter()
+    start = clock()
     fn()
-    once = max(time.perf_counter() - start, 1e-7)
+    once = max(clock() - start, 1e-7)
     loops = max(1, int(budget_s / rounds / once))
     samples = []
     for _ in range(rounds):
-        start = time.perf_counter()
+        start = clock()
         for _ in range(loops):
             fn()
-        samples.append((time.perf_counter() - start) / loops * 1e6)
+        samples.append((clock() - start) / loops * 1e6)
     return statistics.median(samples)
 
 
@@ -312,14 +321,20 @@ def scaling(rounds: int) -> tuple[float, float]:
 
 
 def sessions(calls: int) -> dict[str, float]:
-    """µs of w2's call on its 10,000-task list: ``todo_write``, then ``Session.todo_write`` per store.
+    """Wall-clock µs of w2's call on its 10,000-task list: ``todo_write``, then ``Session.todo_write``.
 
-    The session's list is reset to ``before`` (untimed, a ``user_edit``) before each timed call.
+    One figure per store; the session's list is reset to ``before`` (untimed, a
+    ``user_edit``) before each timed call. Wall-clock, as the stores wait on disk.
     """
     work = load("w2_scale")
     before, params = work["before"], work["params"]
     values = phasetodo.load_phases(before)
-    out = {"todo_write, dicts": median_us(lambda: phasetodo.todo_write(params, before), 5)}
+    samples = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        phasetodo.todo_write(params, before)
+        samples.append((time.perf_counter() - start) * 1e6)
+    out = {"todo_write, dicts": statistics.median(samples)}
     with tempfile.TemporaryDirectory() as tmp:
         where = Path(tmp)
         stores: dict[str, Callable[[], phasetodo.Store]] = {
@@ -349,8 +364,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--only", help="run one workload, e.g. w2_scale")
     parser.add_argument("--scaling", action="store_true", help="also 100 vs 1,000 ops on 10k tasks")
     parser.add_argument("--sessions", action="store_true", help="also Session.todo_write per store")
+    parser.add_argument("--wall", action="store_true", help="wall-clock time instead of CPU time")
     args = parser.parse_args(argv)
+    CLOCK[0] = time.perf_counter if args.wall else time.process_time
     print(f"reference: {MEASURED}")
+    print(f"phasetodo: median µs per call, {'wall-clock' if args.wall else 'CPU'} time, {args.rounds} rounds")
     print(
         f"{'workload':<13}{'dicts µs':>11}{'values µs':>11}{'floor µs':>10}{'dicts/floor':>13}"
         f"{'reference µs':>17}{'dicts/ref':>13}{'goal':>7}"
