@@ -28,7 +28,8 @@ from .conftest import read_vectors
 
 
 def python_steps(call: Callable[[], object]) -> int:
-    """How many Python lines ``call`` runs (each loop pass counts)."""
+    """How many Python lines ``call`` runs (each loop pass counts), after one untraced warm-up call."""
+    call()
     steps = 0
 
     def trace(frame: FrameType, event: str, arg: Any) -> Any:
@@ -57,6 +58,9 @@ def tasks_list(size: int, phases: int = 10) -> list[dict[str, Any]]:
     ]
 
 
+#: Steps a call may take beyond another's for reasons unrelated to input size (first-use caches).
+SLACK = 20
+
 SPACES = ["    ", "\t", "\u3000", " \t\u00a0"]
 
 
@@ -69,7 +73,7 @@ class TestMarkdownReaderIsLinear:
         large = "# a" + space * 250_000 + "b" + end
         phases, errors = phasetodo.markdown_to_phases(large)
         assert (phases[0].name, errors) == ("a" + space * 250_000 + "b", [])
-        assert python_steps(lambda: phasetodo.markdown_to_phases(large)) == python_steps(
+        assert python_steps(lambda: phasetodo.markdown_to_phases(large)) <= SLACK + python_steps(
             lambda: phasetodo.markdown_to_phases(small)
         )
 
@@ -81,7 +85,7 @@ class TestMarkdownReaderIsLinear:
         large = "- [x] a" + space * 250_000 + "b" + end
         phases, errors = phasetodo.markdown_to_phases(large)
         assert (phases[0].tasks[0].content, errors) == ("a" + space * 250_000 + "b", [])
-        assert python_steps(lambda: phasetodo.markdown_to_phases(large)) == python_steps(
+        assert python_steps(lambda: phasetodo.markdown_to_phases(large)) <= SLACK + python_steps(
             lambda: phasetodo.markdown_to_phases(small)
         )
 
@@ -90,7 +94,7 @@ class TestMarkdownReaderIsLinear:
         """Lines that fail a pattern after a long space run fail at the cost of a short one."""
         small = "- [/] t\n" + line.format(" " * 4) + " x\n"
         large = "- [/] t\n" + line.format(" " * 1_000_000) + " x\n"
-        assert python_steps(lambda: phasetodo.markdown_to_phases(large)) == python_steps(
+        assert python_steps(lambda: phasetodo.markdown_to_phases(large)) <= SLACK + python_steps(
             lambda: phasetodo.markdown_to_phases(small)
         )
 
@@ -108,7 +112,7 @@ class TestStrictHintsAreBounded:
         """An id-like query with a 1 MB space run is read in one pass, as a short one is."""
         small, large = query + " " * 4 + "x", query + " " * 1_000_000 + "x"
         assert hints.id_number(large) is None
-        assert python_steps(lambda: hints.id_number(large)) == python_steps(
+        assert python_steps(lambda: hints.id_number(large)) <= SLACK + python_steps(
             lambda: hints.id_number(small)
         )
 

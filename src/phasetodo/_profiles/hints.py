@@ -4,8 +4,8 @@ A miss is checked, cheapest first: an id or number such as ``task-3`` (read
 in one pass, no backtracking), the same text up to case and spacing (a dict),
 the only name containing the query (one search of all names joined), then the
 most similar name by ``difflib`` (ratio >= 0.6). On a long list the ``difflib``
-step looks only at the names sharing the most three-letter runs with the
-query, found through an index, and only the first misses of a call get it.
+step looks only at the names sharing the most words with the query (rarest
+words first, through an index), and only the first misses of a call get it.
 The containment step and the indexes charge the characters they read to a
 per-call budget; once it is spent, later misses get the cheap hints only, so
 a call with thousands of misses on a large list costs a small multiple of the
@@ -25,9 +25,9 @@ __all__ = ["HINT_BUDGET", "Hints", "id_number"]
 #: Characters the containment step and the indexes may read in one call.
 HINT_BUDGET = 20_000_000
 #: Misses per call that get the ``difflib`` step (the costly one, in Python).
-FUZZY_MISSES = 16
+FUZZY_MISSES = 8
 #: On a list with more distinct names than this, ``difflib`` sees only this many.
-FUZZY_CANDIDATES = 64
+FUZZY_CANDIDATES = 32
 #: Longest query that is compared by similarity (``difflib`` is quadratic in length).
 FUZZY_QUERY = 300
 #: Index entries read per miss to choose the candidates.
@@ -84,10 +84,6 @@ def fold(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
-def _grams(text: str) -> set[str]:
-    return {text[i : i + 3] for i in range(max(len(text) - 2, 1))}
-
-
 class Hints:
     """The names one call's misses are compared with, indexed on first use."""
 
@@ -101,7 +97,8 @@ class Hints:
         self._folded: dict[str, str] | None = None
         self._joined = ""
         self._unique: list[str] = []
-        self._grams: dict[str, list[int]] | None = None
+        self._fold_of: dict[str, str] = {}
+        self._words: dict[str, list[int]] | None = None
 
     def _index(self) -> dict[str, str]:
         if self._folded is None:
@@ -110,7 +107,8 @@ class Hints:
             for key, name in zip(folded, self.names, strict=True):
                 self._folded.setdefault(key, name)
             self._joined = "\n".join(folded)
-            self._unique = list(dict.fromkeys(self.names))
+            self._fold_of = dict(zip(self.names, folded, strict=True))
+            self._unique = list(self._fold_of)
         return self._folded
 
     def closest(self, query: str) -> str | None:
@@ -153,15 +151,15 @@ class Hints:
         return self.names[joined.count("\n", 0, first)]
 
     def _nearest(self, folded: str) -> list[str]:
-        """The distinct names sharing the most three-letter runs with ``folded``."""
-        if self._grams is None:
-            self._grams = {}
-            for number, name in enumerate(self._unique):
-                for gram in _grams(fold(name)):
-                    self._grams.setdefault(gram, []).append(number)
-            self._charge(sum(map(len, self._unique)))
+        """The distinct names sharing the most words with ``folded``, rarest words first."""
+        if self._words is None:
+            self._words = {}
+            for number, name in enumerate(self._fold_of.values()):
+                for word in set(name.split(" ")):
+                    self._words.setdefault(word, []).append(number)
+            self._charge(len(self._joined))
         postings = sorted(
-            (self._grams[g] for g in _grams(folded) if g in self._grams), key=len
+            (self._words[w] for w in set(folded.split(" ")) if w in self._words), key=len
         )
         chosen: list[list[int]] = []
         read = 0
