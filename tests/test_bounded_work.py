@@ -15,6 +15,7 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
+import attrs
 import pytest
 from hypothesis import given, settings
 
@@ -23,6 +24,7 @@ from phasetodo import testing
 from phasetodo._core import schema
 from phasetodo._core.engine import _Work
 from phasetodo._profiles import hints
+from phasetodo.tool import execute, result_of
 
 from .conftest import read_vectors
 
@@ -224,6 +226,17 @@ class TestBothWorkingCopies:
         assert before == kept
 
 
+    @pytest.mark.parametrize("vector", APPLY[::7], ids=lambda v: v["id"])
+    def test_result_of_an_outcome_equals_its_phases_result(self, vector: dict[str, Any]) -> None:
+        """The result of an engine outcome is the summary and dump of its phases, however it was built."""
+        outcome = execute(vector["params"], phasetodo.load_phases(vector["before"]))
+        expected = {
+            "content": [{"type": "text", "text": phasetodo.format_summary(outcome.phases, outcome.errors)}],
+            "details": {"phases": phasetodo.dump_phases(outcome.phases), "storage": "memory"},
+        }
+        assert result_of(outcome) == expected
+        assert result_of(attrs.evolve(outcome)) == expected
+
 class TestQuickSchemaCheck:
     @given(testing.params(valid=None))
     @settings(max_examples=300)
@@ -237,3 +250,4 @@ class TestQuickSchemaCheck:
     def test_params_vectors(self, vector: dict[str, Any]) -> None:
         """Every params vector is accepted or rejected as the reference's schema says."""
         assert schema.is_valid(vector["params"]) == vector["valid"]
+

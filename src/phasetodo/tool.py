@@ -9,7 +9,7 @@ import attrs
 
 from ._core import schema
 from ._core.codec import _as_phases, dump_phases
-from ._core.columns import apply_columns, load_columns
+from ._core.columns import apply_columns, load_columns, recall
 from ._core.engine import Outcome
 from ._core.limits import DEFAULT_LIMITS, Limits
 from ._core.model import Phase
@@ -46,6 +46,9 @@ def result_of(
     its text and ``details.diff`` say what the call would change.
     """
     if before is None and not isinstance(outcome, StrictOutcome):
+        work = recall(outcome)
+        if work is not None:
+            return work.result(storage)
         return {
             "content": [{"type": "text", "text": format_summary(outcome.phases, outcome.errors)}],
             "details": {"phases": dump_phases(outcome.phases), "storage": storage},

@@ -15,6 +15,7 @@ caller's), or frozen ``Phase`` values that reuse every unchanged input value.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import chain, count, repeat
 from operator import attrgetter, itemgetter, methodcaller
@@ -24,7 +25,7 @@ from .jsstring import trim_end
 from .model import Phase, Status, Task, make_task
 from .ops import Append, Done, Drop, Init, Note, Op, Rm, Start
 
-__all__ = ["Columns", "apply_columns", "load_columns", "read_columns"]
+__all__ = ["Columns", "apply_columns", "load_columns", "read_columns", "recall", "remember"]
 
 _PENDING = Status.PENDING
 _ACTIVE = Status.IN_PROGRESS
@@ -62,6 +63,7 @@ class _Col:
         "source",
         "statuses",
         "tasks",
+        "touched",
         "uniform",
     )
 
@@ -83,6 +85,9 @@ class _Col:
         self.holes = 0  # removed tasks still in the lists, with status None
         self.place: dict[str, int] | None = None  # content -> position, built on first use
         self.uniform: Status | None = None  # every live task has this status
+        #: Positions changed or added since loading; ``None`` once that is not known
+        #: (a whole-phase op, a removal): then every task is compared with the input's.
+        self.touched: set[int] | None = set()
 
     def position(self, content: str) -> int:
         place = self.place
@@ -223,6 +228,8 @@ class Columns:
             self.active[(col, index)] = None
         col.statuses[index] = status
         col.dirty = True
+        if col.touched is not None:
+            col.touched.add(index)
         col.uniform = None
         self.uniform = None
 
@@ -238,6 +245,7 @@ class Columns:
         else:
             col.statuses = [status] * len(col.statuses)
         col.dirty = True
+        col.touched = None
         col.uniform = status
         self.uniform = None
         if status is _ACTIVE:
@@ -297,6 +305,7 @@ class Columns:
             col.statuses[index] = None
             col.holes += 1
             col.dirty = True
+            col.touched = None
             self.count -= 1
         elif op.phase:
             col = self.find_phase(op.phase)  # type: ignore[assignment]
@@ -329,6 +338,8 @@ class Columns:
             if col.tasks is not None:
                 if not isinstance(col.tasks, list):
                     col.tasks = list(col.tasks)
+                if col.touched is not None:
+                    col.touched.add(len(col.tasks))
                 col.tasks.append(None)
             by_content[content] = col
             self.count += 1
@@ -354,6 +365,8 @@ class Columns:
         col, index = found
         col.notes[index] = (*(col.notes[index] or ()), text)
         col.dirty = True
+        if col.touched is not None:
+            col.touched.add(index)
 
     def init(self, op: Init) -> None:
         if op.list is None:
@@ -409,6 +422,9 @@ class Columns:
                 continue
             col.compact()
             old = col.tasks
+            if old is not None and col.touched is not None:
+                out.append(Phase(col.name, tuple(self._patched(col, old, col.touched))))
+                continue
             tasks = []
             for index, (content, status, notes) in enumerate(
                 zip(col.contents, col.statuses, col.notes, strict=True)
@@ -420,6 +436,17 @@ class Columns:
                     tasks.append(make_task(content, status, tuple(notes) if notes else ()))  # type: ignore[arg-type]
             out.append(Phase(col.name, tuple(tasks)))
         return tuple(out)
+
+    @staticmethod
+    def _patched(col: _Col, old: Sequence[Task | None], touched: set[int]) -> list[Task]:
+        """The input's tasks with only the touched positions rebuilt."""
+        tasks = list(old)
+        for index in touched:
+            task = tasks[index]
+            status, notes = col.statuses[index], col.notes[index]
+            if task is None or task.status is not status or task.notes is not notes:
+                tasks[index] = make_task(col.contents[index], status, tuple(notes) if notes else ())  # type: ignore[arg-type]
+        return tasks  # type: ignore[return-value]
 
     def result(self, storage: str = "memory") -> dict[str, Any]:
         """The tool result (summary text and JSON-ready details) straight from the columns."""
@@ -509,3 +536,27 @@ def apply_columns(work: Columns, ops: Iterable[Op]) -> bool:
             return False
     work.normalize()
     return True
+
+
+#: Outcomes built from columns, by ``id``, with the columns they came from: the tool
+#: result of such an outcome is built from the columns in one pass. An entry goes when
+#: its outcome does; both are never changed after the batch.
+_BUILT: dict[int, tuple[weakref.ref[Any], Columns]] = {}
+
+
+def remember(outcome: object, work: Columns) -> None:
+    """Keep ``work`` for :func:`recall` while ``outcome`` (a frozen value made from it) lives."""
+    key = id(outcome)
+
+    def forget(_: object, key: int = key) -> None:
+        _BUILT.pop(key, None)
+
+    _BUILT[key] = (weakref.ref(outcome, forget), work)
+
+
+def recall(outcome: object) -> Columns | None:
+    """The columns ``outcome`` was made from, if it was."""
+    entry = _BUILT.get(id(outcome))
+    if entry is None or entry[0]() is not outcome:
+        return None
+    return entry[1]

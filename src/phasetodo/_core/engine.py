@@ -12,7 +12,7 @@ from operator import attrgetter
 
 import attrs
 
-from .columns import apply_columns, load_columns
+from .columns import apply_columns, load_columns, remember
 from .jsstring import trim_end
 from .model import Phase, Status, Task, make_task
 from .ops import Append, Done, Drop, Init, Note, Op, Rm, Start
@@ -313,7 +313,9 @@ def apply(phases: Iterable[Phase], ops: Iterable[Op]) -> Outcome:
     batch = ops if type(ops) in (list, tuple) else tuple(ops)
     fast = load_columns(items)
     if fast is not None and apply_columns(fast, batch):
-        return Outcome(fast.phases(), tuple(fast.errors))
+        outcome = Outcome(fast.phases(), tuple(fast.errors))
+        remember(outcome, fast)
+        return outcome
     work = _Work(items)
     for op in batch:
         work.run(op)
