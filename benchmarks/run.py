@@ -11,8 +11,8 @@ call of:
   dicts, what hosts pass (w4: ``markdown_to_phases(phases_to_markdown(before))``
   with ``before`` as dicts: w4 is the Markdown path and calls no ``todo_write``;
   w5: 200 calls, each on the previous result's ``details.phases``);
-* ``values``: ``result_of(execute(params, values))`` with ``before`` held as
-  ``Phase`` values, what ``Session`` and ``MemoryState`` run (w4: the same
+* ``values``: ``phasetodo.tool.call(params, values).to_json()`` with ``before``
+  held as ``Phase`` values, what ``Session`` and ``MemoryState`` run (w4: the same
   Markdown round trip from values; w5: each call on the previous ``Phase`` values);
 * ``floor``: only building the output in CPython from the finished list held as
   plain columns (names, contents, statuses, notes): the summary string and the
@@ -40,7 +40,7 @@ from typing import Any
 
 import phasetodo
 from phasetodo._core.model import Status, make_tasks
-from phasetodo.tool import execute, result_of
+from phasetodo.tool import call
 
 from .reference import GOAL, MEASURED, REFERENCE_US
 
@@ -251,7 +251,7 @@ def cases() -> dict[str, dict[str, Callable[[], object]]]:
             raise AssertionError(f"{name}: the floor does not build the same result")
         out[name] = {
             "dicts": lambda b=before, p=params: phasetodo.todo_write(p, b),
-            "values": lambda v=values, p=params: result_of(execute(p, v)),
+            "values": lambda v=values, p=params: call(p, v).to_json(),
             "floor": lambda s=state, e=errors: floor_result(s, e),
             "floor, loop": lambda s=state, e=errors: floor_result_loop(s, e),
         }
@@ -279,7 +279,7 @@ def cases() -> dict[str, dict[str, Callable[[], object]]]:
 
 
 def _errors(params: dict[str, Any], values: Sequence[phasetodo.Phase]) -> tuple[str, ...]:
-    return execute(params, values).errors
+    return phasetodo.apply(values, phasetodo.parse_params(params)).errors
 
 
 def _trace_finals(calls: list[dict[str, Any]]) -> list[tuple[Plain, tuple[str, ...]]]:
@@ -301,9 +301,9 @@ def _trace_dicts(calls: list[dict[str, Any]]) -> None:
 def _trace_values(calls: list[dict[str, Any]]) -> None:
     phases: tuple[phasetodo.Phase, ...] = ()
     for params in calls:
-        outcome = execute(params, phases)
-        result_of(outcome)
-        phases = outcome.phases
+        result = call(params, phases)
+        result.to_json()
+        phases = result.phases
 
 
 def scaling(rounds: int) -> tuple[float, float]:

@@ -24,7 +24,7 @@ from phasetodo import testing
 from phasetodo._core import schema
 from phasetodo._core.engine import _Work
 from phasetodo._profiles import hints
-from phasetodo.tool import execute, result_of
+from phasetodo._profiles.parity import parity_report
 
 from .conftest import read_vectors
 
@@ -229,13 +229,14 @@ class TestBothWorkingCopies:
     @pytest.mark.parametrize("vector", APPLY[::7], ids=lambda v: v["id"])
     def test_result_of_an_outcome_equals_its_phases_result(self, vector: dict[str, Any]) -> None:
         """The result of an engine outcome is the summary and dump of its phases, however it was built."""
-        outcome = execute(vector["params"], phasetodo.load_phases(vector["before"]))
+        values = phasetodo.load_phases(vector["before"])
+        outcome = phasetodo.apply(values, phasetodo.parse_params(vector["params"]))
         expected = {
             "content": [{"type": "text", "text": phasetodo.format_summary(outcome.phases, outcome.errors)}],
             "details": {"phases": phasetodo.dump_phases(outcome.phases), "storage": "memory"},
         }
-        assert result_of(outcome) == expected
-        assert result_of(attrs.evolve(outcome)) == expected
+        assert parity_report(outcome, "memory").to_json() == expected
+        assert parity_report(attrs.evolve(outcome), "memory").to_json() == expected
 
 class TestQuickSchemaCheck:
     @given(testing.params(valid=None))

@@ -19,14 +19,23 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, TypeVar
 
-from ._core.codec import _as_phases
-from ._core.engine import Outcome
+from ._core.codec import as_phases
+from ._core.limits import DEFAULT_LIMITS, Limits
 from ._core.model import Phase
+from ._profiles.builtin import ProfileLike, resolve
 from ._profiles.registry import Profile
-from .errors import NoAgentSession, NotSessionOwner, SessionClosed, VersionConflict
+from ._profiles.result import ResultJSON, Storage, ToolResult
+from .errors import (
+    InvalidOption,
+    InvalidOptionType,
+    NoAgentSession,
+    NotSessionOwner,
+    SessionClosed,
+    VersionConflict,
+)
 from .session_changes import Change, TaskKey, change, closed_tasks, remove_closed, strip_closed
 from .stores import Event, EventKind, JsonlStore, Log, Store
-from .tool import Storage, execute, result_of
+from .tool import DEFAULT, call
 
 __all__ = ["ResumePolicy", "Session", "default_directory", "run_auto_clear"]
 
@@ -53,19 +62,11 @@ def default_directory() -> Path:
 
 def _check_policies(resume: object, clear_delay: object) -> None:
     if resume not in ("strip", "keep"):
-        raise ValueError(f"resume: must be 'strip' or 'keep', not {resume!r}")
+        raise InvalidOption(f"resume: must be 'strip' or 'keep', not {resume!r}")
     if isinstance(clear_delay, bool) or not isinstance(clear_delay, (int, float)):
-        raise TypeError(f"clear_delay: must be a number of seconds, not {clear_delay!r}")
+        raise InvalidOptionType(f"clear_delay: must be a number of seconds, not {clear_delay!r}")
     if math.isnan(clear_delay):
-        raise ValueError("clear_delay: must be a number of seconds, not NaN")
-
-
-class _Refused(Exception):
-    """A strict call with errors: carries its outcome out of the commit, unappended."""
-
-    def __init__(self, outcome: Outcome) -> None:
-        super().__init__("strict call refused")
-        self.outcome = outcome
+        raise InvalidOption("clear_delay: must be a number of seconds, not NaN")
 
 
 class Session:
@@ -84,8 +85,14 @@ class Session:
         clear_delay: float = 60.0,
         clock: Callable[[], float] = time.time,
         own_store: Store | None = None,
+        profile: ProfileLike = "parity",
+        limits: Limits | None = DEFAULT_LIMITS,
     ) -> None:
         _check_policies(resume, clear_delay)
+        #: The profile calls run in unless they name another.
+        self.profile: Profile = resolve(profile)
+        #: The limits calls are checked against unless they give others (``None``: none).
+        self.limits: Limits | None = limits
         self._log = log
         self._agent = agent
         self._clear_delay = float(clear_delay)
@@ -111,6 +118,8 @@ class Session:
         resume: ResumePolicy = "strip",
         clear_delay: float = 60.0,
         clock: Callable[[], float] = time.time,
+        profile: ProfileLike = "parity",
+        limits: Limits | None = DEFAULT_LIMITS,
     ) -> Session:
         """Open (or start) the session ``session_id`` in ``store``.
 
@@ -120,9 +129,12 @@ class Session:
         :class:`~phasetodo.errors.NotSessionOwner`. ``resume`` chooses what a
         session with history resumes with; ``clear_delay`` is the auto-clear
         delay in seconds (below 0 never, 0 at the next :meth:`tick`); ``clock``
-        returns the time in seconds and is injectable for tests.
+        returns the time in seconds and is injectable for tests. ``profile`` (a
+        name or a :class:`~phasetodo.Profile`) and ``limits`` (``None``: no
+        limits) are the defaults of every call; a call may give its own.
         """
         _check_policies(resume, clear_delay)
+        chosen = resolve(profile)
         own = None
         if store is None:
             store = own = JsonlStore(default_directory())
@@ -134,7 +146,7 @@ class Session:
                 )
             return cls(
                 log, agent=agent, resume=resume, clear_delay=clear_delay, clock=clock,
-                own_store=own,
+                own_store=own, profile=chosen, limits=limits,
             )
         except BaseException:
             log.close()
@@ -211,44 +223,62 @@ class Session:
         *,
         agent: str | None = None,
         expected_version: int | None = None,
-        profile: Profile = "parity",
+        profile: ProfileLike | None = None,
+        limits: Limits | None = DEFAULT,
         dry_run: bool = False,
-    ) -> dict[str, Any]:
+    ) -> ResultJSON:
         """One ``todo_write`` call on the session, durable before it returns.
 
         Returns the same dict as :func:`phasetodo.todo_write`, with
-        ``details.storage`` naming the store kind. Raises
-        :class:`~phasetodo.InvalidParams` (nothing appended) for bad arguments,
-        :class:`~phasetodo.errors.VersionConflict` when ``expected_version`` is
-        given and the log has moved on, and :class:`~phasetodo.errors.NoAgentSession`
-        or :class:`~phasetodo.errors.NotSessionOwner` when the session belongs
-        to an agent and the call does not come from it.
+        ``details.storage`` naming the store kind; :meth:`write` gives the
+        typed result. Raises :class:`~phasetodo.InvalidParams` (nothing
+        appended) for bad arguments, :class:`~phasetodo.errors.VersionConflict`
+        when ``expected_version`` is given and the log has moved on, and
+        :class:`~phasetodo.errors.NoAgentSession` or
+        :class:`~phasetodo.errors.NotSessionOwner` when the session belongs to
+        an agent and the call does not come from it.
+        """
+        return self.write(
+            params, agent=agent, expected_version=expected_version,
+            profile=profile, limits=limits, dry_run=dry_run,
+        ).to_json()
 
-        ``profile="strict"`` makes the call all-or-nothing (see
-        :func:`phasetodo.todo_write`). ``dry_run=True`` applies the call to the
-        newest list without appending anything and returns the would-be result
-        with ``details.diff``.
+    def write(
+        self,
+        params: Mapping[str, Any],
+        *,
+        agent: str | None = None,
+        expected_version: int | None = None,
+        profile: ProfileLike | None = None,
+        limits: Limits | None = DEFAULT,
+        dry_run: bool = False,
+    ) -> ToolResult:
+        """:meth:`todo_write`, returning the typed :class:`~phasetodo.ToolResult`.
+
+        ``profile`` and ``limits`` left out mean the session's. An error result
+        of an all-or-nothing profile (strict) appends nothing. ``dry_run=True``
+        applies the call to the newest list without appending anything and
+        returns the would-be result with ``details.diff``.
         """
         writer = self._writer(agent)
+        chosen = self.profile if profile is None else resolve(profile)
+        bound = self.limits if limits is DEFAULT else limits
         if dry_run:
             current = self.refresh()
-            outcome = execute(params, current, profile=profile)
-            return result_of(outcome, self.storage, before=current)
+            return call(
+                params, current, profile=chosen, limits=bound, storage=self.storage, dry_run=True,
+                agent=writer,
+            )
 
-        def make(current: tuple[Phase, ...]) -> tuple[tuple[Phase, ...], Outcome]:
-            if profile == "parity":
-                outcome = self._execute(params, current)
-            else:
-                outcome = execute(params, current, profile=profile)
-                if outcome.errors:  # strict: nothing applied, so nothing is appended
-                    raise _Refused(outcome)
-            return outcome.phases, outcome
+        def make(current: tuple[Phase, ...]) -> tuple[tuple[Phase, ...] | None, ToolResult]:
+            result = call(
+                params, current, profile=chosen, limits=bound, storage=self.storage, agent=writer
+            )
+            if result.is_error and chosen.atomic:
+                return None, result  # refused: nothing applied, nothing appended
+            return result.phases, result
 
-        try:
-            outcome = self._commit("write", make, expected_version, agent=writer)
-        except _Refused as refused:
-            return result_of(refused.outcome, self.storage)
-        return result_of(outcome, self.storage)
+        return self._commit("write", make, expected_version, agent=writer)
 
     def user_edit(
         self,
@@ -264,8 +294,8 @@ class Session:
         :func:`phasetodo.reminders.user_edit_reminder` to tell the model.
         """
         if not isinstance(source, str) or not source:
-            raise ValueError("source: must be a non-empty string")
-        new = tuple(_as_phases(phases))
+            raise InvalidOption("source: must be a non-empty string")
+        new = tuple(as_phases(phases))
         self._commit("user_edit", lambda _: (new, None), expected_version, source=source)
         last = self.last_change
         assert last is not None
@@ -346,10 +376,6 @@ class Session:
 
     # -- internals ---------------------------------------------------------------
 
-    def _execute(self, params: Mapping[str, Any], phases: tuple[Phase, ...]) -> Outcome:
-        """Run one call on ``phases``: the hook a profile or variant overrides."""
-        return execute(params, phases)
-
     def _check_open(self) -> None:
         if self._closed:
             raise SessionClosed(f"session {self.session_id!r} is closed")
@@ -373,7 +399,7 @@ class Session:
     def _commit(
         self,
         kind: EventKind,
-        make: Callable[[tuple[Phase, ...]], tuple[tuple[Phase, ...], _T]],
+        make: Callable[[tuple[Phase, ...]], tuple[tuple[Phase, ...] | None, _T]],
         expected_version: int | None,
         *,
         source: str | None = None,
@@ -385,6 +411,8 @@ class Session:
             if expected_version is not None and expected_version != self._version:
                 raise VersionConflict(self.session_id, expected_version, self._version)
             after, result = make(current)
+            if after is None:  # the call was refused: nothing to append
+                return result
             version = self._version + 1
             self._log.append(Event(version, kind, float(self._clock()), after, source, agent))
         # Only once the lock is released is the event committed (SQLite commits then):

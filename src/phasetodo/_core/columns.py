@@ -23,7 +23,7 @@ from typing import Any
 
 from .jsstring import trim_end
 from .model import Phase, Status, Task, make_task
-from .ops import Append, Done, Drop, Init, Note, Op, Rm, Start
+from .ops import Append, Done, Drop, Init, Note, Op, Rm, Start, View
 
 __all__ = ["Columns", "apply_columns", "load_columns", "read_columns", "recall", "remember"]
 
@@ -190,8 +190,8 @@ class Columns:
                 for index, status in enumerate(col.statuses):
                     if status is _ACTIVE:
                         self.active[(col, index)] = None
-        #: Duplicate contents: this working copy cannot hold them, the general engine must.
-        self.duplicates = len(self.by_content) != total
+        #: Duplicate contents, or an op it does not know: the general engine must take the batch.
+        self.general = len(self.by_content) != total
         self.count = total
         if len(self.active) > 1:  # keep list order: the first active one is kept
             order = {col: n for n, col in enumerate(cols)}
@@ -379,7 +379,7 @@ class Columns:
             cols.append(_Col(entry.phase, items, [_PENDING] * len(items), [None] * len(items)))
         self._index(cols)
 
-    def run(self, op: Op) -> None:
+    def run(self, op: Op | View) -> None:
         kind = type(op)
         if kind is Done:
             self.mark(op, _COMPLETED)  # type: ignore[arg-type]
@@ -393,8 +393,10 @@ class Columns:
             self.rm(op)  # type: ignore[arg-type]
         elif kind is Append:
             self.append(op)  # type: ignore[arg-type]
-        else:
+        elif kind is Init:
             self.init(op)  # type: ignore[arg-type]
+        elif kind is not View:  # a view changes nothing; anything else is the general engine's
+            self.general = True
 
     def normalize(self) -> None:
         """Keep exactly one task active: the first one, else the first pending."""
@@ -449,7 +451,12 @@ class Columns:
         return tasks  # type: ignore[return-value]
 
     def result(self, storage: str = "memory") -> dict[str, Any]:
-        """The tool result (summary text and JSON-ready details) straight from the columns."""
+        """The tool result as JSON-ready data, straight from the columns."""
+        text, details = self.parts(storage)
+        return {"content": [{"type": "text", "text": text}], "details": details}
+
+    def parts(self, storage: str = "memory") -> tuple[str, dict[str, Any]]:
+        """The summary text and the JSON-ready details, in one pass over the columns."""
         wire, prefix = _WIRE, _PREFIX
         tree: list[str] = []
         remaining: list[str] = []
@@ -474,10 +481,7 @@ class Columns:
             dumped.append({"name": name, "tasks": tasks})
             if current < 0 and len(remaining) > opened:
                 current = number
-        return {
-            "content": [{"type": "text", "text": self._summary(tree, remaining, current)}],
-            "details": {"phases": dumped, "storage": storage},
-        }
+        return self._summary(tree, remaining, current), {"phases": dumped, "storage": storage}
 
     def _summary(self, tree: list[str], remaining: list[str], current: int) -> str:
         head = [f"Errors: {'; '.join(self.errors)}"] if self.errors else []
@@ -521,10 +525,10 @@ def load_columns(phases: Iterable[Phase | Mapping[str, Any]]) -> Columns | None:
         work = Columns(phases)
     except (TypeError, KeyError, AttributeError, ValueError):
         return None
-    return None if work.duplicates else work
+    return None if work.general else work
 
 
-def apply_columns(work: Columns, ops: Iterable[Op]) -> bool:
+def apply_columns(work: Columns, ops: Iterable[Op | View]) -> bool:
     """Apply ``ops`` in order to ``work`` and normalize; ``False`` if the general path must.
 
     An ``init`` that makes duplicate contents needs the general engine; the
@@ -532,7 +536,7 @@ def apply_columns(work: Columns, ops: Iterable[Op]) -> bool:
     """
     for op in ops:
         work.run(op)
-        if work.duplicates:
+        if work.general:
             return False
     work.normalize()
     return True

@@ -16,7 +16,7 @@ from typing import Any
 
 import attrs
 
-from ..errors import InvalidParams
+from ..errors import InvalidOption, InvalidParams
 from .model import Phase
 from .ops import Append, Init, Note, Start
 
@@ -25,7 +25,7 @@ __all__ = ["DEFAULT_LIMITS", "Limits"]
 
 def _positive(instance: object, attribute: attrs.Attribute[int], value: int) -> None:
     if type(value) is not int or value < 1:
-        raise ValueError(f"Limits.{attribute.name}: must be a positive integer, not {value!r}")
+        raise InvalidOption(f"Limits.{attribute.name}: must be a positive integer, not {value!r}")
 
 
 def _count(value: int) -> str:

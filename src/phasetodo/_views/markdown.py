@@ -21,30 +21,17 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .._core.codec import _as_phases
+from .._core.codec import as_phases
 from .._core.columns import read_columns
 from .._core.engine import normalize
 from .._core.jsstring import WHITESPACE, trim
 from .._core.model import Phase, Status, Task, make_task, make_tasks
+from .status import LOOKS
 
 __all__ = ["LOSSLESS_MARKER", "markdown_to_phases", "phases_to_markdown"]
 
-_MARKERS = {
-    Status.PENDING: " ",
-    Status.IN_PROGRESS: "/",
-    Status.COMPLETED: "x",
-    Status.ABANDONED: "-",
-}
-_STATUS_OF = {
-    " ": Status.PENDING,
-    "": Status.PENDING,
-    "x": Status.COMPLETED,
-    "X": Status.COMPLETED,
-    "/": Status.IN_PROGRESS,
-    ">": Status.IN_PROGRESS,
-    "-": Status.ABANDONED,
-    "~": Status.ABANDONED,
-}
+_MARKERS = {status: look.marker for status, look in LOOKS.items()}
+_STATUS_OF = {marker: status for status, look in LOOKS.items() for marker in look.markers}
 
 _LINE_ENDS = "\n\r\u2028\u2029"  # what JavaScript's "." does not match
 _BULLETS = "-*+"
@@ -121,10 +108,10 @@ def phases_to_markdown(
     lose, so that :func:`markdown_to_phases` gives back exactly ``phases``.
     """
     if lossless:
-        return _lossless_markdown(_as_phases(phases))
+        return _lossless_markdown(as_phases(phases))
     cols = read_columns(phases)
     if cols is None:
-        _as_phases(phases)  # raises InvalidPhases naming each malformed place
+        as_phases(phases)  # raises InvalidPhases naming each malformed place
         raise AssertionError("unreachable")  # pragma: no cover
     if not cols:
         return "# Todos\n"
@@ -236,18 +223,19 @@ class _Reader:
         return list(normalize(Phase(name, tuple(tasks)) for name, tasks in self.phases))
 
 
-def markdown_to_phases(text: str) -> tuple[list[Phase], list[str]]:
+def markdown_to_phases(text: str) -> tuple[tuple[Phase, ...], list[str]]:
     """Parse a Markdown checklist back into phases, with line-numbered errors.
 
     Tasks before any heading go into a ``Todos`` phase; ``[>]`` also means in
     progress and ``[~]`` abandoned. The result is normalized like a tool call,
     except for the lossless form (first line :data:`LOSSLESS_MARKER`), which is
-    read back exactly as written.
+    read back exactly as written. The phases are a tuple, as from
+    :func:`~phasetodo.load_phases`; the errors a list, as in the conformance vectors.
     """
     if text.lstrip(_EDGE).startswith(LOSSLESS_MARKER):
         lossless = _lossless_phases(text)
         if lossless is not None:
-            return lossless
+            return tuple(lossless[0]), lossless[1]
     reader = _Reader()
     # Runs of task lines in the form phases_to_markdown writes are taken whole,
     # without the line patterns, when no "\r", U+2028 or U+2029 can change a line.
@@ -269,7 +257,7 @@ def markdown_to_phases(text: str) -> tuple[list[Phase], list[str]]:
         reader.line(text[pos:stop], number)
         number += 1
         pos = newline + 1
-    return reader.result(), reader.errors
+    return tuple(reader.result()), reader.errors
 
 
 _WS = f"[{re.escape(WHITESPACE)}]"
