@@ -18,6 +18,7 @@ from ._profiles.parity import PARITY
 from ._profiles.registry import CallContext, Profile
 from ._profiles.result import DetailsJSON, PhaseJSON, ResultJSON, Storage, TaskJSON
 from ._profiles.strict import STRICT, StrictOutcome, apply_strict
+from ._version import __version__
 from ._views.anchor import compaction_anchor
 from ._views.diff import ListDiff, NoteChange, StatusChange, TaskRef, diff_phases, format_diff
 from ._views.markdown import LOSSLESS_MARKER, markdown_to_phases, phases_to_markdown
@@ -120,6 +121,7 @@ __all__ = [
     "UnknownProfile",
     "VersionConflict",
     "View",
+    "__version__",
     "apply",
     "apply_strict",
     "call",
