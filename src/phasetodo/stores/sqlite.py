@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -92,7 +93,7 @@ class SqliteStore:
                     conn = sqlite3.connect(
                         self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False
                     )
-                    conn.execute("PRAGMA journal_mode=WAL")
+                    self._wal(conn)
                     conn.execute("PRAGMA synchronous=FULL")
                     conn.execute("BEGIN IMMEDIATE")
                     try:
@@ -118,6 +119,18 @@ class SqliteStore:
             self._depth = 0
             self._readonly = not writable
             self._conn = conn
+
+    def _wal(self, conn: sqlite3.Connection) -> None:
+        """Switch to WAL; processes creating the file together may find it locked for a moment."""
+        deadline = time.monotonic() + self._timeout
+        while True:
+            try:
+                if conn.execute("PRAGMA journal_mode=WAL").fetchone()[0] in ("wal", "memory"):
+                    return
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() > deadline:
+                    raise
+            time.sleep(0.01)
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
