@@ -27,7 +27,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 import phasetodo
 
 from .board import Board
-from .feed import changes
+from .feed import changes, versions
 
 __all__ = ["LOCAL_HOSTS", "TOKEN_HEADER", "create_app"]
 
@@ -141,8 +141,9 @@ def create_app(
 
     ``token`` is the secret every write must carry. ``hosts`` are the host
     names the board answers to (``None``: any, for a board bound to all
-    interfaces on purpose). ``every`` is the live feeds' poll interval in
-    seconds; ``max_body`` the largest edit accepted, in bytes.
+    interfaces on purpose). The sessions feed polls every ``4 * every``
+    seconds (plans follow ``Session.watch``); ``max_body`` is the largest edit
+    accepted, in bytes.
     """
     if not token:
         raise ValueError("token: must be a non-empty secret")
@@ -209,7 +210,23 @@ def create_app(
             await _run(lambda: board.version(sid))
         except LookupError as error:
             return _error(404, "not_found", str(error))
-        return stream(lambda: board.version(sid), lambda: board.plan(sid), "plan", every)
+
+        async def events() -> AsyncIterator[str]:
+            yield "retry: 1000\n\n"
+            shown = -1
+            async for version in versions(board, sid, idle=KEEP_ALIVE):
+                if version is None:  # nothing new: a comment, so a gone client is noticed
+                    yield ": keep-alive\n\n"
+                    continue
+                if version <= shown:  # a burst's older event: the plan sent already holds it
+                    continue
+                plan = await _run(lambda: board.plan(sid))
+                shown = plan["version"]
+                yield f"event: plan\ndata: {json.dumps(plan, separators=(',', ':'))}\n\n"
+
+        return StreamingResponse(
+            events(), media_type="text/event-stream", headers={"x-accel-buffering": "no"}
+        )
 
     async def edit(request: Request) -> Response:
         refused = _refusal(request, token, board.read_only)

@@ -1,8 +1,10 @@
-"""The change feed behind the board's live updates.
+"""The change feeds behind the board's live updates.
 
-Until sessions offer ``Session.watch``, a change by any process is found by a
-cheap poll of the newest version (the JSONL store compares the file size, SQLite
-looks up one key). Swap :func:`_changes` for ``watch`` and nothing else moves.
+A plan page follows its session with :meth:`phasetodo.Session.watch`, which
+waits the way its store does best (a ``stat`` poll for JSONL, one indexed query
+for SQLite, LISTEN/NOTIFY for PostgreSQL), in a worker thread. The sessions
+page watches every session at once, which no store offers, so it polls a cheap
+fingerprint (ids with their newest versions) instead.
 """
 
 from __future__ import annotations
@@ -13,15 +15,27 @@ from typing import TypeVar
 
 import anyio
 import anyio.to_thread
+from anyio.lowlevel import RunVar
+
+import phasetodo
 
 from .board import Board
 
-__all__ = ["POLL_SECONDS", "changes"]
+__all__ = ["POLL_SECONDS", "WAIT_SECONDS", "changes", "versions"]
 
-#: How often the poll looks at the log: well inside the board's one-second promise.
+#: How often the sessions page's poll looks at the store: well inside the one-second promise.
 POLL_SECONDS = 0.25
 
+#: The longest one wait for a plan's next event lasts, so a closing board stops its feeds soon.
+WAIT_SECONDS = 1.0
+
+#: Worker threads that may wait on plans at once; their own pool, so the board's reads never queue
+#: behind them.
+WATCHERS = 64
+
 _T = TypeVar("_T")
+
+_WATCHERS: RunVar[anyio.CapacityLimiter] = RunVar("phasetodo_watchers")
 
 
 async def _changes(board: Board, read: Callable[[], _T], *, every: float, idle: float) -> AsyncIterator[_T]:
@@ -45,5 +59,47 @@ async def _changes(board: Board, read: Callable[[], _T], *, every: float, idle: 
 def changes(
     board: Board, read: Callable[[], _T], *, every: float = POLL_SECONDS, idle: float = math.inf
 ) -> AsyncIterator[_T]:
-    """The board's change feed (see :func:`_changes`): ``read()``'s value on every change."""
+    """The sessions page's feed (see :func:`_changes`): ``read()``'s value on every change."""
     return _changes(board, read, every=every, idle=idle)
+
+
+def _next_version(session: phasetodo.Session, after: int, wait: float) -> int | None:
+    """The first new version ``watch`` reports above ``after``; None after ``wait`` quiet seconds."""
+    for event in session.watch(wait, after=after):
+        return event.version
+    return None
+
+
+async def versions(
+    board: Board, session_id: str, *, wait: float = WAIT_SECONDS, idle: float = math.inf
+) -> AsyncIterator[int | None]:
+    """Yield the session's version now, then each new one as :meth:`Session.watch` sees it land.
+
+    Yields None after ``idle`` seconds without an event (for a keep-alive) and
+    stops when the board closes (within ``wait`` seconds). A burst may yield
+    versions the consumer has already shown: it skips those. The session is
+    opened without an agent, so watching claims and creates nothing.
+    """
+    limiter = _WATCHERS.get(None)
+    if limiter is None:
+        limiter = anyio.CapacityLimiter(WATCHERS)
+        _WATCHERS.set(limiter)
+    session = await anyio.to_thread.run_sync(
+        lambda: phasetodo.Session.open(session_id, board.store, resume="keep")
+    )
+    try:
+        cursor = await anyio.to_thread.run_sync(lambda: session.version)
+        yield cursor
+        quiet = 0.0
+        while not board.closing.is_set():
+            found = await anyio.to_thread.run_sync(_next_version, session, cursor, wait, limiter=limiter)
+            if found is not None:
+                cursor, quiet = found, 0.0
+                yield cursor
+                continue
+            quiet += wait
+            if quiet >= idle:
+                quiet = 0.0
+                yield None
+    finally:
+        session.close()
