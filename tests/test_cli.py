@@ -543,6 +543,20 @@ class TestBadOptions:
         assert f"--session {session!r}" in done.stderr
         assert "Traceback" not in done.stderr
 
+    @pytest.mark.parametrize("dsn", ["sqlite:todo.db", "store", "mysql://db/todo"])
+    def test_db_init_needs_a_postgresql_dsn(self, cli: Cli, dsn: str) -> None:
+        """`db init` with anything but a postgresql:// DSN is bad usage, naming it; nothing is made."""
+        done = cli.run("db", "init", dsn)
+        assert done.returncode == 2
+        assert f"db init: {dsn!r} is not a PostgreSQL DSN" in done.stderr
+        assert not list(cli.cwd.iterdir())
+
+    def test_db_needs_an_action(self, cli: Cli) -> None:
+        """`db` alone is bad usage: it names the missing action."""
+        done = cli.run("db")
+        assert done.returncode == 2
+        assert "ACTION" in done.stderr
+
     def test_unknown_verb(self, cli: Cli) -> None:
         """An unknown verb is bad usage (exit 2)."""
         done = cli.run("frobnicate")

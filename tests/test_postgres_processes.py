@@ -97,3 +97,30 @@ class TestCommandOnPostgres:
                 ("A", "completed"), ("B", "in_progress")
             ]
         store.close()
+
+    def test_db_init_creates_the_schema(self, postgres_dsn: str) -> None:
+        """`db init DSN` makes the tables on an empty database, and running it again is harmless."""
+        import psycopg
+
+        postgres_support.reset(postgres_dsn)
+        command = [sys.executable, "-m", "phasetodo", "db", "init", postgres_dsn]
+        for _ in range(2):
+            done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+            assert done.returncode == 0, done.stderr
+            assert "tables are ready" in done.stdout
+        with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+            tables = conn.execute(
+                "SELECT tablename FROM pg_tables WHERE tablename LIKE 'phasetodo%' ORDER BY 1"
+            ).fetchall()
+            assert tables == [("phasetodo_events",), ("phasetodo_sessions",)]
+            assert conn.execute("SELECT count(*) FROM phasetodo_sessions").fetchone() == (0,)
+
+    def test_db_init_reports_an_unreachable_server(self) -> None:
+        """A server that does not answer exits 1 naming the database, never its password."""
+        dsn = "postgresql://who:secret@127.0.0.1:1/nowhere?connect_timeout=5"
+        command = [sys.executable, "-m", "phasetodo", "db", "init", dsn]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 1
+        assert "postgresql (" in done.stderr
+        assert "secret" not in done.stderr
+        assert "Traceback" not in done.stderr

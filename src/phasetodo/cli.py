@@ -6,6 +6,7 @@ PostgreSQL; default ``./.phasetodo``) and
 ``--session ID`` (default ``default``). ``apply`` is one ``todo_write`` call,
 as an agent makes it; every other change (``edit``, ``import``, ``append``,
 ``start``, ``done``, ``drop``, ``rm``) is recorded as a user edit.
+``db init DSN`` creates the PostgreSQL tables ahead of the first write.
 
 Exit status: 0 done; 1 op errors were reported (the rest still applied, as
 in the tool), or the session or store to read does not exist; 2 bad usage or
@@ -46,7 +47,7 @@ from ._views.markdown import markdown_to_phases, phases_to_markdown
 from ._views.render import render_rich, render_text, visible
 from .errors import InvalidParams, InvalidSessionId, NoAgentSession, NotSessionOwner, PhasetodoError
 from .session import Session
-from .stores import JsonlStore, SqliteStore, Store, check_session_id, store_from_url
+from .stores import JsonlStore, PostgresStore, SqliteStore, Store, check_session_id, store_from_url
 from .tool import call
 
 __all__ = ["DEFAULT_SESSION", "DEFAULT_STORE", "DEMO_CALLS", "DEMO_SESSION", "MAX_INPUT_BYTES", "main"]
@@ -713,6 +714,25 @@ def _cmd_serve(args: argparse.Namespace, out: IO[str]) -> int:
     return OK
 
 
+def _cmd_db(args: argparse.Namespace, out: IO[str]) -> int:
+    """``db init DSN``: create PostgreSQL's tables and index ahead of the first write."""
+    dsn = args.dsn
+    if not dsn.startswith(("postgresql://", "postgres://")):
+        _usage(f"db init: {dsn!r} is not a PostgreSQL DSN (give postgresql://user@host/db)")
+    if importlib.util.find_spec("psycopg") is None:
+        _usage("db init: PostgreSQL needs the 'postgres' extra: pip install 'phasetodo[postgres]'")
+    store = PostgresStore(dsn)
+    try:
+        store.init_schema()
+    finally:
+        store.close()
+    if args.json:
+        out.write(_json({"schema": "ready", "database": store.where}))
+    else:
+        out.write(f"phasetodo's tables are ready in {store.where}\n")
+    return OK
+
+
 # --- argument parsing --------------------------------------------------------------------------
 
 
@@ -849,6 +869,16 @@ def _parser() -> argparse.ArgumentParser:
         "--port", type=int, default=8765, help="the port to listen on (default 8765; 0 picks a free one)"
     )
     serve.add_argument("--read-only", action="store_true", help="refuse every edit")
+    db = verb("db", "set up a database store: db init DSN creates PostgreSQL's tables")
+    actions = db.add_subparsers(dest="action", metavar="ACTION", required=True)
+    init = actions.add_parser(
+        "init",
+        parents=[common],
+        help="create phasetodo's tables and index in a PostgreSQL database (safe to repeat)",
+        description="create phasetodo's tables and index in a PostgreSQL database, if missing "
+        "(they are also made at the first write); safe to repeat",
+    )
+    init.add_argument("dsn", metavar="DSN", help="the database, as postgresql://user@host/db")
     return parser
 
 
@@ -868,6 +898,7 @@ _VERBS = {
     "demo": _cmd_demo,
     "mcp": _cmd_mcp,
     "serve": _cmd_serve,
+    "db": _cmd_db,
 }
 
 
