@@ -478,6 +478,29 @@ class TestLive:
                     break
         assert seen == [2, 3]
 
+    def test_the_feed_follows_a_postgresql_store(self, postgres_store: phasetodo.PostgresStore) -> None:
+        """On PostgreSQL the plan stream sends a write made by another process (LISTEN/NOTIFY)."""
+        with phasetodo.Session.open("plan", postgres_store) as session:
+            session.todo_write(init({"Fix": ["Find the bug", "Patch it"]}))
+        command = [sys.executable, "-m", "phasetodo", "--store", postgres_store.dsn, "--session", "plan",
+                   "done", "Find the bug"]
+        with (
+            running_board(postgres_store) as (url, _board),
+            httpx.Client(base_url=url, timeout=30) as http,
+            http.stream("GET", "/api/sessions/plan/stream") as stream,
+        ):
+            seen: list[int] = []
+            for line in stream.iter_lines():
+                if not line.startswith("data: "):
+                    continue
+                seen.append(json.loads(line.removeprefix("data: "))["version"])
+                if len(seen) == 1:
+                    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+                    assert done.returncode == 0, done.stderr
+                else:
+                    break
+        assert seen == [1, 2]
+
     def test_the_sessions_feed_sees_a_new_session(self, store: phasetodo.JsonlStore, tmp_path: Path) -> None:
         """The sessions stream sends the list again when a session appears."""
         with (
