@@ -9,7 +9,15 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import phasetodo
-from phasetodo import LOSSLESS_MARKER, Phase, Status, Task, markdown_to_phases, phases_to_markdown
+from phasetodo import (
+    LOSSLESS_MARKER,
+    REFERENCE_STATUSES,
+    Phase,
+    Status,
+    Task,
+    markdown_to_phases,
+    phases_to_markdown,
+)
 
 from .conftest import read_vectors
 
@@ -27,7 +35,9 @@ def _lists(draw: st.DrawFn) -> list[Phase]:
             draw(_TEXT),
             tuple(
                 Task(
-                    draw(_TEXT), draw(st.sampled_from(list(Status))), tuple(draw(st.lists(_TEXT, max_size=3)))
+                    draw(_TEXT),
+                    draw(st.sampled_from(REFERENCE_STATUSES)),
+                    tuple(draw(st.lists(_TEXT, max_size=3))),
                 )
                 for _ in range(draw(st.integers(0, 3)))
             ),

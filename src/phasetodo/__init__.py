@@ -9,7 +9,7 @@ from __future__ import annotations
 from ._core.codec import dump_phases, load_phases, parse_params
 from ._core.engine import Outcome, apply, normalize
 from ._core.limits import DEFAULT_LIMITS, Limits
-from ._core.model import Phase, Status, Task
+from ._core.model import REFERENCE_STATUSES, Phase, Status, Task
 from ._core.ops import OPS, Append, Done, Drop, Init, Note, Op, PhaseItems, Rm, Start
 from ._core.schema import DETAILS_SCHEMA, PARAMS_SCHEMA, STRICT_PARAMS_SCHEMA
 from ._profiles.registry import PROFILES, Profile, UnknownProfile
@@ -46,6 +46,7 @@ __all__ = [
     "OPS",
     "PARAMS_SCHEMA",
     "PROFILES",
+    "REFERENCE_STATUSES",
     "STRICT_PARAMS_SCHEMA",
     "Append",
     "Change",

@@ -14,6 +14,7 @@ SYMBOLS = {
     Status.IN_PROGRESS: "→",
     Status.COMPLETED: "✓",
     Status.ABANDONED: "✗",
+    Status.BLOCKED: "⊘",
 }
 _PREFIX = {status: f"    {symbol} " for status, symbol in SYMBOLS.items()}
 _OPEN = frozenset((Status.PENDING, Status.IN_PROGRESS))
@@ -50,7 +51,7 @@ def format_summary(phases: Sequence[Phase], errors: Sequence[str] = ()) -> str:
     else:
         head.append("Remaining items: none.")
     phase = phases[current]
-    closed = sum(1 for t in phase.tasks if t.status not in _OPEN)
+    closed = sum(1 for t in phase.tasks if t.status.is_closed)
     head.append(
         f'Phase {current % len(phases) + 1}/{len(phases)} "{phase.name}"'
         f" — {closed}/{len(phase.tasks)} tasks complete"

@@ -1,0 +1,99 @@
+"""The team profile: many agents, one plan, no task done twice.
+
+Each call comes from one agent (or a person): ``start`` claims a task for it,
+an agent holds one active task at a time, ``block``/``unblock`` say why work
+waits, and ``after`` dependencies are enforced. Calls are all or nothing.
+The rules live in :mod:`.team_engine`, the arguments in :mod:`.team_schema`,
+what the agent reads in :mod:`.team_summary`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .._core.codec import dump_phases
+from .._core.engine import Outcome
+from .._core.model import Phase
+from .team_engine import TeamOutcome, apply_team, ready_tasks
+from .team_schema import parse_team_params
+from .team_summary import format_team_summary
+
+__all__ = ["TEAM_DESCRIPTION", "team_call", "team_details", "team_text"]
+
+#: What the model reads about the tool in a team plan.
+TEAM_DESCRIPTION = """\
+Work a phased plan shared with other agents. You are one agent of a team: \
+each call applies an ordered list of operations ("ops") as you, all or \
+nothing, and answers with your task, the ready tasks, who is on what, what is \
+blocked, and the plan.
+
+Tasks are named by their exact content; phases by their exact name.
+
+Operations, applied in the order given:
+- init {list: [{phase, items}]}: replace the whole plan (only the lead may, once others hold tasks).
+  An item is a string, or {content, after: [task, ...]} when it must wait for other tasks.
+- start {task}: claim a ready task for yourself; your previous task goes back to pending.
+  start {} claims the next ready task. A task another agent is on cannot be taken.
+- done {task} | {phase} | {}: complete your task (or unowned ones; others' only as lead).
+  When you complete your task you pick up the next ready one.
+- drop {task} | {phase} | {}: abandon instead of completing.
+- rm {task} | {phase} | {}: remove tasks; they leave every other task's "after".
+- append {phase, items}: add pending tasks (items as in init).
+- note {task, text}: attach a note for the team.
+- block {task, reason}: the task cannot go on; say why. Blocked tasks are never claimed.
+- unblock {task}: the task may go on again (pending, unowned).
+
+A task is ready when it is pending, nobody is on it, it is not blocked and \
+everything it comes after is completed or dropped.
+
+Examples:
+{"ops": [{"op": "start"}]}
+{"ops": [{"op": "done", "task": "Write the parser"}, {"op": "start"}]}
+{"ops": [{"op": "append", "phase": "Test", "items": [{"content": "Fuzz the parser", "after": ["Write the parser"]}]}]}
+{"ops": [{"op": "block", "task": "Deploy", "reason": "waiting for credentials"}]}
+"""  # noqa: E501 - one JSON example per line
+
+
+def team_text(outcome: Outcome, agent: str | None) -> str:
+    """The summary text of a team outcome for ``agent``."""
+    notices = outcome.notices if isinstance(outcome, TeamOutcome) else ()
+    return format_team_summary(outcome.phases, agent, outcome.errors, notices)
+
+
+def team_details(outcome: Outcome, storage: str, agent: str | None) -> dict[str, Any]:
+    """``details`` of a team result: phases and storage, plus the profile, the
+    agent, its task, the ready tasks and, on error, the errors."""
+    claimed = outcome.claimed if isinstance(outcome, TeamOutcome) else None
+    details: dict[str, Any] = {
+        "phases": dump_phases(outcome.phases),
+        "storage": storage,
+        "profile": "team",
+        "agent": agent,
+        "task": claimed,
+        "ready": [t.content for _, t in ready_tasks(outcome.phases)],
+    }
+    if outcome.errors:
+        details["errors"] = list(outcome.errors)
+    return details
+
+
+def team_call(
+    params: object,
+    phases: Iterable[Phase] = (),
+    *,
+    agent: str | None = None,
+    lead: str | None = None,
+    storage: str = "memory",
+) -> dict[str, Any]:
+    """One team call on values, as JSON-ready data (``isError`` set on a refused call).
+
+    Raises :class:`~phasetodo.InvalidParams` for arguments that break the schema.
+    """
+    outcome = apply_team(tuple(phases), parse_team_params(params), agent=agent, lead=lead)
+    result: Mapping[str, Any] = {
+        "content": [{"type": "text", "text": team_text(outcome, agent)}],
+        "details": team_details(outcome, storage, agent),
+        "isError": bool(outcome.errors),
+    }
+    return dict(result)
