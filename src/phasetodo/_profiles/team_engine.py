@@ -87,9 +87,7 @@ class _Plan:
         self.agent = agent
         self.privileged = agent is None or (lead is not None and agent == lead)
         self.lead = lead
-        self.phases: list[tuple[str, list[_Rec]]] = [
-            (p.name, [_Rec(t) for t in p.tasks]) for p in phases
-        ]
+        self.phases: list[tuple[str, list[_Rec]]] = [(p.name, [_Rec(t) for t in p.tasks]) for p in phases]
         self.errors: list[str] = []
         self.notices: list[str] = []
         self.released = False  # the caller closed or blocked its active task
@@ -135,8 +133,7 @@ class _Plan:
             return True
         lead = f' ("{self.lead}")' if self.lead is not None else ""
         self.errors.append(
-            f'Task "{rec.content}" belongs to agent "{rec.owner}": only it or the lead{lead} '
-            f"may {verb} it"
+            f'Task "{rec.content}" belongs to agent "{rec.owner}": only it or the lead{lead} may {verb} it'
         )
         return False
 
@@ -293,9 +290,7 @@ class _Plan:
             dropped = [c for c in rec.after if c in removed]
             if dropped:
                 rec.after = tuple(c for c in rec.after if c not in removed)
-                self.notices.append(
-                    f'Removed {_quote(dropped)} from what "{rec.content}" comes after'
-                )
+                self.notices.append(f'Removed {_quote(dropped)} from what "{rec.content}" comes after')
 
     def add_items(
         self, recs: list[_Rec], items: Sequence[TeamItem], where: str, known: dict[str, _Rec]
@@ -425,7 +420,7 @@ def find_cycle(graph: dict[str, tuple[str, ...]], starts: Iterable[str]) -> list
             node, index = stack.pop()
             if index == 0:
                 if node in on_path:
-                    return [*path[on_path[node]:], node]
+                    return [*path[on_path[node] :], node]
                 if node in done:
                     continue
                 on_path[node] = len(path)

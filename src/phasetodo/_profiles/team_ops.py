@@ -105,5 +105,13 @@ TeamOp = Union[TeamInit, Start, Done, Drop, Rm, TeamAppend, Note, Block, Unblock
 
 #: The team profile's op names, in the order its prompt lists them.
 TEAM_OP_NAMES: tuple[str, ...] = (
-    "init", "start", "done", "drop", "rm", "append", "note", "block", "unblock",
+    "init",
+    "start",
+    "done",
+    "drop",
+    "rm",
+    "append",
+    "note",
+    "block",
+    "unblock",
 )

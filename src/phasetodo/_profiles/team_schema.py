@@ -159,9 +159,7 @@ def dump_team_op(op: TeamOp) -> dict[str, Any]:
     out: dict[str, Any] = {"op": op.name}
     if isinstance(op, TeamInit):
         if op.list is not None:
-            out["list"] = [
-                {"phase": e.phase, "items": [i.to_json() for i in e.items]} for e in op.list
-            ]
+            out["list"] = [{"phase": e.phase, "items": [i.to_json() for i in e.items]} for e in op.list]
         return out
     if isinstance(op, TeamAppend):
         if op.phase is not None:
