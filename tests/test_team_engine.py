@@ -454,3 +454,45 @@ class TestParityUnchanged:
         assert "    ⊘ a" in text
         assert "Remaining items (1):" in text
         assert '"P" — 0/2 tasks complete' in text
+
+
+class TestScope:
+    def scoped(self, *ops: dict[str, Any], agent: str = "sub-1") -> dict[str, Any]:
+        return team_call(
+            {"ops": list(ops)}, phasetodo.load_phases(planned()), agent=agent, lead="lead", scope="Ship"
+        )
+
+    def test_sees_only_its_phase(self) -> None:
+        """A scoped call's details and text hold only the scoped phase."""
+        result = self.scoped({"op": "note", "task": "Release", "text": "x"})
+        assert [p["name"] for p in result["details"]["phases"]] == ["Ship"]
+        assert result["details"]["scope"] == "Ship"
+        assert "Parser" not in result["content"][0]["text"].split("Plan")[1]
+
+    def test_cannot_touch_other_phases(self) -> None:
+        """Ops on tasks or phases outside the scope are errors."""
+        result = self.scoped({"op": "done", "task": "Parser"})
+        assert result["details"]["errors"] == ['Task "Parser" is not in phase "Ship", the one you work on']
+        assert self.scoped({"op": "done", "phase": "Build"})["isError"] is True
+        assert self.scoped({"op": "append", "phase": "Build", "items": ["x"]})["isError"] is True
+        assert self.scoped(PLAN)["isError"] is True
+
+    def test_start_looks_only_in_scope(self) -> None:
+        """start {} in a scope whose tasks all wait claims nothing."""
+        result = self.scoped({"op": "start"})
+        assert result["details"]["task"] is None
+        assert result["details"]["ready"] == []
+
+    def test_done_everything_means_the_phase(self) -> None:
+        """done {} in a scope closes only the scoped phase."""
+        result = team_call(
+            {"ops": [{"op": "done"}]}, phasetodo.load_phases(planned()), agent="s", lead="lead", scope="Ship"
+        )
+        assert result["details"]["phases"][0]["tasks"][0]["status"] == "completed"
+        full = apply_team(
+            phasetodo.load_phases(planned()),
+            parse_team_params({"ops": [{"op": "done"}]}),
+            agent="s",
+            scope="Ship",
+        )
+        assert [t.status for t in full.phases[0].tasks] == [Status.PENDING] * 3

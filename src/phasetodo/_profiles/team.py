@@ -55,24 +55,31 @@ Examples:
 """  # noqa: E501 - one JSON example per line
 
 
-def team_text(outcome: Outcome, agent: str | None) -> str:
-    """The summary text of a team outcome for ``agent``."""
+def team_text(outcome: Outcome, agent: str | None, scope: str | None = None) -> str:
+    """The summary text of a team outcome for ``agent`` (only phase ``scope``, if given)."""
     notices = outcome.notices if isinstance(outcome, TeamOutcome) else ()
-    return format_team_summary(outcome.phases, agent, outcome.errors, notices)
+    return format_team_summary(outcome.phases, agent, outcome.errors, notices, scope)
 
 
-def team_details(outcome: Outcome, storage: str, agent: str | None) -> dict[str, Any]:
+def team_details(
+    outcome: Outcome, storage: str, agent: str | None, scope: str | None = None
+) -> dict[str, Any]:
     """``details`` of a team result: phases and storage, plus the profile, the
-    agent, its task, the ready tasks and, on error, the errors."""
+    agent, its task, the ready tasks and, on error, the errors. With ``scope``
+    the phases and ready tasks are those of that phase only (and ``scope`` says so)."""
     claimed = outcome.claimed if isinstance(outcome, TeamOutcome) else None
+    ready = [t.content for p, t in ready_tasks(outcome.phases) if scope is None or p == scope]
+    shown = [p for p in outcome.phases if scope is None or p.name == scope]
     details: dict[str, Any] = {
-        "phases": dump_phases(outcome.phases),
+        "phases": dump_phases(shown),
         "storage": storage,
         "profile": "team",
         "agent": agent,
         "task": claimed,
-        "ready": [t.content for _, t in ready_tasks(outcome.phases)],
+        "ready": ready,
     }
+    if scope is not None:
+        details["scope"] = scope
     if outcome.errors:
         details["errors"] = list(outcome.errors)
     return details
@@ -84,16 +91,18 @@ def team_call(
     *,
     agent: str | None = None,
     lead: str | None = None,
+    scope: str | None = None,
     storage: str = "memory",
 ) -> dict[str, Any]:
     """One team call on values, as JSON-ready data (``isError`` set on a refused call).
 
     Raises :class:`~phasetodo.InvalidParams` for arguments that break the schema.
     """
-    outcome = apply_team(tuple(phases), parse_team_params(params), agent=agent, lead=lead)
+    ops = parse_team_params(params)
+    outcome = apply_team(tuple(phases), ops, agent=agent, lead=lead, scope=scope)
     result: Mapping[str, Any] = {
-        "content": [{"type": "text", "text": team_text(outcome, agent)}],
-        "details": team_details(outcome, storage, agent),
+        "content": [{"type": "text", "text": team_text(outcome, agent, scope)}],
+        "details": team_details(outcome, storage, agent, scope),
         "isError": bool(outcome.errors),
     }
     return dict(result)

@@ -83,8 +83,15 @@ def _quote(contents: Iterable[str]) -> str:
 class _Plan:
     """The mutable working copy of one team call."""
 
-    def __init__(self, phases: Iterable[Phase], agent: str | None, lead: str | None) -> None:
+    def __init__(
+        self,
+        phases: Iterable[Phase],
+        agent: str | None,
+        lead: str | None,
+        scope: str | None = None,
+    ) -> None:
         self.agent = agent
+        self.scope = scope
         self.privileged = agent is None or (lead is not None and agent == lead)
         self.lead = lead
         self.phases: list[tuple[str, list[_Rec]]] = [(p.name, [_Rec(t) for t in p.tasks]) for p in phases]
@@ -95,9 +102,21 @@ class _Plan:
 
     def _index(self) -> None:
         self.by_content: dict[str, _Rec] = {}
-        for _, recs in self.phases:
+        self.phase_of: dict[str, str] = {}
+        for name, recs in self.phases:
             for rec in recs:
-                self.by_content.setdefault(rec.content, rec)
+                if rec.content not in self.by_content:
+                    self.by_content[rec.content] = rec
+                    self.phase_of[rec.content] = name
+
+    def in_scope(self) -> Iterable[_Rec]:
+        """The tasks the caller may see and change, in plan order."""
+        for name, rec in self.records():
+            if self.scope is None or name == self.scope:
+                yield rec
+
+    def next_ready(self) -> _Rec | None:
+        return next((r for r in self.in_scope() if self.is_ready(r)), None)
 
     def records(self) -> Iterable[tuple[str, _Rec]]:
         for name, recs in self.phases:
@@ -144,9 +163,15 @@ class _Plan:
         rec = self.by_content.get(content)
         if rec is None:
             self.errors.append(f'Task "{content}" not found')
+        elif self.scope is not None and self.phase_of[content] != self.scope:
+            self.errors.append(f'Task "{content}" is not in phase "{self.scope}", the one you work on')
+            return None
         return rec
 
     def find_phase(self, name: str) -> list[_Rec] | None:
+        if self.scope is not None and name != self.scope:
+            self.errors.append(f'Phase "{name}" is not "{self.scope}", the phase you work on')
+            return None
         for phase, recs in self.phases:
             if phase == name:
                 return recs
@@ -187,7 +212,7 @@ class _Plan:
             self.errors.append("start: a person does not claim tasks; an agent starts its own")
             return
         if not op.task:
-            ready = next((r for _, r in self.records() if self.is_ready(r)), None)
+            ready = self.next_ready()
             if ready is not None:
                 self.claim(ready)
             return
@@ -218,7 +243,7 @@ class _Plan:
         if op.phase:
             recs = self.find_phase(op.phase)
             return list(recs) if recs is not None else []
-        return [r for _, r in self.records()]
+        return list(self.in_scope())
 
     def close(self, op: Done | Drop) -> None:
         verb = op.name
@@ -329,6 +354,9 @@ class _Plan:
         if op.list is None:
             self.errors.append("Missing list for init operation")
             return
+        if self.scope is not None:
+            self.errors.append(f'init: you work on phase "{self.scope}" only; append to it instead')
+            return
         held = [r for _, r in self.records() if self.held_by_other(r)]
         if held and not self.privileged:
             owners = sorted({r.owner for r in held if r.owner is not None})
@@ -355,6 +383,9 @@ class _Plan:
         if not op.items:
             self.errors.append("Missing items for append operation")
             return
+        if self.scope is not None and op.phase != self.scope:
+            self.errors.append(f'Phase "{op.phase}" is not "{self.scope}", the phase you work on')
+            return
         recs = next((r for name, r in self.phases if name == op.phase), None)
         if recs is None:
             recs = []
@@ -370,7 +401,7 @@ class _Plan:
         """Restore the invariants, then let a caller that freed itself pick up work."""
         _normalize_records(self)
         if self.agent is not None and self.released and self.active_of(self.agent) is None:
-            ready = next((r for _, r in self.records() if self.is_ready(r)), None)
+            ready = self.next_ready()
             if ready is not None:
                 self.claim(ready)
 
@@ -442,20 +473,24 @@ def apply_team(
     *,
     agent: str | None = None,
     lead: str | None = None,
+    scope: str | None = None,
 ) -> TeamOutcome:
     """Apply ``ops`` for ``agent`` (``None``: a person) to a copy of ``phases``.
 
     All or nothing: with any error the outcome holds the input phases
     (normalized) and every error. ``lead`` names the agent that may change
-    tasks other agents hold. ``phases`` is never modified.
+    tasks other agents hold. With ``scope`` (a phase name) the caller sees
+    and changes only that phase: ops on other tasks or phases are errors,
+    ``start {}`` and pickups look only there, and ``init`` is refused.
+    ``phases`` is never modified.
     """
     before = tuple(phases)
-    plan = _Plan(before, agent, lead)
+    plan = _Plan(before, agent, lead, scope)
     for op in ops:
         plan.run(op)
     if plan.errors:
         errors = tuple(plan.errors)
-        plan = _Plan(before, agent, lead)
+        plan = _Plan(before, agent, lead, scope)
         _normalize_records(plan)
         return TeamOutcome(plan.freeze(), errors, (), _claimed(plan))
     plan.normalize()

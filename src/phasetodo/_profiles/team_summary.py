@@ -37,15 +37,20 @@ def format_team_summary(
     agent: str | None,
     errors: Sequence[str] = (),
     notices: Sequence[str] = (),
+    scope: str | None = None,
 ) -> str:
-    """The summary for ``agent`` (``None``: a person's view of the whole team)."""
+    """The summary for ``agent`` (``None``: a person's view of the whole team).
+
+    With ``scope`` (a phase name) only that phase is shown, as a scoped
+    handle's caller sees the plan.
+    """
     out: list[str] = []
     if errors:
         out.append("Errors — nothing was applied, the plan is unchanged:")
         out += [f"- {e}" for e in errors]
         out.append("")
     out += notices
-    if not any(p.tasks for p in phases):
+    if not any(p.tasks for p in phases if scope is None or p.name == scope):
         out.append("The plan is empty.")
         return "\n".join(out)
     mine: tuple[str, Task] | None = None
@@ -54,6 +59,10 @@ def format_team_summary(
     waiting: list[tuple[str, Task]] = []
     closed = total = 0
     status_of = {t.content: t.status for p in phases for t in p.tasks}
+    ready = [(p, t) for p, t in ready_tasks(phases) if scope is None or p == scope]
+    if scope is not None:
+        phases = [p for p in phases if p.name == scope]
+        out.append(f'Phase "{scope}" is yours to work; the rest of the plan is not shown.')
     for phase in phases:
         for task in phase.tasks:
             total += 1
@@ -69,7 +78,6 @@ def format_team_summary(
                 not status_of.get(c, Status.COMPLETED).is_closed for c in task.after
             ):
                 waiting.append((phase.name, task))
-    ready = ready_tasks(phases)
     if agent is not None:
         if mine is not None:
             out.append(f'You ({agent}) are on "{mine[1].content}" ({mine[0]}).')
