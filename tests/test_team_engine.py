@@ -123,7 +123,7 @@ class TestItems:
     def test_schema_offers_block_and_unblock(self) -> None:
         """The op enum of the team schema has block and unblock, and a reason field."""
         entry = TEAM_PARAMS_SCHEMA["properties"]["ops"]["items"]["properties"]
-        assert entry["op"]["enum"][-2:] == ["block", "unblock"]
+        assert {"block", "unblock", "after"} <= set(entry["op"]["enum"])
         assert entry["reason"]["type"] == "string"
 
     def test_ops_dump_back_to_their_json(self) -> None:
@@ -317,6 +317,29 @@ class TestPermissions:
         )
         assert result["isError"] is True
         assert task(result, "Lexer")["status"] == "pending"
+
+
+class TestAfterOp:
+    def test_adds_dependencies(self) -> None:
+        """after {task, after} makes a pending task wait for more tasks."""
+        result = call(planned(), "w1", {"op": "after", "task": "Lexer", "after": ["Parser"]})
+        assert task(result, "Lexer") == {"content": "Lexer", "status": "pending", "after": ["Parser"]}
+        assert result["details"]["ready"] == ["Parser"]
+
+    def test_refuses_a_cycle(self) -> None:
+        """A dependency that closes a ring is refused."""
+        result = call(planned(), "w1", {"op": "after", "task": "Parser", "after": ["Release"]})
+        assert result["details"]["errors"] == [
+            '"after" makes a cycle: "Parser" -> "Release" -> "Tests" -> "Parser"'
+        ]
+
+    def test_running_task_cannot_wait(self) -> None:
+        """A task in progress is not made to wait."""
+        phases = call(planned(), "w1", {"op": "start", "task": "Parser"})["details"]["phases"]
+        result = call(phases, "w1", {"op": "after", "task": "Parser", "after": ["Lexer"]})
+        assert result["details"]["errors"] == [
+            'Task "Parser" is in_progress; only a pending or blocked task can wait'
+        ]
 
 
 class TestRm:

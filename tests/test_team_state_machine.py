@@ -110,6 +110,10 @@ class TeamPlan(RuleBasedStateMachine):
     def append(self, who: str | None, content: str, deps: list[str]) -> None:
         self.call(who, {"op": "append", "phase": "B", "items": [{"content": content, "after": deps}]})
 
+    @rule(who=st.sampled_from(CALLERS), name=NAMES, deps=st.lists(NAMES, min_size=1, max_size=2))
+    def wait(self, who: str | None, name: str, deps: list[str]) -> None:
+        self.call(who, {"op": "after", "task": name, "after": deps})
+
     @rule(who=st.sampled_from(CALLERS), name=NAMES)
     def note(self, who: str | None, name: str) -> None:
         self.call(who, {"op": "note", "task": name, "text": f"from {who}"})

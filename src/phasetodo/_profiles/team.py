@@ -43,6 +43,7 @@ Operations, applied in the order given:
 - note {task, text}: attach a note for the team.
 - block {task, reason}: the task cannot go on; say why. Blocked tasks are never claimed.
 - unblock {task}: the task may go on again (pending, unowned).
+- after {task, after: [task, ...]}: a pending task must also wait for these tasks.
 
 A task is ready when it is pending, nobody is on it, it is not blocked and \
 everything it comes after is completed or dropped.

@@ -33,7 +33,7 @@ from .._core.engine import Outcome
 from .._core.jsstring import trim_end
 from .._core.model import Phase, Status, Task
 from .._core.ops import Done, Drop, Note, Rm, Start
-from .team_ops import Block, TeamAppend, TeamInit, TeamItem, TeamOp, Unblock
+from .team_ops import After, Block, TeamAppend, TeamInit, TeamItem, TeamOp, Unblock
 
 __all__ = [
     "TeamOutcome",
@@ -197,6 +197,8 @@ class _Plan:
             self.append(op)
         elif isinstance(op, TeamInit):
             self.init(op)
+        elif isinstance(op, After):
+            self.wait(op)
         else:  # pragma: no cover - the union is closed
             raise AssertionError(op)
 
@@ -287,6 +289,25 @@ class _Plan:
         if not self.may_change(rec, "unblock"):
             return
         rec.status, rec.reason, rec.owner = _PENDING, None, None
+
+    def wait(self, op: After) -> None:
+        rec = self.find(op.task, "after")
+        if rec is None:
+            return
+        if not op.after:
+            self.errors.append(f'Missing tasks for after operation on "{rec.content}"')
+            return
+        if rec.status is not _PENDING and rec.status is not _BLOCKED:
+            self.errors.append(
+                f'Task "{rec.content}" is {rec.status.value}; only a pending or blocked task can wait'
+            )
+            return
+        if not self.may_change(rec, "after"):
+            return
+        old = rec.after
+        rec.after = _unique((*rec.after, *op.after))
+        if not self.check_after([rec], dict(self.by_content)):
+            rec.after = old
 
     def note(self, op: Note) -> None:
         rec = self.find(op.task, "note")

@@ -15,6 +15,7 @@ from .._core.ops import Done, Drop, Note, Rm, Start
 
 __all__ = [
     "TEAM_OP_NAMES",
+    "After",
     "Block",
     "TeamAppend",
     "TeamInit",
@@ -41,6 +42,10 @@ class TeamItem:
         if not self.after:
             return self.content
         return {"content": self.content, "after": list(self.after)}
+
+
+def _opt_strs(value: tuple[str, ...] | list[str] | None) -> tuple[str, ...] | None:
+    return None if value is None else tuple(value)
 
 
 def _to_items(value: tuple[TeamItem, ...] | list[TeamItem]) -> tuple[TeamItem, ...]:
@@ -101,7 +106,16 @@ class Unblock:
     task: str | None = None
 
 
-TeamOp = Union[TeamInit, Start, Done, Drop, Rm, TeamAppend, Note, Block, Unblock]  # noqa: UP007
+@attrs.frozen
+class After:
+    """Make an open task wait for more tasks: it starts only once they are closed."""
+
+    name: ClassVar[str] = "after"
+    task: str | None = None
+    after: tuple[str, ...] | None = attrs.field(default=None, converter=_opt_strs)
+
+
+TeamOp = Union[TeamInit, Start, Done, Drop, Rm, TeamAppend, Note, Block, Unblock, After]  # noqa: UP007
 
 #: The team profile's op names, in the order its prompt lists them.
 TEAM_OP_NAMES: tuple[str, ...] = (
@@ -114,4 +128,5 @@ TEAM_OP_NAMES: tuple[str, ...] = (
     "note",
     "block",
     "unblock",
+    "after",
 )

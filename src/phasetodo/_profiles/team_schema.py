@@ -16,7 +16,7 @@ import fastjsonschema
 from .._core import schema
 from .._core.ops import Done, Drop, Note, Rm, Start
 from ..errors import InvalidParams
-from .team_ops import TEAM_OP_NAMES, Block, TeamAppend, TeamInit, TeamItem, TeamOp, TeamPhase, Unblock
+from .team_ops import TEAM_OP_NAMES, After, Block, TeamAppend, TeamInit, TeamItem, TeamOp, TeamPhase, Unblock
 
 __all__ = ["TEAM_PARAMS_SCHEMA", "dump_team_op", "parse_team_params"]
 
@@ -54,6 +54,11 @@ def _team_schema() -> dict[str, Any]:
         "start without a task claims the next ready task."
     )
     entry["reason"] = {"type": "string", "description": "block: why the task cannot go on."}
+    entry["after"] = {
+        "type": "array",
+        "items": {"type": "string"},
+        "description": "after: contents of the tasks that must close before the task starts.",
+    }
     return out
 
 
@@ -134,6 +139,9 @@ def _op(data: Mapping[str, Any]) -> TeamOp:
         return Block(task, data.get("reason"))
     if name == "unblock":
         return Unblock(task)
+    if name == "after":
+        after = data.get("after")
+        return After(task, None if after is None else tuple(after))
     if name == "done":
         return Done(task, data.get("phase"))
     if name == "drop":
@@ -167,8 +175,8 @@ def dump_team_op(op: TeamOp) -> dict[str, Any]:
         if op.items is not None:
             out["items"] = [i.to_json() for i in op.items]
         return out
-    for key in ("task", "phase", "text", "reason"):
+    for key in ("task", "phase", "text", "reason", "after"):
         value = getattr(op, key, None)
         if value is not None:
-            out[key] = value
+            out[key] = list(value) if key == "after" else value
     return out
