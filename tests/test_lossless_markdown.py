@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 import phasetodo
 from phasetodo import (
     LOSSLESS_MARKER,
-    REFERENCE_STATUSES,
     Phase,
     Status,
     Task,
@@ -36,8 +35,11 @@ def _lists(draw: st.DrawFn) -> list[Phase]:
             tuple(
                 Task(
                     draw(_TEXT),
-                    draw(st.sampled_from(REFERENCE_STATUSES)),
+                    draw(st.sampled_from(list(Status))),  # blocked too: team plans
                     tuple(draw(st.lists(_TEXT, max_size=3))),
+                    draw(st.none() | _TEXT),
+                    draw(st.none() | _TEXT),
+                    tuple(draw(st.lists(_TEXT, max_size=2))),
                 )
                 for _ in range(draw(st.integers(0, 3)))
             ),
@@ -143,7 +145,7 @@ class TestReading:
         text = f"{LOSSLESS_MARKER}\n# P\n- [?] a\nhello\n- [ ] bad \\q\n> note\n"
         phases, errors = markdown_to_phases(text)
         assert errors == [
-            'Line 3: unknown status marker "[?]" (use [ ], [x], [/], [-])',
+            'Line 3: unknown status marker "[?]" (use [ ], [x], [/], [-], [!])',
             'Line 4: unrecognized syntax "hello"',
             'Line 5: invalid escape "\\q"',
         ]

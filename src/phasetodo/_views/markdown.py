@@ -21,6 +21,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import attrs
+
 from .._core.codec import _as_phases
 from .._core.engine import normalize
 from .._core.jsstring import DOT, DOT_UNIT, WHITESPACE, WS, trim
@@ -33,6 +35,7 @@ _MARKERS = {
     Status.IN_PROGRESS: "/",
     Status.COMPLETED: "x",
     Status.ABANDONED: "-",
+    Status.BLOCKED: "!",  # team plans; only the lossless reader takes it back
 }
 _STATUS_OF = {
     " ": Status.PENDING,
@@ -116,7 +119,7 @@ class _Reader:
         if self.notes:
             assert self.tasks is not None
             task = self.tasks[-1]
-            self.tasks[-1] = Task(task.content, task.status, tuple(self.notes))
+            self.tasks[-1] = attrs.evolve(task, notes=tuple(self.notes))
             self.notes = []
         self.has_task = False
 
@@ -253,11 +256,28 @@ def _lossless_markdown(phases: Iterable[Phase]) -> str:
         out.append(f"# {_escape(phase.name)}")
         for task in phase.tasks:
             out.append(f"- [{_MARKERS[task.status]}] {_escape(task.content)}")
+            if task.has_team_fields:
+                out += _team_lines(task)
             for index, note in enumerate(task.notes):
                 if index:
                     out.append("  >")
                 out.extend(f"  > {_escape(line)}" for line in note.split("\n"))
     return "\n".join(out) + "\n"
+
+
+def _team_lines(task: Task) -> list[str]:
+    """A team task's owner, reason and dependencies, one ``@key value`` line each."""
+    out = []
+    if task.owner is not None:
+        out.append(f"  @owner {_escape(task.owner)}")
+    if task.reason is not None:
+        out.append(f"  @reason {_escape(task.reason)}")
+    out += [f"  @after {_escape(content)}" for content in task.after]
+    return out
+
+
+_TEAM_LINE = re.compile(f"@(owner|reason|after){_EDGE_CLASS}+(.+)", re.S)
+_LOSSLESS_STATUS_OF = {**_STATUS_OF, "!": Status.BLOCKED}
 
 
 class _LosslessReader(_Reader):
@@ -283,8 +303,23 @@ class _LosslessReader(_Reader):
 
         return _UNESCAPE.sub(one, text) if "\\" in text else text
 
+    def team_line(self, line: str) -> bool:
+        """Take an ``@owner``, ``@reason`` or ``@after`` line of the task above."""
+        match = _TEAM_LINE.fullmatch(line)
+        if match is None or not self.has_task or self.notes or self.lines:
+            return False
+        assert self.tasks is not None
+        task, value = self.tasks[-1], self.unescape(match[2])
+        if match[1] == "after":
+            self.tasks[-1] = attrs.evolve(task, after=(*task.after, value))
+        else:
+            self.tasks[-1] = attrs.evolve(task, **{match[1]: value})
+        return True
+
     def exact_line(self, line: str) -> None:
         """Take one edge-trimmed line of a lossless document."""
+        if line.startswith("@") and self.team_line(line):
+            return
         if line.startswith(">") and self.has_task:
             rest = line[1:].lstrip(_EDGE)
             if rest:
@@ -304,10 +339,10 @@ class _LosslessReader(_Reader):
             self.errors.append(f'Line {self.number}: unrecognized syntax "{line}"')
             return
         tasks = self.phase_tasks()
-        status = _STATUS_OF.get(task[1])
+        status = _LOSSLESS_STATUS_OF.get(task[1])
         if status is None:
             self.errors.append(
-                f'Line {self.number}: unknown status marker "[{task[1]}]" (use [ ], [x], [/], [-])'
+                f'Line {self.number}: unknown status marker "[{task[1]}]" (use [ ], [x], [/], [-], [!])'
             )
             return
         tasks.append(Task(self.unescape(task[2]), status))
