@@ -52,11 +52,13 @@ _HELD = frozenset((_ACTIVE, _BLOCKED))
 
 @attrs.frozen
 class TeamOutcome(Outcome):
-    """An outcome with the notices a team call adds (what ``rm`` took out of ``after``)
-    and the task the caller holds afterwards."""
+    """An outcome with the notices a team call adds (what ``rm`` took out of ``after``),
+    the task the caller holds afterwards, and who called on what scope (for the report)."""
 
     notices: tuple[str, ...] = ()
     claimed: str | None = None
+    agent: str | None = None
+    scope: str | None = None
 
 
 class _Rec:
@@ -513,9 +515,9 @@ def apply_team(
         errors = tuple(plan.errors)
         plan = _Plan(before, agent, lead, scope)
         _normalize_records(plan)
-        return TeamOutcome(plan.freeze(), errors, (), _claimed(plan))
+        return TeamOutcome(plan.freeze(), errors, (), _claimed(plan), agent, scope)
     plan.normalize()
-    return TeamOutcome(plan.freeze(), (), tuple(plan.notices), _claimed(plan))
+    return TeamOutcome(plan.freeze(), (), tuple(plan.notices), _claimed(plan), agent, scope)
 
 
 def _claimed(plan: _Plan) -> str | None:
