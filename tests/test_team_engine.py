@@ -185,6 +185,11 @@ class TestClaims:
         result = call(planned(), "w1", {"op": "start", "task": "Tests"})
         assert result["details"]["errors"] == ['Task "Tests" is not ready: it waits for "Parser", "Lexer"']
 
+    def test_start_without_task_keeps_the_current_one(self) -> None:
+        """start {} by an agent already on a task changes nothing."""
+        phases = call(planned(), "w1", {"op": "start", "task": "Lexer"})["details"]["phases"]
+        assert active(call(phases, "w1", {"op": "start"})) == {"Lexer": "w1"}
+
     def test_start_with_nothing_ready_is_no_error(self) -> None:
         """start {} with no ready task claims nothing and is not an error."""
         phases = call(planned(), "w1", {"op": "start"})["details"]["phases"]

@@ -216,6 +216,8 @@ class _Plan:
             self.errors.append("start: a person does not claim tasks; an agent starts its own")
             return
         if not op.task:
+            if self.active_of(self.agent) is not None:
+                return  # start {} keeps the task the caller is on
             ready = self.next_ready()
             if ready is not None:
                 self.claim(ready)
