@@ -4,8 +4,8 @@ Usage: team_worker.py KIND WHERE PLAN AGENT GO_FILE
 
 Waits until GO_FILE exists (so every worker starts together), then loops:
 claim the next ready task (``start {}``), complete it (``done``, which
-also picks up the next ready one), until no task is open. Prints one line per completed task: ``done <task>``, and
-``calls <n>`` at the end.
+also picks up the next ready one), until no task is open. Prints one line
+per completed task, ``done <task>``, and ``calls <n>`` at the end.
 """
 
 from __future__ import annotations
