@@ -312,8 +312,10 @@ class _LosslessReader(_Reader):
         task, value = self.tasks[-1], self.unescape(match[2])
         if match[1] == "after":
             self.tasks[-1] = attrs.evolve(task, after=(*task.after, value))
+        elif match[1] == "owner":
+            self.tasks[-1] = attrs.evolve(task, owner=value)
         else:
-            self.tasks[-1] = attrs.evolve(task, **{match[1]: value})
+            self.tasks[-1] = attrs.evolve(task, reason=value)
         return True
 
     def exact_line(self, line: str) -> None:
