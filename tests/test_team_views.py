@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import phasetodo
 from phasetodo import Phase, Status, Task
+from phasetodo._views.render import render_html, render_markdown, render_text
 from phasetodo.reminders import StopGuard, stop_reminder
 
 TEAM = (
@@ -59,3 +60,24 @@ class TestMarkdown:
         assert "- [!] Deploy" in text
         _, errors = phasetodo.markdown_to_phases(text)
         assert errors == ['Line 5: unknown status marker "[!]" (use [ ], [x], [/], [-])']
+
+
+class TestTree:
+    def test_terminal_tree_shows_owner_reason_after(self) -> None:
+        """The plain tree marks blocked tasks and shows owners, reasons and dependencies."""
+        text = render_text(TEAM)
+        assert "├── ⊘ Deploy  @w1 · blocked: no credentials" in text
+        assert "├── ☐ Tests  after: Lexer" in text
+        assert "I. Build  1/5" in text
+
+    def test_reference_lists_look_unchanged(self) -> None:
+        """A list without team fields draws no team marks."""
+        assert "@" not in render_text((Phase("P", (Task("a", Status.IN_PROGRESS),)),))
+
+    def test_notebook_views_carry_team_fields(self) -> None:
+        """HTML and Markdown show the owner, the reason (escaped) and the dependencies."""
+        phases = (Phase("P", (Task("x", Status.BLOCKED, owner="<w>", reason="a & b"),)),)
+        html = render_html(phases)
+        assert '<span class="phasetodo-team" style="opacity:.7">@&lt;w&gt; · blocked: a &amp; b</span>' in html
+        markdown = render_markdown(TEAM)
+        assert "- ⊘ Deploy · *\\@w1* · *blocked\\: no credentials*" in markdown

@@ -25,6 +25,7 @@ import attrs
 from .._core.codec import _as_phases, dump_phases
 from .._core.model import Phase, Status, Task
 from .markdown import phases_to_markdown
+from .team_marks import team_marks
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -51,6 +52,7 @@ CHECKBOX: Mapping[Status, str] = {
     Status.IN_PROGRESS: "◐",
     Status.COMPLETED: "☑",
     Status.ABANDONED: "☒",
+    Status.BLOCKED: "⊘",
 }
 
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -99,7 +101,7 @@ def _phases(phases: Iterable[Phase | Mapping[str, Any]]) -> tuple[Phase, ...]:
 
 
 def _closed(phase: Phase) -> int:
-    return sum(1 for t in phase.tasks if not t.status.is_open)
+    return sum(1 for t in phase.tasks if t.status.is_closed)
 
 
 def _shown(phase: Phase, collapsed: bool) -> tuple[tuple[Task, ...], int]:
@@ -125,12 +127,15 @@ _STYLE = {
     Status.IN_PROGRESS.value: "bold yellow",
     Status.COMPLETED.value: "dim strike",
     Status.ABANDONED.value: "dim red strike",
+    Status.BLOCKED.value: "magenta",
+    "team": "dim",
 }
 _BOX_STYLE = {
     Status.PENDING.value: "",
     Status.IN_PROGRESS.value: "bold yellow",
     Status.COMPLETED.value: "green",
     Status.ABANDONED.value: "red",
+    Status.BLOCKED.value: "magenta",
 }
 
 #: One styled stretch of a line: (text, style); plain text drops the style.
@@ -156,6 +161,8 @@ def _task_row(task: Task) -> _Row:
     ]
     if task.notes:
         pieces.append((superscript(len(task.notes)), _STYLE["sup"]))
+    if task.has_team_fields:
+        pieces.append((visible(f"  {' · '.join(team_marks(task))}"), _STYLE["team"]))
     children: tuple[tuple[Line, ...], ...] = ()
     if task.status is Status.IN_PROGRESS:
         children = tuple(
@@ -249,6 +256,7 @@ _HTML_STYLE = {
     Status.IN_PROGRESS: "font-weight:bold",
     Status.COMPLETED: "text-decoration:line-through;opacity:.6",
     Status.ABANDONED: "text-decoration:line-through;opacity:.6;color:#b33",
+    Status.BLOCKED: "color:#a3a",
 }
 
 
@@ -266,6 +274,9 @@ def _html_task(task: Task) -> str:
     if task.notes:
         count = len(task.notes)
         out.append(f'<sup title="{count} note{"" if count == 1 else "s"}">{count}</sup>')
+    if task.has_team_fields:
+        marks = " · ".join(_html_text(m) for m in team_marks(task))
+        out.append(f' <span class="phasetodo-team" style="opacity:.7">{marks}</span>')
     if task.status is Status.IN_PROGRESS and task.notes:
         notes = "".join(
             "<li>" + "<br>".join(_html_text(line) for line in note.split("\n")) + "</li>"
@@ -337,11 +348,13 @@ def render_markdown(phases: Iterable[Phase | Mapping[str, Any]], *, title: str |
         out.append("")
         for task in phase.tasks:
             text = _md_text(task.content)
-            if not task.status.is_open:
+            if task.status.is_closed:
                 text = f"~~{text}~~"
             elif task.status is Status.IN_PROGRESS:
                 text = f"**{text}**"
             sup = f"<sup>{len(task.notes)}</sup>" if task.notes else ""
+            if task.has_team_fields:
+                sup += " · ".join(["", *(f"*{_md_text(m)}*" for m in team_marks(task))])
             out.append(f"- {CHECKBOX[task.status]} {text}{sup}")
             if task.status is Status.IN_PROGRESS:
                 for index, note in enumerate(task.notes):
