@@ -454,6 +454,25 @@ def _mcp_missing() -> NoReturn:
     _usage("mcp: the MCP server needs the 'mcp' extra: pip install 'phasetodo[mcp]'")
 
 
+def _cmd_serve(args: argparse.Namespace, out: IO[str]) -> int:
+    if any(importlib.util.find_spec(name) is None for name in ("starlette", "uvicorn")):
+        _usage("serve: the board needs the 'web' extra: pip install 'phasetodo[web]'")
+    from .web import serve
+
+    spec = getattr(args, "store", DEFAULT_STORE)
+    try:
+        store = _store(spec)
+    except (PhasetodoError, OSError, sqlite3.Error) as error:
+        _usage(f"--store {spec}: cannot open the store: {error}")
+    try:
+        serve(store, host=args.host, port=args.port, read_only=args.read_only, out=out)
+    except OSError as error:
+        _usage(f"serve: cannot listen on {args.host} port {args.port}: {error.strerror or error}")
+    finally:
+        store.close()
+    return OK
+
+
 # --- argument parsing --------------------------------------------------------------------------
 
 
@@ -531,6 +550,12 @@ def _parser() -> argparse.ArgumentParser:
     verb("history", "list the session's events with their times")
     verb("demo", "play a short scripted agent session into the store (session 'demo')")
     verb("mcp", "serve this session over MCP on stdio (needs the 'mcp' extra)")
+    serve = verb("serve", "show every session of the store live in a browser (needs the 'web' extra)")
+    serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
+    serve.add_argument(
+        "--port", type=int, default=8765, help="the port to listen on (default 8765; 0 picks a free one)"
+    )
+    serve.add_argument("--read-only", action="store_true", help="refuse every edit")
     return parser
 
 
@@ -548,6 +573,7 @@ _VERBS = {
     "history": _cmd_history,
     "demo": _cmd_demo,
     "mcp": _cmd_mcp,
+    "serve": _cmd_serve,
 }
 
 

@@ -1,0 +1,348 @@
+"""What the board shows and changes, as JSON-ready data, over one session store.
+
+Everything here is synchronous and thread-safe; the web app calls it from a
+worker thread. It reads through the store's logs (the public ``Store``/``Log``
+protocol) and writes through ``Session.user_edit``, using only phasetodo's
+public names, and never creates a session: an id the store does not hold is
+unknown.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict, deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import phasetodo
+
+from . import edits
+
+__all__ = ["Board"]
+
+
+def _counts(phases: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    counts = dict.fromkeys(edits.STATUSES, 0)
+    tasks = 0
+    for phase in phases:
+        for task in phase.get("tasks", []):
+            tasks += 1
+            status = task.get("status")
+            counts[status] = counts.get(status, 0) + 1
+    counts["tasks"] = tasks
+    counts["open"] = tasks - counts["completed"] - counts["abandoned"]
+    return counts
+
+
+def _task_owners(phases: Sequence[Mapping[str, Any]]) -> set[str]:
+    return {
+        task["owner"]
+        for phase in phases
+        for task in phase.get("tasks", [])
+        if isinstance(task.get("owner"), str)
+    }
+
+
+def _event_head(event: phasetodo.Event | None) -> dict[str, Any]:
+    if event is None:
+        return {"version": 0, "time": None, "kind": None, "source": None, "agent": None}
+    return {
+        "version": event.version,
+        "time": event.time,
+        "kind": event.kind,
+        "source": event.source,
+        "agent": event.agent,
+    }
+
+
+class _Entry:
+    """One open log, the agents seen in it, and how many calls use it now."""
+
+    def __init__(self, log: Any) -> None:
+        self.log = log  # the store's Log: ``latest()`` reads the newest event only
+        self.lock = threading.Lock()
+        self.users = 0
+        self.agents: set[str] = set()
+        self.agents_version = 0
+
+
+class Board:
+    """The sessions of one store, as the board reads and edits them.
+
+    Reads go through the store's logs (newest event from the end, history in
+    order); an edit opens a :class:`phasetodo.Session` for its one
+    ``user_edit``. At most ``keep_open`` logs stay open, the least recently
+    used closed first, so a store of thousands of sessions does not run out of
+    file handles. ``read_only`` refuses every edit (the app checks it first;
+    this is the second guard). ``close`` releases every log and tells live
+    feeds to stop.
+    """
+
+    def __init__(self, store: phasetodo.Store, *, read_only: bool = False, keep_open: int = 128) -> None:
+        self.store = store
+        self.read_only = read_only
+        self.closing = threading.Event()
+        self._keep_open = keep_open
+        self._lock = threading.Lock()
+        self._open: OrderedDict[str, _Entry] = OrderedDict()
+
+    # -- sessions --------------------------------------------------------------------------------
+
+    def session_ids(self) -> list[str]:
+        """The ids of every session in the store, sorted."""
+        return self.store.sessions()
+
+    @contextmanager
+    def _use(self, session_id: str) -> Iterator[_Entry]:
+        """The open log of one session (opened on first use, never created)."""
+        with self._lock:
+            entry = self._open.get(session_id)
+            if entry is None:
+                if session_id not in self.store.sessions():
+                    raise LookupError(f"No session named {session_id!r} in this store.")
+                entry = self._open[session_id] = _Entry(self.store.open(session_id))
+            self._open.move_to_end(session_id)
+            entry.users += 1
+            self._trim()
+        try:
+            yield entry
+        finally:
+            with self._lock:
+                entry.users -= 1
+                self._trim()
+
+    def _trim(self) -> None:
+        """Close the least recently used idle logs beyond ``keep_open`` (lock held)."""
+        extra = len(self._open) - self._keep_open
+        for session_id in [sid for sid, e in self._open.items() if e.users == 0][: max(0, extra)]:
+            self._open.pop(session_id).log.close()
+
+    @staticmethod
+    def _latest(entry: _Entry) -> phasetodo.Event | None:
+        """The newest event of the log, read from its end (not a scan of the history)."""
+        latest: phasetodo.Event | None = entry.log.latest()
+        return latest
+
+    def version(self, session_id: str) -> int:
+        """The session's newest version in the log (another process may have written)."""
+        with self._use(session_id) as entry:
+            latest = self._latest(entry)
+        return latest.version if latest is not None else 0
+
+    def _agents(self, entry: _Entry, latest: phasetodo.Event | None) -> list[str]:
+        """Every agent named in the log (owner, writers, task owners); rescanned only on change."""
+        version = latest.version if latest is not None else 0
+        with entry.lock:
+            if version != entry.agents_version:
+                if latest is not None and version == entry.agents_version + 1:
+                    events: Iterator[phasetodo.Event] = iter((latest,))
+                else:
+                    entry.agents = set()
+                    events = entry.log.events()
+                for event in events:
+                    if event.agent is not None:
+                        entry.agents.add(event.agent)
+                entry.agents_version = version
+            names = set(entry.agents)
+        if latest is not None:
+            names |= _task_owners(phasetodo.dump_phases(latest.phases))
+        owner: str | None = entry.log.owner
+        names.discard(owner)
+        return ([owner] if owner else []) + sorted(names)
+
+    def summary(self, session_id: str) -> dict[str, Any]:
+        """One session for the sessions page: progress, agents, last change."""
+        with self._use(session_id) as entry:
+            latest = self._latest(entry)
+            agents = self._agents(entry, latest)
+            owner = entry.log.owner
+        phases = phasetodo.dump_phases(latest.phases) if latest is not None else []
+        active = [
+            task["content"]
+            for phase in phases
+            for task in phase.get("tasks", [])
+            if task.get("status") == "in_progress"
+        ]
+        return {
+            "id": session_id,
+            "owner": owner,
+            "agents": agents,
+            "phases": len(phases),
+            "active": active,
+            **_counts(phases),
+            **_event_head(latest),
+        }
+
+    def sessions(self) -> dict[str, Any]:
+        """Every session of the store, for the sessions page."""
+        return {"read_only": self.read_only, "sessions": [self.summary(s) for s in self.session_ids()]}
+
+    def fingerprint(self) -> tuple[tuple[str, int], ...]:
+        """What changes when any session changes: ids with their versions."""
+        return tuple((sid, self.version(sid)) for sid in self.session_ids())
+
+    # -- one plan --------------------------------------------------------------------------------
+
+    def plan(self, session_id: str) -> dict[str, Any]:
+        """The newest list of one session with its version and last change."""
+        with self._use(session_id) as entry:
+            latest = self._latest(entry)
+            owner = entry.log.owner
+            agents = self._agents(entry, latest)
+        phases = phasetodo.dump_phases(latest.phases) if latest is not None else []
+        return {
+            "id": session_id,
+            "owner": owner,
+            "agents": agents,
+            "read_only": self.read_only,
+            "phases": phases,
+            "counts": _counts(phases),
+            **_event_head(latest),
+        }
+
+    def markdown(self, session_id: str) -> dict[str, Any]:
+        """The newest list as Markdown, for editing, with the version it shows."""
+        with self._use(session_id) as entry:
+            latest = self._latest(entry)
+        phases = latest.phases if latest is not None else ()
+        return {
+            "id": session_id,
+            "version": latest.version if latest is not None else 0,
+            "markdown": phasetodo.phases_to_markdown(phases),
+        }
+
+    def history(self, session_id: str, since: int = 0, limit: int | None = None) -> dict[str, Any]:
+        """The events after ``since`` (the newest ``limit`` of them): kind, who, when,
+        and the diff from the event before; ``omitted`` counts the older ones left out."""
+        previous: tuple[phasetodo.Phase, ...] = ()
+        window: deque[tuple[tuple[phasetodo.Phase, ...], phasetodo.Event]] = deque(maxlen=limit)
+        total = 0
+        with self._use(session_id) as entry:
+            owner = entry.log.owner
+            for event in entry.log.events():
+                if event.version > since:
+                    window.append((previous, event))  # diffs only for what is kept
+                    total += 1
+                previous = event.phases
+        out = [
+            {
+                **_event_head(event),
+                "diff": phasetodo.diff_phases(before, event.phases).to_json(),
+                **_counts(phasetodo.dump_phases(event.phases)),
+            }
+            for before, event in window
+        ]
+        return {
+            "id": session_id,
+            "owner": owner,
+            "read_only": self.read_only,
+            "version": out[-1]["version"] if out else self.version(session_id),
+            "omitted": total - len(out),
+            "events": out,
+        }
+
+    def at_version(self, session_id: str, version: int) -> dict[str, Any]:
+        """The list as it was at ``version``; raises ``LookupError`` for a version the log lacks."""
+        latest = self.version(session_id)
+        with self._use(session_id) as entry:
+            owner = entry.log.owner
+            found = next((e for e in entry.log.events() if e.version == version), None)
+        if found is not None:
+            phases = phasetodo.dump_phases(found.phases)
+            return {
+                "id": session_id,
+                "owner": owner,
+                "read_only": self.read_only,
+                "latest": latest,
+                "phases": phases,
+                "counts": _counts(phases),
+                **_event_head(found),
+            }
+        raise LookupError(f"version: session {session_id!r} has versions 1 to {latest}, not {version}")
+
+    # -- edits -----------------------------------------------------------------------------------
+
+    def edit(self, session_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
+        """Apply one edit from the board as a ``user_edit`` event; returns the new plan.
+
+        ``body`` holds ``expected_version`` (the version the page showed) and
+        ``action`` with its fields. Raises :class:`phasetodo.VersionConflict`
+        when the log has moved on, ``LookupError`` for an unknown session and
+        ``ValueError`` naming the field for a bad edit; either way nothing is
+        recorded. An edit that changes nothing records nothing.
+        """
+        if self.read_only:
+            raise PermissionError("the board is read-only")
+        expected = body.get("expected_version")
+        if type(expected) is not int or expected < 0:
+            raise ValueError("expected_version: must be the version the page showed (an integer >= 0)")
+        action = body.get("action")
+        make = _ACTIONS.get(action) if isinstance(action, str) else None
+        if make is None:
+            raise ValueError(f"action: must be one of {', '.join(_ACTIONS)}")
+        with self._use(session_id):  # unknown ids fail here: Session.open would create them
+            session = phasetodo.Session.open(session_id, self.store, resume="keep", clear_delay=-1)
+        with session:
+            if session.version != expected:
+                raise phasetodo.VersionConflict(session_id, expected, session.version)
+            current = phasetodo.dump_phases(session.phases)
+            new = make(self, session_id, current, body)
+            changed = new != current
+            if changed:  # the log's lock checks expected_version again as it appends
+                session.user_edit(new, source="board", expected_version=expected)
+        return {"changed": changed, "plan": self.plan(session_id)}
+
+    def close(self) -> None:
+        """Stop live feeds and release every open session."""
+        self.closing.set()
+        with self._lock:
+            for entry in self._open.values():
+                entry.log.close()
+            self._open.clear()
+
+
+_Make = Callable[[Board, str, list[dict[str, Any]], Mapping[str, Any]], list[dict[str, Any]]]
+
+
+def _status(board: Board, sid: str, current: list[dict[str, Any]], body: Mapping[str, Any]) -> Any:
+    return edits.set_status(
+        current, body.get("phase"), body.get("task"), body.get("status"), body.get("content")
+    )
+
+
+def _add(board: Board, sid: str, current: list[dict[str, Any]], body: Mapping[str, Any]) -> Any:
+    return edits.add_task(current, body.get("phase"), body.get("content"))
+
+
+def _rename(board: Board, sid: str, current: list[dict[str, Any]], body: Mapping[str, Any]) -> Any:
+    return edits.rename(current, body.get("phase"), body.get("task"), body.get("name"), body.get("old"))
+
+
+def _markdown(board: Board, sid: str, current: list[dict[str, Any]], body: Mapping[str, Any]) -> Any:
+    text = body.get("markdown")
+    if not isinstance(text, str):
+        raise ValueError("markdown: must be the list as Markdown text")
+    phases, errors = phasetodo.markdown_to_phases(text)
+    if errors:
+        raise ValueError("markdown: " + "; ".join(str(e) for e in errors))
+    return phasetodo.dump_phases(phases)
+
+
+def _restore(board: Board, sid: str, current: list[dict[str, Any]], body: Mapping[str, Any]) -> Any:
+    version = body.get("version")
+    if type(version) is not int:
+        raise ValueError("version: must be the version to restore (an integer)")
+    try:
+        return board.at_version(sid, version)["phases"]
+    except LookupError as error:
+        raise ValueError(str(error)) from error
+
+
+_ACTIONS: dict[str, _Make] = {
+    "status": _status,
+    "add": _add,
+    "rename": _rename,
+    "markdown": _markdown,
+    "restore": _restore,
+}
