@@ -64,9 +64,10 @@ class TeamOutcome(Outcome):
 class _Rec:
     """One task of the working copy."""
 
-    __slots__ = ("after", "content", "notes", "owner", "reason", "status")
+    __slots__ = ("after", "content", "notes", "owner", "reason", "status", "task")
 
     def __init__(self, task: Task) -> None:
+        self.task = task
         self.content = task.content
         self.status = task.status
         self.notes = task.notes
@@ -75,6 +76,15 @@ class _Rec:
         self.after = task.after
 
     def freeze(self) -> Task:
+        task = self.task
+        if (
+            task.status is self.status
+            and task.notes is self.notes
+            and task.owner == self.owner
+            and task.reason == self.reason
+            and task.after is self.after
+        ):
+            return task
         return Task(self.content, self.status, self.notes, self.owner, self.reason, self.after)
 
 
