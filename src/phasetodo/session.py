@@ -23,12 +23,15 @@ from ._core.codec import _as_phases
 from ._core.engine import Outcome
 from ._core.model import Phase
 from ._profiles.registry import Profile
-from .errors import NoAgentSession, NotSessionOwner, SessionClosed, VersionConflict
+from ._profiles.team import team_result
+from ._profiles.team_engine import apply_team, normalize_team, team_problems
+from ._profiles.team_schema import parse_team_params
+from .errors import InvalidPhases, NoAgentSession, NotSessionOwner, SessionClosed, VersionConflict
 from .session_changes import Change, TaskKey, change, closed_tasks, remove_closed, strip_closed
 from .stores import Event, EventKind, JsonlStore, Log, Store
 from .tool import Storage, execute, result_of
 
-__all__ = ["ResumePolicy", "Session", "default_directory", "run_auto_clear"]
+__all__ = ["ResumePolicy", "ScopedSession", "Session", "default_directory", "run_auto_clear"]
 
 #: ``"strip"`` (the reference's default) drops completed and abandoned tasks
 #: and the phases left empty when a session with history is reopened;
@@ -84,10 +87,12 @@ class Session:
         clear_delay: float = 60.0,
         clock: Callable[[], float] = time.time,
         own_store: Store | None = None,
+        profile: Profile = "parity",
     ) -> None:
         _check_policies(resume, clear_delay)
         self._log = log
         self._agent = agent
+        self._profile: Profile = profile
         self._clear_delay = float(clear_delay)
         self._clock = clock
         self._own_store = own_store
@@ -108,9 +113,11 @@ class Session:
         store: Store | None = None,
         *,
         agent: str | None = None,
-        resume: ResumePolicy = "strip",
+        resume: ResumePolicy | None = None,
         clear_delay: float = 60.0,
         clock: Callable[[], float] = time.time,
+        profile: Profile = "parity",
+        lead: str | None = None,
     ) -> Session:
         """Open (or start) the session ``session_id`` in ``store``.
 
@@ -120,21 +127,31 @@ class Session:
         :class:`~phasetodo.errors.NotSessionOwner`. ``resume`` chooses what a
         session with history resumes with; ``clear_delay`` is the auto-clear
         delay in seconds (below 0 never, 0 at the next :meth:`tick`); ``clock``
-        returns the time in seconds and is injectable for tests.
+        returns the time in seconds and is injectable for tests. ``profile``
+        is the default of every call.
+
+        ``profile="team"`` opens a plan many agents share: ``agent`` names the
+        agent this handle writes as (``None``: a person), no agent is refused,
+        and the log records the plan's lead (``lead``, else the agent that
+        creates it). ``resume`` then defaults to ``"keep"``: a shared plan is
+        never stripped by one agent's reopening.
         """
+        team = profile == "team"
+        if resume is None:
+            resume = "keep" if team else "strip"
         _check_policies(resume, clear_delay)
         own = None
         if store is None:
             store = own = JsonlStore(default_directory())
-        log = store.open(session_id, owner=agent)
+        log = store.open(session_id, owner=(lead or agent) if team else agent)
         try:
-            if agent is not None and log.owner is not None and agent != log.owner:
+            if not team and agent is not None and log.owner is not None and agent != log.owner:
                 raise NotSessionOwner(
                     f"session {session_id!r} belongs to agent {log.owner!r}, not {agent!r}"
                 )
             return cls(
                 log, agent=agent, resume=resume, clear_delay=clear_delay, clock=clock,
-                own_store=own,
+                own_store=own, profile=profile,
             )
         except BaseException:
             log.close()
@@ -211,7 +228,7 @@ class Session:
         *,
         agent: str | None = None,
         expected_version: int | None = None,
-        profile: Profile = "parity",
+        profile: Profile | None = None,
         dry_run: bool = False,
     ) -> dict[str, Any]:
         """One ``todo_write`` call on the session, durable before it returns.
@@ -229,6 +246,10 @@ class Session:
         newest list without appending anything and returns the would-be result
         with ``details.diff``.
         """
+        if profile is None:
+            profile = self._profile
+        if profile == "team":
+            return self._team_write(params, agent, expected_version)
         writer = self._writer(agent)
         if dry_run:
             current = self.refresh()
@@ -250,6 +271,39 @@ class Session:
             return result_of(refused.outcome, self.storage)
         return result_of(outcome, self.storage)
 
+    def _team_write(
+        self,
+        params: Mapping[str, Any],
+        agent: str | None,
+        expected_version: int | None,
+        scope: str | None = None,
+    ) -> dict[str, Any]:
+        """One call on a team plan, as ``agent`` (the handle's agent when ``None``),
+        applied to the newest version under the store's writer lock."""
+        writer = agent if agent is not None else self._agent
+        ops = parse_team_params(params)
+        lead = self._log.owner
+
+        def make(current: tuple[Phase, ...]) -> tuple[tuple[Phase, ...], Outcome]:
+            outcome = apply_team(current, ops, agent=writer, lead=lead, scope=scope)
+            if outcome.errors:
+                raise _Refused(outcome)
+            return outcome.phases, outcome
+
+        try:
+            outcome = self._commit("write", make, expected_version, agent=writer)
+        except _Refused as refused:
+            outcome = refused.outcome
+        return team_result(outcome, self.storage, writer, scope)
+
+    def scoped(self, *, agent: str, phase: str) -> ScopedSession:
+        """A handle for a subagent that sees and changes only ``phase`` of this team plan.
+
+        Its calls are made as ``agent``; ``start {}`` looks only in ``phase``.
+        Closing it leaves this session open.
+        """
+        return ScopedSession(self, agent, phase)
+
     def user_edit(
         self,
         phases: Iterable[Phase | Mapping[str, Any]],
@@ -266,6 +320,11 @@ class Session:
         if not isinstance(source, str) or not source:
             raise ValueError("source: must be a non-empty string")
         new = tuple(_as_phases(phases))
+        if self._profile == "team":
+            found = team_problems(new)
+            if found:
+                raise InvalidPhases(found)
+            new = normalize_team(new)
         self._commit("user_edit", lambda _: (new, None), expected_version, source=source)
         last = self.last_change
         assert last is not None
@@ -435,3 +494,41 @@ async def run_auto_clear(session: Session, *, poll: float = 1.0) -> None:
         deadline = session.next_deadline()
         wait = poll if deadline is None else min(poll, max(0.0, deadline - session.clock()))
         await asyncio.sleep(wait)
+
+
+class ScopedSession:
+    """A subagent's handle on one phase of a team plan (see :meth:`Session.scoped`).
+
+    Calls are made as ``agent`` and may only see and change ``phase``; the
+    parent session, and everyone else, sees the whole plan.
+    """
+
+    def __init__(self, parent: Session, agent: str, phase: str) -> None:
+        if not isinstance(agent, str) or not agent:
+            raise ValueError("agent: must be a non-empty string")
+        if not isinstance(phase, str) or not phase:
+            raise ValueError("phase: must be a non-empty string")
+        self.parent = parent
+        self.agent = agent
+        self.phase = phase
+
+    @property
+    def storage(self) -> Storage:
+        """What results report in ``details.storage``."""
+        return self.parent.storage
+
+    @property
+    def phases(self) -> tuple[Phase, ...]:
+        """The scoped phase, as the parent last saw the plan."""
+        return tuple(p for p in self.parent.phases if p.name == self.phase)
+
+    def refresh(self) -> tuple[Phase, ...]:
+        """Catch up with other writers; returns the scoped phase."""
+        self.parent.refresh()
+        return self.phases
+
+    def todo_write(
+        self, params: Mapping[str, Any], *, expected_version: int | None = None
+    ) -> dict[str, Any]:
+        """One team call as this handle's agent, limited to its phase."""
+        return self.parent._team_write(params, self.agent, expected_version, self.phase)

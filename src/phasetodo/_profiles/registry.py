@@ -23,7 +23,7 @@ from .strict import StrictOp, apply_strict, parse_strict_params
 
 __all__ = ["PROFILES", "Profile", "UnknownProfile", "parse_call", "run_call"]
 
-Profile = Literal["parity", "strict"]
+Profile = Literal["parity", "strict", "team"]
 
 #: Every profile name, the default first.
 PROFILES: tuple[Profile, ...] = ("parity", "strict")

@@ -19,7 +19,7 @@ from .team_engine import TeamOutcome, apply_team, ready_tasks
 from .team_schema import parse_team_params
 from .team_summary import format_team_summary
 
-__all__ = ["TEAM_DESCRIPTION", "team_call", "team_details", "team_text"]
+__all__ = ["TEAM_DESCRIPTION", "team_call", "team_details", "team_result", "team_text"]
 
 #: What the model reads about the tool in a team plan.
 TEAM_DESCRIPTION = """\
@@ -101,6 +101,13 @@ def team_call(
     """
     ops = parse_team_params(params)
     outcome = apply_team(tuple(phases), ops, agent=agent, lead=lead, scope=scope)
+    return team_result(outcome, storage, agent, scope)
+
+
+def team_result(
+    outcome: Outcome, storage: str, agent: str | None, scope: str | None = None
+) -> dict[str, Any]:
+    """A team outcome as the JSON tool result (``isError`` always present)."""
     result: Mapping[str, Any] = {
         "content": [{"type": "text", "text": team_text(outcome, agent, scope)}],
         "details": team_details(outcome, storage, agent, scope),
