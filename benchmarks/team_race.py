@@ -67,7 +67,7 @@ def main() -> None:
         done: Counter[str] = Counter()
         per_agent: Counter[str] = Counter()
         calls = 0
-        for agent, proc in zip(agents, procs):
+        for agent, proc in zip(agents, procs, strict=True):
             out, _ = proc.communicate()
             for line in out.splitlines():
                 word, value = line.split(" ", 1)
