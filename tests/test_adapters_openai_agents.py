@@ -53,3 +53,20 @@ class TestFunctionTool:
         assert "ops[0].op: must be one of" in bad
         assert "params: not valid JSON" in broken
         assert "Remaining items (2):" in good
+
+
+class TestProfileOption:
+    def test_strict_profile_sends_its_own_schema(self) -> None:
+        """todo_write_tool(profile="strict") offers view in its strict-mode schema and prompt."""
+        tool = todo_write_tool(profile="strict")
+        op = tool.params_json_schema["properties"]["ops"]["items"]["properties"]["op"]
+        assert "view" in op["enum"]
+        assert tool.description == phasetodo.STRICT.description
+
+    def test_strict_profile_refuses_a_bad_batch(self) -> None:
+        """A strict adapter's bad batch is refused whole."""
+        with Session.open("agents", store=MemoryStore()) as session:
+            tool = todo_write_tool(session, profile="strict")
+            _run(tool, {"ops": [{"op": "init", "list": [{"phase": "P", "items": ["a", "b"]}]}]})
+            _run(tool, {"ops": [{"op": "done", "task": "a"}, {"op": "done", "task": "zzz"}]})
+            assert [t.status.value for t in session.phases[0].tasks] == ["in_progress", "pending"]

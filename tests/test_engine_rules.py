@@ -100,7 +100,7 @@ class TestMarkdownLines:
 
 
 #: Two tasks in progress and a padded name: the default form would normalize and trim them.
-AS_STORED = [Phase("P", (Task("a", ACTIVE), Task(" b ", ACTIVE, ("n",))))]
+AS_STORED = (Phase("P", (Task("a", ACTIVE), Task(" b ", ACTIVE, ("n",)))),)
 
 
 class TestLosslessSwitch:
@@ -113,7 +113,7 @@ class TestLosslessSwitch:
     def test_default_export_normalizes(self) -> None:
         """Without the marker the same list comes back normalized and trimmed."""
         parsed, _ = phasetodo.markdown_to_phases(phasetodo.phases_to_markdown(AS_STORED))
-        assert parsed == [Phase("P", (Task("a", ACTIVE), Task("b", PENDING, ("n",))))]
+        assert parsed == (Phase("P", (Task("a", ACTIVE), Task("b", PENDING, ("n",)))),)
 
     def test_marker_after_leading_whitespace(self) -> None:
         """Leading whitespace (JavaScript's set, U+FEFF included) before the marker is allowed."""

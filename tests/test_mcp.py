@@ -345,3 +345,30 @@ class TestOpenAIAgentsClient:
         assert result.final_output == "Planned."
         tool_names = {tool.name for tool in model.calls[0].tools}
         assert tool_names == {"todo_write", "todo_read"}
+
+
+class TestProfileOption:
+    def test_mcp_profile_strict_serves_the_strict_schema(self, tmp_path: Path) -> None:
+        """`phasetodo mcp --profile strict` lists the strict schema and refuses a bad batch whole."""
+        server = StdioServerParameters(
+            command=_command(),
+            args=["mcp", "--store", str(tmp_path), "--session", "s", "--profile", "strict"],
+        )
+
+        async def run() -> tuple[Any, Any, Any]:
+            async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                tools = await session.list_tools()
+                await session.call_tool("todo_write", INIT)
+                bad = await session.call_tool(
+                    "todo_write",
+                    {"ops": [{"op": "done", "task": "Patch it"}, {"op": "done", "task": "Nope"}]},
+                )
+                read_back = await session.call_tool("todo_read", {})
+                return tools, bad, read_back
+
+        tools, bad, read_back = anyio.run(run)
+        spec = next(t for t in tools.tools if t.name == "todo_write")
+        assert spec.input_schema == phasetodo.STRICT.schema
+        assert bad.is_error is True
+        assert "○ Patch it" in _text(read_back)

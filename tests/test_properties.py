@@ -175,4 +175,4 @@ class TestMarkdown:
         """Whatever Markdown gives back (unless empty) is carried exactly from then on."""
         parsed, _ = phasetodo.markdown_to_phases(phasetodo.phases_to_markdown(phases))
         again, errors = phasetodo.markdown_to_phases(phasetodo.phases_to_markdown(parsed))
-        assert (again, errors) == ((parsed, []) if parsed else ([Phase("Todos")], []))
+        assert (again, errors) == ((parsed, []) if parsed else ((Phase("Todos"),), []))

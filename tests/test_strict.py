@@ -260,14 +260,14 @@ class TestTransitions:
             "transitions"
         ]
 
-    def test_outcome_carries_transitions(self) -> None:
-        """execute(profile="strict") returns a StrictOutcome with typed transitions."""
-        outcome = phasetodo.tool.execute(
+    def test_result_carries_transitions(self) -> None:
+        """phasetodo.call(profile="strict") returns a typed result with its transitions."""
+        result = phasetodo.call(
             {"ops": [{"op": "drop", "task": "Ship it"}]}, phasetodo.load_phases(BUILD), profile="strict"
         )
-        assert isinstance(outcome, phasetodo.StrictOutcome)
-        assert outcome.applied
-        assert [(t.content, t.after) for t in outcome.transitions] == [
+        assert isinstance(result, phasetodo.ToolResult)
+        assert not result.is_error
+        assert [(t.content, t.after) for t in result.transitions] == [
             ("Ship it", phasetodo.Status.ABANDONED)
         ]
 

@@ -10,34 +10,47 @@ from ._core.codec import dump_phases, load_phases, parse_params
 from ._core.engine import Outcome, apply, normalize
 from ._core.limits import DEFAULT_LIMITS, Limits
 from ._core.model import REFERENCE_STATUSES, Phase, Status, Task
-from ._core.ops import OPS, Append, Done, Drop, Init, Note, Op, PhaseItems, Rm, Start
+from ._core.ops import OPS, Append, Done, Drop, Init, Note, Op, PhaseItems, Rm, Start, View
 from ._core.schema import DETAILS_SCHEMA, PARAMS_SCHEMA, STRICT_PARAMS_SCHEMA
-from ._profiles.registry import PROFILES, Profile, UnknownProfile
-from ._profiles.strict import StrictOutcome, View, apply_strict
+from ._profiles.builtin import PROFILES, ProfileLike
+from ._profiles.builtin import resolve as resolve_profile
+from ._profiles.parity import PARITY
+from ._profiles.registry import CallContext, Profile
+from ._profiles.result import DetailsJSON, PhaseJSON, ResultJSON, Storage, TaskJSON
+from ._profiles.strict import STRICT, StrictOutcome, apply_strict
+from ._profiles.team import TEAM
+from ._profiles.team_schema import TEAM_PARAMS_SCHEMA
 from ._views.anchor import compaction_anchor
 from ._views.diff import ListDiff, NoteChange, StatusChange, TaskRef, diff_phases, format_diff
 from ._views.markdown import LOSSLESS_MARKER, markdown_to_phases, phases_to_markdown
 from ._views.render import TodoList
 from ._views.summary import format_summary
 from .errors import (
+    AmbiguousTarget,
     CorruptLog,
     CorruptLogWarning,
+    InvalidEvent,
+    InvalidOption,
+    InvalidOptionType,
     InvalidParams,
     InvalidPhases,
     InvalidSessionId,
     NoAgentSession,
     NotSessionOwner,
     PhasetodoError,
+    PhasetodoWarning,
     SessionClosed,
     SessionError,
     StoreError,
+    TargetNotFound,
     TornTailWarning,
+    UnknownProfile,
     VersionConflict,
 )
-from .session import Session
+from .session import ScopedSession, Session, run_auto_clear
 from .session_changes import Change
 from .stores import Event, JsonlStore, MemoryStore, SqliteStore, Store
-from .tool import TodoWriteTool, ToolResult, result_of, todo_write
+from .tool import MemoryState, TodoState, TodoWriteTool, ToolResult, call, todo_write
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -45,23 +58,34 @@ __all__ = [
     "LOSSLESS_MARKER",
     "OPS",
     "PARAMS_SCHEMA",
+    "PARITY",
     "PROFILES",
     "REFERENCE_STATUSES",
+    "STRICT",
     "STRICT_PARAMS_SCHEMA",
+    "TEAM",
+    "TEAM_PARAMS_SCHEMA",
+    "AmbiguousTarget",
     "Append",
+    "CallContext",
     "Change",
     "CorruptLog",
     "CorruptLogWarning",
+    "DetailsJSON",
     "Done",
     "Drop",
     "Event",
     "Init",
+    "InvalidEvent",
+    "InvalidOption",
+    "InvalidOptionType",
     "InvalidParams",
     "InvalidPhases",
     "InvalidSessionId",
     "JsonlStore",
     "Limits",
     "ListDiff",
+    "MemoryState",
     "MemoryStore",
     "NoAgentSession",
     "NotSessionOwner",
@@ -71,9 +95,14 @@ __all__ = [
     "Outcome",
     "Phase",
     "PhaseItems",
+    "PhaseJSON",
     "PhasetodoError",
+    "PhasetodoWarning",
     "Profile",
+    "ProfileLike",
+    "ResultJSON",
     "Rm",
+    "ScopedSession",
     "Session",
     "SessionClosed",
     "SessionError",
@@ -81,12 +110,16 @@ __all__ = [
     "Start",
     "Status",
     "StatusChange",
+    "Storage",
     "Store",
     "StoreError",
     "StrictOutcome",
+    "TargetNotFound",
     "Task",
+    "TaskJSON",
     "TaskRef",
     "TodoList",
+    "TodoState",
     "TodoWriteTool",
     "ToolResult",
     "TornTailWarning",
@@ -95,6 +128,7 @@ __all__ = [
     "View",
     "apply",
     "apply_strict",
+    "call",
     "compaction_anchor",
     "diff_phases",
     "dump_phases",
@@ -105,6 +139,7 @@ __all__ = [
     "normalize",
     "parse_params",
     "phases_to_markdown",
-    "result_of",
+    "resolve_profile",
+    "run_auto_clear",
     "todo_write",
 ]

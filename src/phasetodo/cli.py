@@ -31,13 +31,14 @@ from typing import IO, Any, NoReturn
 from ._core.codec import dump_phases
 from ._core.fuzzy import AmbiguousTarget, Kind, Target, TargetNotFound, resolve
 from ._core.model import Phase, Status
+from ._profiles.builtin import PROFILES
 from ._views.diff import diff_phases, format_diff
 from ._views.markdown import markdown_to_phases, phases_to_markdown
 from ._views.render import render_rich, render_text
 from .errors import InvalidParams, InvalidSessionId, PhasetodoError
 from .session import Session
 from .stores import JsonlStore, SqliteStore, check_session_id
-from .tool import execute
+from .tool import call
 
 __all__ = ["DEFAULT_SESSION", "DEFAULT_STORE", "DEMO_CALLS", "DEMO_SESSION", "main"]
 
@@ -216,20 +217,19 @@ def _cmd_apply(args: argparse.Namespace, out: IO[str]) -> int:
         _usage(f"apply: the parameters are not valid JSON: {error}")
     with _session(args) as session:
         try:
-            result = session.todo_write(params, agent=args.agent)
+            result = session.write(params, agent=args.agent, profile=args.profile)
         except InvalidParams as error:
             _usage(f"apply: {error}\nnothing was applied")
         except PhasetodoError as error:
             raise _Exit(OP_ERRORS, f"apply: {error}; nothing was applied") from error
-    summary: str = result["content"][0]["text"]
     if args.json:
-        out.write(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+        out.write(json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n")
     else:
-        out.write(summary + "\n")
-    return OP_ERRORS if summary.startswith("Errors: ") else OK
+        out.write(result.text + "\n")
+    return OP_ERRORS if result.errors or result.is_error else OK
 
 
-def _parse_markdown(text: str, where: str) -> list[Phase]:
+def _parse_markdown(text: str, where: str) -> tuple[Phase, ...]:
     phases, errors = markdown_to_phases(text)
     if errors:
         lines = "\n".join(f"  {e}" for e in errors)
@@ -297,7 +297,7 @@ def _apply_ops(
 ) -> int:
     """Run ops through the engine as a user edit; report changes and op errors."""
     before, version = tuple(session.phases), session.version
-    outcome = execute({"ops": ops}, before)
+    outcome = call({"ops": ops}, before)
     _user_edit(session, outcome.phases, source, version)
     for error in outcome.errors:
         sys.stderr.write(f"phasetodo: {source}: {error}\n")
@@ -442,7 +442,7 @@ def _cmd_mcp(args: argparse.Namespace, out: IO[str]) -> int:
 
     with _session(args) as session:
         try:
-            serve(session)
+            serve(session, profile=args.profile, agent=args.agent)
         except ModuleNotFoundError as error:
             if (error.name or "").split(".")[0] in _MCP_MODULES:
                 _mcp_missing()
@@ -519,6 +519,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     apply.add_argument("--json", action="store_true", help="print the whole tool result as JSON")
     apply.add_argument(
+        "--profile", choices=PROFILES, default="parity", help="the call's profile (default parity)"
+    )
+    apply.add_argument(
         "--agent", metavar="NAME", help="write as this agent (for a session that belongs to one)"
     )
 
@@ -549,7 +552,13 @@ def _parser() -> argparse.ArgumentParser:
 
     verb("history", "list the session's events with their times")
     verb("demo", "play a short scripted agent session into the store (session 'demo')")
-    verb("mcp", "serve this session over MCP on stdio (needs the 'mcp' extra)")
+    mcp = verb("mcp", "serve this session over MCP on stdio (needs the 'mcp' extra)")
+    mcp.add_argument(
+        "--profile", choices=PROFILES, default="parity", help="the tool's profile (default parity)"
+    )
+    mcp.add_argument(
+        "--agent", metavar="NAME", help="write as this agent (for a session that belongs to one)"
+    )
     serve = verb("serve", "show every session of the store live in a browser (needs the 'web' extra)")
     serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
     serve.add_argument(

@@ -2,21 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 __all__ = [
+    "AmbiguousTarget",
     "CorruptLog",
     "CorruptLogWarning",
+    "InvalidEvent",
+    "InvalidOption",
+    "InvalidOptionType",
     "InvalidParams",
     "InvalidPhases",
     "InvalidSessionId",
     "NoAgentSession",
     "NotSessionOwner",
     "PhasetodoError",
+    "PhasetodoWarning",
     "SessionClosed",
     "SessionError",
     "StoreError",
+    "TargetNotFound",
     "TornTailWarning",
+    "UnknownProfile",
     "VersionConflict",
 ]
 
@@ -50,6 +58,47 @@ class InvalidPhases(_ProblemsError):
 
     def __init__(self, problems: Iterable[str]) -> None:
         super().__init__(problems, "invalid phases")
+
+
+class InvalidOption(PhasetodoError, ValueError):
+    """An argument given to a phasetodo function or class is out of range; the message names it."""
+
+
+class InvalidOptionType(PhasetodoError, TypeError):
+    """An argument given to a phasetodo function or class has the wrong type; the message names it."""
+
+
+class UnknownProfile(InvalidOption):
+    """A profile name that no known profile has; ``name`` is what was given."""
+
+    def __init__(self, name: object, known: Iterable[str] = ()) -> None:
+        self.name = name
+        names = ", ".join(known)
+        super().__init__(f"profile: must be one of {names}, not {name!r}" if names else
+                         f"profile: unknown profile {name!r}")
+
+
+class _Target(Protocol):
+    def describe(self) -> str: ...
+
+
+class TargetNotFound(PhasetodoError, LookupError):
+    """No task or phase matches the query."""
+
+    def __init__(self, query: str, kinds: Iterable[str] = ("task", "phase")) -> None:
+        self.query = query
+        what = " or ".join(kinds)
+        super().__init__(f'no {what} matches "{query}"')
+
+
+class AmbiguousTarget(PhasetodoError, LookupError):
+    """The query matches several tasks or phases; ``candidates`` lists them."""
+
+    def __init__(self, query: str, candidates: Sequence[_Target]) -> None:
+        self.query = query
+        self.candidates: tuple[_Target, ...] = tuple(candidates)
+        lines = "\n".join(f"  {c.describe()}" for c in self.candidates)
+        super().__init__(f'"{query}" matches {len(self.candidates)} targets:\n{lines}')
 
 
 class SessionError(PhasetodoError):
@@ -101,9 +150,17 @@ class CorruptLog(SessionError):
         super().__init__(f"{path}:{line}: corrupt session log line: {reason}")
 
 
-class TornTailWarning(UserWarning):
+class InvalidEvent(SessionError, ValueError):
+    """A stored event that does not have the event shape; the message names the field."""
+
+
+class PhasetodoWarning(PhasetodoError, UserWarning):
+    """Base class of every warning phasetodo issues."""
+
+
+class TornTailWarning(PhasetodoWarning):
     """A log ended in a line torn by a crash; it was moved aside and the complete events kept."""
 
 
-class CorruptLogWarning(UserWarning):
+class CorruptLogWarning(PhasetodoWarning):
     """A corrupt log line was skipped (``on_corrupt="skip"``); the warning names file and line."""

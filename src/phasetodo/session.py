@@ -19,17 +19,23 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, TypeVar
 
-from ._core.codec import _as_phases
-from ._core.engine import Outcome
+from ._core.codec import as_phases
+from ._core.limits import DEFAULT_LIMITS, Limits
 from ._core.model import Phase
+from ._profiles.builtin import ProfileLike, resolve
 from ._profiles.registry import Profile
-from ._profiles.team import team_result
-from ._profiles.team_engine import apply_team, normalize_team, team_problems
-from ._profiles.team_schema import parse_team_params
-from .errors import InvalidPhases, NoAgentSession, NotSessionOwner, SessionClosed, VersionConflict
+from ._profiles.result import ResultJSON, Storage, ToolResult
+from .errors import (
+    InvalidOption,
+    InvalidOptionType,
+    NoAgentSession,
+    NotSessionOwner,
+    SessionClosed,
+    VersionConflict,
+)
 from .session_changes import Change, TaskKey, change, closed_tasks, remove_closed, strip_closed
 from .stores import Event, EventKind, JsonlStore, Log, Store
-from .tool import Storage, execute, result_of
+from .tool import DEFAULT, call
 
 __all__ = ["ResumePolicy", "ScopedSession", "Session", "default_directory", "run_auto_clear"]
 
@@ -56,19 +62,11 @@ def default_directory() -> Path:
 
 def _check_policies(resume: object, clear_delay: object) -> None:
     if resume not in ("strip", "keep"):
-        raise ValueError(f"resume: must be 'strip' or 'keep', not {resume!r}")
+        raise InvalidOption(f"resume: must be 'strip' or 'keep', not {resume!r}")
     if isinstance(clear_delay, bool) or not isinstance(clear_delay, (int, float)):
-        raise TypeError(f"clear_delay: must be a number of seconds, not {clear_delay!r}")
+        raise InvalidOptionType(f"clear_delay: must be a number of seconds, not {clear_delay!r}")
     if math.isnan(clear_delay):
-        raise ValueError("clear_delay: must be a number of seconds, not NaN")
-
-
-class _Refused(Exception):
-    """A strict call with errors: carries its outcome out of the commit, unappended."""
-
-    def __init__(self, outcome: Outcome) -> None:
-        super().__init__("strict call refused")
-        self.outcome = outcome
+        raise InvalidOption("clear_delay: must be a number of seconds, not NaN")
 
 
 class Session:
@@ -87,12 +85,16 @@ class Session:
         clear_delay: float = 60.0,
         clock: Callable[[], float] = time.time,
         own_store: Store | None = None,
-        profile: Profile = "parity",
+        profile: ProfileLike = "parity",
+        limits: Limits | None = DEFAULT_LIMITS,
     ) -> None:
         _check_policies(resume, clear_delay)
+        #: The profile calls run in unless they name another.
+        self.profile: Profile = resolve(profile)
+        #: The limits calls are checked against unless they give others (``None``: none).
+        self.limits: Limits | None = limits
         self._log = log
         self._agent = agent
-        self._profile: Profile = profile
         self._clear_delay = float(clear_delay)
         self._clock = clock
         self._own_store = own_store
@@ -116,7 +118,8 @@ class Session:
         resume: ResumePolicy | None = None,
         clear_delay: float = 60.0,
         clock: Callable[[], float] = time.time,
-        profile: Profile = "parity",
+        profile: ProfileLike = "parity",
+        limits: Limits | None = DEFAULT_LIMITS,
         lead: str | None = None,
     ) -> Session:
         """Open (or start) the session ``session_id`` in ``store``.
@@ -127,31 +130,34 @@ class Session:
         :class:`~phasetodo.errors.NotSessionOwner`. ``resume`` chooses what a
         session with history resumes with; ``clear_delay`` is the auto-clear
         delay in seconds (below 0 never, 0 at the next :meth:`tick`); ``clock``
-        returns the time in seconds and is injectable for tests. ``profile``
-        is the default of every call.
+        returns the time in seconds and is injectable for tests. ``profile`` (a
+        name or a :class:`~phasetodo.Profile`) and ``limits`` (``None``: no
+        limits) are the defaults of every call; a call may give its own.
 
-        ``profile="team"`` opens a plan many agents share: ``agent`` names the
-        agent this handle writes as (``None``: a person), no agent is refused,
-        and the log records the plan's lead (``lead``, else the agent that
-        creates it). ``resume`` then defaults to ``"keep"``: a shared plan is
-        never stripped by one agent's reopening.
+        A shared profile (``profile="team"``) opens a plan many agents work:
+        ``agent`` is the agent this handle writes as (``None``: a person), no
+        agent is shut out, and a new log records the plan's lead (``lead``, else
+        ``agent``). ``resume`` then defaults to ``"keep"``, since one agent's
+        reopening must not strip the plan everyone shares (else ``"strip"``).
         """
-        team = profile == "team"
+        chosen = resolve(profile)
         if resume is None:
-            resume = "keep" if team else "strip"
+            resume = "keep" if chosen.shared else "strip"
         _check_policies(resume, clear_delay)
         own = None
         if store is None:
             store = own = JsonlStore(default_directory())
-        log = store.open(session_id, owner=(lead or agent) if team else agent)
+        log = store.open(session_id, owner=(lead or agent) if chosen.shared else agent)
         try:
-            if not team and agent is not None and log.owner is not None and agent != log.owner:
+            if chosen.shared:
+                pass  # every agent may write a shared plan; the log's owner is its lead
+            elif agent is not None and log.owner is not None and agent != log.owner:
                 raise NotSessionOwner(
                     f"session {session_id!r} belongs to agent {log.owner!r}, not {agent!r}"
                 )
             return cls(
                 log, agent=agent, resume=resume, clear_delay=clear_delay, clock=clock,
-                own_store=own, profile=profile,
+                own_store=own, profile=chosen, limits=limits,
             )
         except BaseException:
             log.close()
@@ -228,80 +234,75 @@ class Session:
         *,
         agent: str | None = None,
         expected_version: int | None = None,
-        profile: Profile | None = None,
+        profile: ProfileLike | None = None,
+        limits: Limits | None = DEFAULT,
         dry_run: bool = False,
-    ) -> dict[str, Any]:
+    ) -> ResultJSON:
         """One ``todo_write`` call on the session, durable before it returns.
 
         Returns the same dict as :func:`phasetodo.todo_write`, with
-        ``details.storage`` naming the store kind. Raises
-        :class:`~phasetodo.InvalidParams` (nothing appended) for bad arguments,
-        :class:`~phasetodo.errors.VersionConflict` when ``expected_version`` is
-        given and the log has moved on, and :class:`~phasetodo.errors.NoAgentSession`
-        or :class:`~phasetodo.errors.NotSessionOwner` when the session belongs
-        to an agent and the call does not come from it.
-
-        ``profile="strict"`` makes the call all-or-nothing (see
-        :func:`phasetodo.todo_write`). ``dry_run=True`` applies the call to the
-        newest list without appending anything and returns the would-be result
-        with ``details.diff``.
+        ``details.storage`` naming the store kind; :meth:`write` gives the
+        typed result. Raises :class:`~phasetodo.InvalidParams` (nothing
+        appended) for bad arguments, :class:`~phasetodo.errors.VersionConflict`
+        when ``expected_version`` is given and the log has moved on, and
+        :class:`~phasetodo.errors.NoAgentSession` or
+        :class:`~phasetodo.errors.NotSessionOwner` when the session belongs to
+        an agent and the call does not come from it.
         """
-        if profile is None:
-            profile = self._profile
-        if profile == "team":
-            return self._team_write(params, agent, expected_version)
-        writer = self._writer(agent)
-        if dry_run:
-            current = self.refresh()
-            outcome = execute(params, current, profile=profile)
-            return result_of(outcome, self.storage, before=current)
+        return self.write(
+            params, agent=agent, expected_version=expected_version,
+            profile=profile, limits=limits, dry_run=dry_run,
+        ).to_json()
 
-        def make(current: tuple[Phase, ...]) -> tuple[tuple[Phase, ...], Outcome]:
-            if profile == "parity":
-                outcome = self._execute(params, current)
-            else:
-                outcome = execute(params, current, profile=profile)
-                if outcome.errors:  # strict: nothing applied, so nothing is appended
-                    raise _Refused(outcome)
-            return outcome.phases, outcome
-
-        try:
-            outcome = self._commit("write", make, expected_version, agent=writer)
-        except _Refused as refused:
-            return result_of(refused.outcome, self.storage)
-        return result_of(outcome, self.storage)
-
-    def _team_write(
+    def write(
         self,
         params: Mapping[str, Any],
-        agent: str | None,
-        expected_version: int | None,
+        *,
+        agent: str | None = None,
+        expected_version: int | None = None,
+        profile: ProfileLike | None = None,
+        limits: Limits | None = DEFAULT,
+        dry_run: bool = False,
         scope: str | None = None,
-    ) -> dict[str, Any]:
-        """One call on a team plan, as ``agent`` (the handle's agent when ``None``),
-        applied to the newest version under the store's writer lock."""
-        writer = agent if agent is not None else self._agent
-        ops = parse_team_params(params)
-        lead = self._log.owner
+    ) -> ToolResult:
+        """:meth:`todo_write`, returning the typed :class:`~phasetodo.ToolResult`.
 
-        def make(current: tuple[Phase, ...]) -> tuple[tuple[Phase, ...], Outcome]:
-            outcome = apply_team(current, ops, agent=writer, lead=lead, scope=scope)
-            if outcome.errors:
-                raise _Refused(outcome)
-            return outcome.phases, outcome
+        ``profile`` and ``limits`` left out mean the session's. An error result
+        of an all-or-nothing profile (strict) appends nothing. ``dry_run=True``
+        applies the call to the newest list without appending anything and
+        returns the would-be result with ``details.diff``. ``scope`` limits a
+        call on a shared plan to one phase (see :meth:`scoped`).
+        """
+        chosen = self.profile if profile is None else resolve(profile)
+        writer = self._writer(agent, chosen)
+        bound = self.limits if limits is DEFAULT else limits
+        lead = self._log.owner if chosen.shared else None
+        if dry_run:
+            current = self.refresh()
+            return call(
+                params, current, profile=chosen, limits=bound, storage=self.storage, dry_run=True,
+                agent=writer, lead=lead, scope=scope,
+            )
 
-        try:
-            outcome = self._commit("write", make, expected_version, agent=writer)
-        except _Refused as refused:
-            outcome = refused.outcome
-        return team_result(outcome, self.storage, writer, scope)
+        def make(current: tuple[Phase, ...]) -> tuple[tuple[Phase, ...] | None, ToolResult]:
+            result = call(
+                params, current, profile=chosen, limits=bound, storage=self.storage,
+                agent=writer, lead=lead, scope=scope,
+            )
+            if result.is_error and chosen.atomic:
+                return None, result  # refused: nothing applied, nothing appended
+            return result.phases, result
+
+        return self._commit("write", make, expected_version, agent=writer)
 
     def scoped(self, *, agent: str, phase: str) -> ScopedSession:
-        """A handle for a subagent that sees and changes only ``phase`` of this team plan.
+        """A handle for a subagent that sees and changes only ``phase`` of this shared plan.
 
-        Its calls are made as ``agent``; ``start {}`` looks only in ``phase``.
-        Closing it leaves this session open.
+        Its calls are made as ``agent`` in this session's profile; ``start {}``
+        looks only in ``phase``. Closing it leaves this session open.
         """
+        if not self.profile.shared:
+            raise InvalidOption(f"scoped: needs a shared profile such as 'team', not {self.profile.name!r}")
         return ScopedSession(self, agent, phase)
 
     def user_edit(
@@ -318,13 +319,10 @@ class Session:
         :func:`phasetodo.reminders.user_edit_reminder` to tell the model.
         """
         if not isinstance(source, str) or not source:
-            raise ValueError("source: must be a non-empty string")
-        new = tuple(_as_phases(phases))
-        if self._profile == "team":
-            found = team_problems(new)
-            if found:
-                raise InvalidPhases(found)
-            new = normalize_team(new)
+            raise InvalidOption("source: must be a non-empty string")
+        new = tuple(as_phases(phases))
+        if self.profile.repair is not None:
+            new = self.profile.repair(new)
         self._commit("user_edit", lambda _: (new, None), expected_version, source=source)
         last = self.last_change
         assert last is not None
@@ -405,16 +403,14 @@ class Session:
 
     # -- internals ---------------------------------------------------------------
 
-    def _execute(self, params: Mapping[str, Any], phases: tuple[Phase, ...]) -> Outcome:
-        """Run one call on ``phases``: the hook a profile or variant overrides."""
-        return execute(params, phases)
-
     def _check_open(self) -> None:
         if self._closed:
             raise SessionClosed(f"session {self.session_id!r} is closed")
 
-    def _writer(self, agent: str | None) -> str | None:
+    def _writer(self, agent: str | None, profile: Profile) -> str | None:
         writer = agent if agent is not None else self._agent
+        if profile.shared:
+            return writer  # any agent, or a person, writes a shared plan
         owner = self._log.owner
         if owner is None:
             return writer
@@ -432,7 +428,7 @@ class Session:
     def _commit(
         self,
         kind: EventKind,
-        make: Callable[[tuple[Phase, ...]], tuple[tuple[Phase, ...], _T]],
+        make: Callable[[tuple[Phase, ...]], tuple[tuple[Phase, ...] | None, _T]],
         expected_version: int | None,
         *,
         source: str | None = None,
@@ -444,6 +440,8 @@ class Session:
             if expected_version is not None and expected_version != self._version:
                 raise VersionConflict(self.session_id, expected_version, self._version)
             after, result = make(current)
+            if after is None:  # the call was refused: nothing to append
+                return result
             version = self._version + 1
             self._log.append(Event(version, kind, float(self._clock()), after, source, agent))
         # Only once the lock is released is the event committed (SQLite commits then):
@@ -497,17 +495,18 @@ async def run_auto_clear(session: Session, *, poll: float = 1.0) -> None:
 
 
 class ScopedSession:
-    """A subagent's handle on one phase of a team plan (see :meth:`Session.scoped`).
+    """A subagent's handle on one phase of a shared plan (see :meth:`Session.scoped`).
 
     Calls are made as ``agent`` and may only see and change ``phase``; the
-    parent session, and everyone else, sees the whole plan.
+    parent session, and every other handle, sees the whole plan. It is a
+    :class:`~phasetodo.tool.TodoState`, so a ``TodoWriteTool`` can sit on it.
     """
 
     def __init__(self, parent: Session, agent: str, phase: str) -> None:
         if not isinstance(agent, str) or not agent:
-            raise ValueError("agent: must be a non-empty string")
+            raise InvalidOptionType("agent: must be a non-empty string")
         if not isinstance(phase, str) or not phase:
-            raise ValueError("phase: must be a non-empty string")
+            raise InvalidOptionType("phase: must be a non-empty string")
         self.parent = parent
         self.agent = agent
         self.phase = phase
@@ -527,8 +526,31 @@ class ScopedSession:
         self.parent.refresh()
         return self.phases
 
+    def write(
+        self,
+        params: Mapping[str, Any],
+        *,
+        profile: ProfileLike | None = None,
+        limits: Limits | None = DEFAULT,
+        dry_run: bool = False,
+        expected_version: int | None = None,
+    ) -> ToolResult:
+        """One call as this handle's agent, limited to its phase."""
+        return self.parent.write(
+            params, agent=self.agent, profile=profile, limits=limits, dry_run=dry_run,
+            expected_version=expected_version, scope=self.phase,
+        )
+
     def todo_write(
-        self, params: Mapping[str, Any], *, expected_version: int | None = None
-    ) -> dict[str, Any]:
-        """One team call as this handle's agent, limited to its phase."""
-        return self.parent._team_write(params, self.agent, expected_version, self.phase)
+        self,
+        params: Mapping[str, Any],
+        *,
+        profile: ProfileLike | None = None,
+        limits: Limits | None = DEFAULT,
+        dry_run: bool = False,
+        expected_version: int | None = None,
+    ) -> ResultJSON:
+        """:meth:`write`, as the JSON result."""
+        return self.write(
+            params, profile=profile, limits=limits, dry_run=dry_run, expected_version=expected_version
+        ).to_json()

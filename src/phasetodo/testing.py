@@ -29,9 +29,11 @@ except ImportError as error:  # pragma: no cover - exercised only without Hypoth
     raise ImportError("phasetodo.testing needs Hypothesis: pip install 'phasetodo[testing]'") from error
 
 from ._core import schema
+from ._core.codec import converter
 from ._core.jsstring import WHITESPACE, is_blank
 from ._core.model import REFERENCE_STATUSES, Phase, Status, Task
 from ._core.ops import OP_NAMES, OPS, Append, Done, Drop, Init, Note, Op, PhaseItems, Rm, Start
+from ._views.status import LOOKS
 
 __all__ = [
     "calls",
@@ -51,12 +53,7 @@ __all__ = [
 #: Markdown reader (``\r?\n``) or a JavaScript ``.`` (``\r``, U+2028, U+2029).
 _TERMINATORS = "\n\r\u2028\u2029"
 #: Markers ``markdown_to_phases`` accepts, by status; the first is the one written.
-_MARKERS = {
-    Status.PENDING: (" ", ""),
-    Status.IN_PROGRESS: ("/", ">"),
-    Status.COMPLETED: ("x", "X"),
-    Status.ABANDONED: ("-", "~"),
-}
+_MARKERS = {status: look.markers for status, look in LOOKS.items()}
 #: Single characters that are not a status marker (``- [?] task`` is a parse error).
 _BAD_MARKERS = "?!*aozQ0#"
 
@@ -503,16 +500,8 @@ def ops(
 
 
 def _op_json(op: Op) -> dict[str, Any]:
-    """One op as the JSON a model sends; ``None`` fields are left out."""
-    out: dict[str, Any] = {"op": op.name}
-    if isinstance(op, Init):
-        if op.list is not None:
-            out["list"] = [{"phase": e.phase, "items": list(e.items)} for e in op.list]
-        return out
-    for key in ("task", "phase", "items", "text"):
-        value = getattr(op, key, None)
-        if value is not None:
-            out[key] = list(value) if key == "items" else value
+    """One op as the JSON a model sends; ``None`` fields are left out (the codec's form)."""
+    out: dict[str, Any] = converter.unstructure(op)
     return out
 
 

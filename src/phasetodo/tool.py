@@ -1,22 +1,28 @@
-"""The agent-facing ``todo_write`` call: arguments in, tool result out."""
+"""The agent-facing ``todo_write`` call: arguments in, one typed result out.
+
+:func:`todo_write` is the memory-backed call with the reference's dict result;
+:class:`TodoWriteTool` is what a host registers (prompt, schema, executor),
+keeping its list in a :class:`TodoState`: a durable ``Session`` or a
+:class:`MemoryState`. Both run the call through the profile they are given.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Literal, Protocol
 
-import attrs
-
-from ._core import schema
-from ._core.codec import _as_phases, dump_phases
-from ._core.engine import Outcome
+from ._core.codec import as_phases, dump_phases
 from ._core.limits import DEFAULT_LIMITS, Limits
-from ._core.model import Phase
-from ._profiles.registry import PROFILES, Profile, UnknownProfile, parse_call, run_call
-from ._profiles.strict import StrictOutcome, strict_result
-from ._views.diff import dry_run_result
-from ._views.summary import format_summary
-from .errors import InvalidParams
+from ._core.model import Phase, value_problems
+from ._core.schema import PARAMS_SCHEMA
+from ._core.schema import problems as schema_problems
+from ._profiles.builtin import ProfileLike, resolve
+from ._profiles.parity import DESCRIPTION
+from ._profiles.registry import Profile, run
+from ._profiles.result import ResultJSON, Storage, ToolResult
+from ._profiles.strict import STRICT_NOTE
+from ._specs import Api, anthropic_tool, mcp_tool, openai_tool, strip_nulls
+from .errors import InvalidOption, InvalidParams, InvalidPhases
 
 __all__ = [
     "DESCRIPTION",
@@ -26,59 +32,56 @@ __all__ = [
     "TodoState",
     "TodoWriteTool",
     "ToolResult",
-    "execute",
-    "result_of",
+    "call",
     "todo_write",
 ]
 
-Storage = Literal["session", "memory"]
+
+class _Default:
+    """The type of :data:`DEFAULT`."""
+
+    def __repr__(self) -> str:
+        return "DEFAULT"
 
 
-def result_of(
-    outcome: Outcome, storage: Storage = "memory", *, before: Iterable[Phase] | None = None
-) -> dict[str, Any]:
-    """The tool result for an outcome, as JSON-ready data.
-
-    A parity outcome gives exactly the reference's result; a strict one (from
-    ``execute(..., profile="strict")``) adds ``isError`` and more ``details``.
-    With ``before``, the list the call started from, the result is a dry run's:
-    its text and ``details.diff`` say what the call would change.
-    """
-    if before is None and not isinstance(outcome, StrictOutcome):
-        return {
-            "content": [{"type": "text", "text": format_summary(outcome.phases, outcome.errors)}],
-            "details": {"phases": dump_phases(outcome.phases), "storage": storage},
-        }
-    if isinstance(outcome, StrictOutcome):
-        result = strict_result(outcome, storage)
-    else:
-        result = result_of(outcome, storage)
-    return result if before is None else dry_run_result(result, before, outcome.phases)
+#: "Use the default of the state or session", for options where ``None`` means "off".
+DEFAULT: Any = _Default()
 
 
-def execute(
+def call(
     params: object,
     phases: Iterable[Phase] = (),
     *,
-    profile: Profile = "parity",
+    profile: ProfileLike = "parity",
     limits: Limits | None = DEFAULT_LIMITS,
-) -> Outcome:
-    """Validate ``params`` and apply them to ``phases``; raises ``InvalidParams``.
+    storage: Storage = "memory",
+    dry_run: bool = False,
+    agent: str | None = None,
+    lead: str | None = None,
+    scope: str | None = None,
+) -> ToolResult:
+    """One call on ``phases`` in ``profile``: the typed result.
 
-    ``profile="strict"`` returns a :class:`~phasetodo.StrictOutcome`. A call
-    past ``limits`` raises ``InvalidParams`` naming the limit (``None``: no limits).
+    Raises :class:`~phasetodo.InvalidParams` (nothing applied) when ``params``
+    break the profile's schema or ``limits`` (``None``: no limits). ``agent``
+    names the writing agent for profiles that track one; ``lead`` and
+    ``scope`` are a shared plan's lead and the phase the call is limited to.
     """
-    return run_call(phases, parse_call(params, profile), profile, limits)
+    current = phases if isinstance(phases, tuple) else tuple(phases)
+    return run(
+        resolve(profile), params, current, limits=limits, storage=storage, dry_run=dry_run,
+        agent=agent, lead=lead, scope=scope,
+    )
 
 
 def todo_write(
     params: Mapping[str, Any],
     phases: Iterable[Phase | Mapping[str, Any]] | None = None,
     *,
-    profile: Profile = "parity",
+    profile: ProfileLike = "parity",
     dry_run: bool = False,
     limits: Limits | None = DEFAULT_LIMITS,
-) -> dict[str, Any]:
+) -> ResultJSON:
     """One ``todo_write`` call on a memory-backed list.
 
     ``phases`` is the stored list before the call (JSON dicts or ``Phase``
@@ -91,67 +94,32 @@ def todo_write(
     ``"isError": true`` and the unchanged list); ``dry_run=True`` adds what the
     call would change (``details.diff``) and marks the result as not saved.
     """
-    ops = parse_call(params, profile)
-    current = _as_phases(phases) if phases is not None else ()
-    outcome = run_call(current, ops, profile, limits)
-    return result_of(outcome, before=current if dry_run else None)
+    current = _phases_arg(phases)
+    return call(params, current, profile=profile, limits=limits, dry_run=dry_run).to_json()
 
 
-#: What the model reads about the tool: the ops, the naming rules and examples.
-DESCRIPTION = """\
-Keep a phased todo list for the work in this session. Each call applies an \
-ordered list of operations ("ops") to the list and answers with a summary of \
-what remains.
-
-When to use it: plan any task with three or more real steps, work the user \
-hands you as a list, or anything you expect to revise as you learn more. Skip \
-it for a single quick step or a purely conversational reply.
-
-How the list is built: phases hold tasks, in order. A task's content is its \
-name and a phase's name is its handle: every later op finds a task by its \
-exact content and a phase by its exact name. So keep contents unique and \
-phase names short ("Explore", "Fix", "Verify"), with no numbering, and never \
-reword them once written.
-
-Operations, applied in the order given:
-- init {list: [{phase, items}]}: replace the whole list; every task starts pending.
-- start {task}: make that task the one in progress; any other active task goes back to pending.
-- done {task} | {phase} | {}: complete one task, every task of a phase, or everything.
-- drop {task} | {phase} | {}: abandon instead of completing (no longer needed).
-- rm {task} | {phase} | {}: remove a task, empty a phase, or empty every phase.
-- append {phase, items}: add pending tasks to a phase, creating the phase if needed.
-- note {task, text}: attach a short note (a finding, a decision) to a task.
-
-Habits that keep the list honest: mark a task done the moment it is finished, \
-not in a batch at the end; start the next task in the same call; drop what \
-turns out to be unnecessary rather than leaving it pending; append work you \
-discover. Exactly one task is in progress while work remains: when none is, \
-the first pending task is started for you.
-
-Examples:
-{"ops": [{"op": "init", "list": [{"phase": "Explore", "items": ["Read the failing test", "Find the cause"]}, {"phase": "Fix", "items": ["Patch the parser", "Run the tests"]}]}]}
-{"ops": [{"op": "done", "task": "Read the failing test"}, {"op": "start", "task": "Find the cause"}]}
-{"ops": [{"op": "note", "task": "Find the cause", "text": "Tabs are not treated as whitespace."}, {"op": "append", "phase": "Fix", "items": ["Add a regression test"]}]}
-{"ops": [{"op": "drop", "phase": "Explore"}]}
-"""  # noqa: E501 - one JSON example per line
-
-#: The strict profile's addition to :data:`DESCRIPTION`.
-STRICT_NOTE = """
-This tool runs in the strict profile: a call is all or nothing. If any \
-operation fails (an unknown task or phase, a duplicate name, a blank note), \
-nothing is applied and the result is an error that names each failing \
-operation, with a suggestion where one is close. Tasks have no ids such as \
-"task-3": name them by their exact content. To read a task's notes, a phase or \
-the whole list without changing anything, use view {task} | {phase} | {}.
-"""
+def _phases_arg(phases: object) -> tuple[Phase, ...]:
+    """``phases`` as given to :func:`todo_write`: ``None`` or a list/tuple of phases."""
+    if phases is None:
+        return ()
+    if isinstance(phases, (str, bytes, Mapping)) or not isinstance(phases, (list, tuple)):
+        raise InvalidPhases([f"phases: must be a list of phases, not {type(phases).__name__}"])
+    items = tuple(phases)
+    if items and all(isinstance(p, Phase) for p in items):
+        found = value_problems(items)
+        if found:
+            raise InvalidPhases(found)
+        return items
+    return tuple(as_phases(items))
 
 
 class TodoState(Protocol):
     """Where a tool's list lives: a durable ``Session`` or a :class:`MemoryState`.
 
-    ``todo_write`` applies one call and returns the tool result as JSON-ready
-    data (raising ``InvalidParams`` before applying anything); ``phases`` is
-    the current list.
+    ``write`` applies one call and returns its :class:`ToolResult` (raising
+    ``InvalidParams`` before applying anything); ``profile``, ``limits`` and
+    ``dry_run`` left out mean the state's own defaults. ``phases`` is the
+    current list.
     """
 
     @property
@@ -162,15 +130,36 @@ class TodoState(Protocol):
     def storage(self) -> Storage:
         """What results report in ``details.storage``."""
 
-    def todo_write(self, params: Mapping[str, Any], *, profile: Profile = "parity") -> dict[str, Any]:
-        """Apply one call in ``profile``; returns the tool result."""
+    def write(
+        self,
+        params: Mapping[str, Any],
+        *,
+        profile: ProfileLike | None = None,
+        limits: Limits | None = DEFAULT,
+        dry_run: bool = False,
+    ) -> ToolResult:
+        """Apply one call; returns its result."""
 
 
 class MemoryState:
-    """A list kept in memory only: the state of a tool that has no session."""
+    """A list kept in memory only: the state of a tool that has no session.
 
-    def __init__(self, phases: Iterable[Phase | Mapping[str, Any]] = ()) -> None:
-        self._phases: tuple[Phase, ...] = tuple(_as_phases(phases))
+    ``profile`` and ``limits`` are the defaults of its calls (``limits=None``:
+    no limits). ``agent`` is who writes (a team plan's agent, and its lead).
+    """
+
+    def __init__(
+        self,
+        phases: Iterable[Phase | Mapping[str, Any]] = (),
+        *,
+        profile: ProfileLike = "parity",
+        limits: Limits | None = DEFAULT_LIMITS,
+        agent: str | None = None,
+    ) -> None:
+        self._phases: tuple[Phase, ...] = _phases_arg(list(phases))
+        self.profile: Profile = resolve(profile)
+        self.limits = limits
+        self.agent = agent
 
     @property
     def phases(self) -> tuple[Phase, ...]:
@@ -182,35 +171,38 @@ class MemoryState:
         """Always ``"memory"``."""
         return "memory"
 
-    def todo_write(self, params: Mapping[str, Any], *, profile: Profile = "parity") -> dict[str, Any]:
-        """Apply one call to the list and keep the result."""
-        outcome = execute(params, self._phases, profile=profile)
-        self._phases = outcome.phases
-        return result_of(outcome)
+    def write(
+        self,
+        params: Mapping[str, Any],
+        *,
+        profile: ProfileLike | None = None,
+        limits: Limits | None = DEFAULT,
+        dry_run: bool = False,
+    ) -> ToolResult:
+        """Apply one call to the list and keep its outcome (not on error or dry run)."""
+        result = call(
+            params,
+            self._phases,
+            profile=self.profile if profile is None else profile,
+            limits=self.limits if limits is DEFAULT else limits,
+            dry_run=dry_run,
+            agent=self.agent,
+            lead=self.agent,
+        )
+        if not dry_run and not result.is_error:
+            self._phases = result.phases
+        return result
 
-
-@attrs.frozen
-class ToolResult:
-    """One tool result: the text the model reads, the details and an error flag.
-
-    ``details`` is ``{"phases": [...], "storage": ...}``, the list after the
-    call; an error result (``is_error``) leaves the list as it was and says why
-    in ``text``, one problem per line, also kept in ``problems``.
-    """
-
-    text: str
-    details: Mapping[str, Any]
-    is_error: bool = False
-    problems: tuple[str, ...] = ()
-
-    @property
-    def content(self) -> list[dict[str, Any]]:
-        """The text as a one-part content list, the shape every host accepts."""
-        return [{"type": "text", "text": self.text}]
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: ``{"content", "details", "is_error"}``."""
-        return {"content": self.content, "details": dict(self.details), "is_error": self.is_error}
+    def todo_write(
+        self,
+        params: Mapping[str, Any],
+        *,
+        profile: ProfileLike | None = None,
+        limits: Limits | None = DEFAULT,
+        dry_run: bool = False,
+    ) -> ResultJSON:
+        """:meth:`write`, as the JSON result."""
+        return self.write(params, profile=profile, limits=limits, dry_run=dry_run).to_json()
 
 
 def _invalid_text(problems: Sequence[str]) -> str:
@@ -222,30 +214,42 @@ class TodoWriteTool:
     """The ``todo_write`` tool an agent host registers: name, prompt, schema, executor.
 
     State lives in ``session`` (a durable ``phasetodo.Session`` or any
-    :class:`TodoState`), or in memory when none is given. ``execute`` never
+    :class:`TodoState`), or in memory when none is given. ``profile`` (a name
+    or a :class:`~phasetodo.Profile`) gives the prompt, the schema and the
+    behaviour; ``limits`` left out means the state's own. ``execute`` never
     raises for bad arguments: it returns an error result listing the problems,
-    so the model can correct itself.
+    so the model can correct itself. ``agent`` names who writes to the memory
+    list (a team plan's agent); a session carries its own agent.
     """
 
     name: ClassVar[str] = "todo_write"
-    #: The model-facing prompt; a strict tool's adds its rules and ``view``.
+    #: The model-facing prompt: the profile's (the class holds parity's).
     description: str = DESCRIPTION
-    #: The parameter schema; a strict tool's also accepts ``view``.
-    parameters: Mapping[str, Any] = schema.PARAMS_SCHEMA
+    #: The parameter schema: the profile's (the class holds parity's).
+    parameters: Mapping[str, Any] = PARAMS_SCHEMA
     #: Calls must not overlap: each one reads and replaces the whole list.
     concurrency: ClassVar[Literal["exclusive"]] = "exclusive"
     #: The reference sends its schema in the providers' strict mode.
     strict: ClassVar[bool] = True
 
-    def __init__(self, session: TodoState | None = None, *, profile: Profile = "parity") -> None:
-        if profile not in PROFILES:
-            raise UnknownProfile(profile)
-        self.session: TodoState = session if session is not None else MemoryState()
-        #: ``"parity"`` (the reference's behaviour) or ``"strict"`` (all or nothing).
-        self.profile: Profile = profile
-        if profile == "strict":
-            self.description = DESCRIPTION + STRICT_NOTE
-            self.parameters = schema.STRICT_PARAMS_SCHEMA
+    def __init__(
+        self,
+        session: TodoState | None = None,
+        *,
+        profile: ProfileLike = "parity",
+        limits: Limits | None = DEFAULT,
+        agent: str | None = None,
+    ) -> None:
+        #: The profile every call runs in.
+        self.profile: Profile = resolve(profile)
+        if session is not None and agent is not None:
+            raise InvalidOption("agent: give it to the session (Session.open(..., agent=...)), not the tool")
+        self.session: TodoState = (
+            session if session is not None else MemoryState(profile=self.profile, agent=agent)
+        )
+        self.limits: Limits | None = limits
+        self.description = self.profile.description
+        self.parameters = self.profile.schema
 
     @property
     def phases(self) -> tuple[Phase, ...]:
@@ -257,27 +261,24 @@ class TodoWriteTool:
         """What results report in ``details.storage``, as the session says."""
         return self.session.storage
 
-    def execute(self, params: object, *, nulls_are_absent: bool = False) -> ToolResult:
+    def execute(
+        self, params: object, *, nulls_are_absent: bool = False, dry_run: bool = False
+    ) -> ToolResult:
         """Apply one call and return its result; bad arguments give an error result.
 
         With ``nulls_are_absent`` (payloads written against the strict spec),
-        ``null`` op fields are dropped before validation.
+        ``null`` op fields are dropped before validation; ``dry_run`` saves nothing.
         """
         if nulls_are_absent:
-            from .integrations.openai import strip_nulls
-
             params = strip_nulls(params)
         try:
             if not isinstance(params, Mapping):
-                raise InvalidParams(schema.problems(params))
-            raw = self.session.todo_write(params, profile=self.profile)
+                raise InvalidParams(schema_problems(params, self.parameters))
+            return self.session.write(
+                params, profile=self.profile, limits=self.limits, dry_run=dry_run
+            )
         except InvalidParams as error:
             return self.error_result(error.problems)
-        return ToolResult(
-            text="".join(part.get("text", "") for part in raw.get("content", ())),
-            details=raw["details"],
-            is_error=bool(raw.get("is_error", raw.get("isError", False))),
-        )
 
     def details(self) -> dict[str, Any]:
         """The current list as result details: ``{"phases", "storage"}``."""
@@ -290,29 +291,23 @@ class TodoWriteTool:
             details=self.details(),
             is_error=True,
             problems=tuple(problems),
+            phases=self.phases,
+            flags_error=True,
         )
 
-    def to_openai(
-        self, api: Literal["chat", "responses"] = "chat", *, strict: bool = False
-    ) -> dict[str, Any]:
+    def to_openai(self, api: Api = "chat", *, strict: bool = False) -> dict[str, Any]:
         """The tool in OpenAI's Chat Completions or Responses shape.
 
-        ``strict=True`` gives the strict-mode schema (closed objects, every
-        property required, optional ones nullable); execute such calls with
-        ``nulls_are_absent=True``.
+        ``strict=True`` gives the strict-mode form of this tool's schema (closed
+        objects, every property required, optional ones nullable); execute such
+        calls with ``nulls_are_absent=True``.
         """
-        from .integrations.openai import openai_tool
-
         return openai_tool(self, api, strict=strict)
 
     def to_anthropic(self) -> dict[str, Any]:
         """The tool as an Anthropic Messages API tool: name, description, input_schema."""
-        from .integrations.anthropic import anthropic_tool
-
         return anthropic_tool(self)
 
     def to_mcp(self) -> dict[str, Any]:
-        """The tool as an MCP tool definition, with the details as output schema (``mcp`` extra)."""
-        from .integrations.mcp import mcp_tool
-
+        """The tool as an MCP tool definition, with the details as output schema."""
         return mcp_tool(self)

@@ -7,7 +7,7 @@ One private cattrs converter owns every hook: tool arguments become typed ops
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
@@ -18,7 +18,7 @@ from . import schema
 from .model import Phase, Status, Task, make_task
 from .ops import OPS, Append, Done, Drop, Init, Note, Op, PhaseItems, Rm, Start
 
-__all__ = ["converter", "dump_phases", "dump_task", "load_phases", "parse_params"]
+__all__ = ["as_phases", "converter", "dump_phases", "dump_task", "load_phases", "parse_params"]
 
 #: The library's own converter; the global cattrs converter is never touched.
 converter = cattrs.Converter()
@@ -120,11 +120,20 @@ def dump_phases(phases: Iterable[Phase | Mapping[str, Any]]) -> list[dict[str, A
     ]
 
 
-def _as_phases(phases: Iterable[Phase | Mapping[str, Any]]) -> Sequence[Phase]:
-    items = list(phases)
+def as_phases(phases: Iterable[Phase | Mapping[str, Any]]) -> tuple[Phase, ...]:
+    """Phases given as ``Phase`` values or JSON dicts, as a tuple of values.
+
+    Dicts are loaded with :func:`load_phases` (raising ``InvalidPhases``); the
+    package's views and tools take their phases through here.
+    """
+    items = phases if isinstance(phases, tuple) else tuple(phases)
     if all(isinstance(p, Phase) for p in items):
         return items  # type: ignore[return-value]
     return load_phases(items)
+
+
+#: The former private name of :func:`as_phases`.
+_as_phases = as_phases
 
 
 def load_phases(data: object) -> tuple[Phase, ...]:

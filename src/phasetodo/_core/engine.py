@@ -11,11 +11,12 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
+from ..errors import InvalidOptionType
 from .jsstring import trim_end
 from .model import Phase, Status, Task, make_task
-from .ops import Append, Done, Drop, Init, Note, Op, Rm, Start
+from .ops import Append, Done, Drop, Init, Note, Op, Rm, Start, View
 
-__all__ = ["Outcome", "apply", "normalize"]
+__all__ = ["Outcome", "PhaseDraft", "TaskSlot", "WorkingCopy", "apply", "normalize"]
 
 _PENDING = Status.PENDING
 _ACTIVE = Status.IN_PROGRESS
@@ -238,7 +239,7 @@ class _Work:
         slot.notes = (*slot.notes, text)
         slot.phase.dirty = True
 
-    def run(self, op: Op) -> None:
+    def run(self, op: Op | View) -> None:
         if isinstance(op, (Done, Drop)):
             self.mark(op, Status.COMPLETED if isinstance(op, Done) else Status.ABANDONED)
         elif isinstance(op, Start):
@@ -249,8 +250,15 @@ class _Work:
             self.rm(op)
         elif isinstance(op, Append):
             self.append(op)
-        else:
+        elif isinstance(op, Init):
             self.init(op)
+        elif isinstance(op, View):
+            self.view(op)
+        else:
+            raise InvalidOptionType(f"op: {op!r} is not a todo_write op")
+
+    def view(self, op: View) -> None:
+        """A read-only op: changes nothing; a profile that shows views overrides it."""
 
     # -- the end of a batch ----------------------------------------------------------
 
@@ -275,7 +283,7 @@ class _Work:
         return tuple(d.freeze() for d in self.drafts)
 
 
-def apply(phases: Iterable[Phase], ops: Iterable[Op]) -> Outcome:
+def apply(phases: Iterable[Phase], ops: Iterable[Op | View]) -> Outcome:
     """Apply ``ops`` in order to a copy of ``phases``, then normalize.
 
     Errors are collected, not raised: each op that cannot apply adds the
@@ -324,3 +332,22 @@ def _restatus(
             tasks[t] = attrs.evolve(tasks[t], status=status)
         out[p] = attrs.evolve(out[p], tasks=tuple(tasks))
     return tuple(out)
+
+
+# -- hooks for profiles ------------------------------------------------------------
+#
+# A profile with its own op rules subclasses :class:`WorkingCopy` and overrides
+# its hooks: ``miss_hint(query, kind)`` (text added to a "not found" error),
+# ``run(op)`` and the per-op methods ``init``, ``start``, ``mark``, ``rm``,
+# ``append``, ``note``, ``view``; it reads ``drafts`` (the phases, in order,
+# as :class:`PhaseDraft` with ``slots``), ``by_content`` (content -> the
+# :class:`TaskSlot` values with it), ``count`` and ``errors``, and finishes with
+# ``normalize()`` and ``freeze()``. The strict profile is the example.
+
+#: The mutable working copy one batch is applied to (a profile's extension point).
+WorkingCopy = _Work
+#: A phase of the working copy: ``name``, ``slots``, ``dirty``.
+PhaseDraft = _Draft
+#: A task of the working copy: ``content``, ``status``, ``notes``, ``phase``, ``task``.
+TaskSlot = _Slot
+

@@ -15,7 +15,7 @@ from typing import Literal
 
 import attrs
 
-from ..errors import PhasetodoError
+from ..errors import AmbiguousTarget, TargetNotFound
 from .model import Phase
 
 __all__ = ["AmbiguousTarget", "Target", "TargetNotFound", "resolve"]
@@ -37,25 +37,6 @@ class Target:
         if self.kind == "phase":
             return f'phase "{self.name}"'
         return f'task "{self.name}" (phase "{self.phase}")'
-
-
-class TargetNotFound(PhasetodoError, LookupError):
-    """No task or phase matches the query."""
-
-    def __init__(self, query: str, kinds: Iterable[Kind] = ("task", "phase")) -> None:
-        self.query = query
-        what = " or ".join(kinds)
-        super().__init__(f'no {what} matches "{query}"')
-
-
-class AmbiguousTarget(PhasetodoError, LookupError):
-    """The query matches several tasks or phases; ``candidates`` lists them."""
-
-    def __init__(self, query: str, candidates: Sequence[Target]) -> None:
-        self.query = query
-        self.candidates: tuple[Target, ...] = tuple(candidates)
-        lines = "\n".join(f"  {c.describe()}" for c in self.candidates)
-        super().__init__(f'"{query}" matches {len(self.candidates)} targets:\n{lines}')
 
 
 def _everything(phases: Sequence[Phase], kinds: Iterable[Kind]) -> list[Target]:

@@ -111,3 +111,28 @@ def make_task(content: str, status: Status, notes: tuple[str, ...] = ()) -> Task
     _set_reason(task, None)
     _set_after(task, ())
     return task
+
+
+def value_problems(phases: tuple[object, ...]) -> list[str]:
+    """What is wrong with phases given as values (``Phase`` built with wrong field types).
+
+    The constructors convert but do not check, so a ``Phase(5)`` or a task whose
+    content is not a string reaches here; each problem names its place.
+    """
+    found: list[str] = []
+    for p, phase in enumerate(phases):
+        if type(phase) is not Phase:
+            found.append(f"phases[{p}]: must be a phase, not {type(phase).__name__}")
+            continue
+        if type(phase.name) is not str:
+            found.append(f"phases[{p}].name: must be a string")
+        for t, task in enumerate(phase.tasks):
+            place = f"phases[{p}].tasks[{t}]"
+            if type(task) is not Task:
+                found.append(f"{place}: must be a task, not {type(task).__name__}")
+                continue
+            if type(task.content) is not str:
+                found.append(f"{place}.content: must be a string")
+            if type(task.notes) is not tuple or not all(type(n) is str for n in task.notes):
+                found.append(f"{place}.notes: must be strings")
+    return found

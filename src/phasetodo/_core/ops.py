@@ -23,6 +23,7 @@ __all__ = [
     "PhaseItems",
     "Rm",
     "Start",
+    "View",
 ]
 
 
@@ -112,3 +113,17 @@ OPS: dict[str, type[Op]] = {
     cls.name: cls for cls in (Init, Start, Done, Drop, Rm, Append, Note)
 }
 OP_NAMES: tuple[str, ...] = tuple(OPS)
+
+
+@attrs.frozen
+class View:
+    """Show a task with all its notes, a whole phase, or the whole list; change nothing.
+
+    Only the strict profile's schema offers it; the reference's engine treats
+    it as the no-op it is (nothing to show in a parity result).
+    """
+
+    name: ClassVar[str] = "view"
+    task: str | None = None
+    phase: str | None = None
+

@@ -1,78 +1,97 @@
-"""The two profiles a call can run in, and the one place that tells them apart.
+"""A profile is a value: how one ``todo_write`` call is parsed, applied and reported.
 
-* ``"parity"`` (the default) is the reference tool to the character: errors
-  are listed, the rest of the batch still applies, the result is never an error.
-* ``"strict"`` is opt-in (see :mod:`phasetodo.strict`): all or nothing, with
-  errors that point the model at the fix.
-
-Both enforce :class:`~phasetodo.Limits`. A profile is chosen per call; tools
-and sessions pass theirs down to each call.
+Every entry point takes ``profile=`` as a :class:`Profile` or a built-in name
+(resolved by :func:`phasetodo._profiles.builtin.resolve`) and hands it to
+:func:`run`; nothing else tells profiles apart. A new profile is one new
+value (its own schema, prompt, parse, apply and report) plus its tests.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Literal
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
-from .._core.codec import parse_params
-from .._core.engine import Outcome, apply
+import attrs
+
+from .._core.engine import Outcome
 from .._core.limits import DEFAULT_LIMITS, Limits
 from .._core.model import Phase
-from ..errors import PhasetodoError
-from .strict import StrictOp, apply_strict, parse_strict_params
+from .result import Storage, ToolResult
 
-__all__ = ["PROFILES", "Profile", "UnknownProfile", "parse_call", "run_call"]
-
-Profile = Literal["parity", "strict", "team"]
-
-#: Every profile name, the default first.
-PROFILES: tuple[Profile, ...] = ("parity", "strict")
+__all__ = ["CallContext", "Profile", "run"]
 
 
-class UnknownProfile(PhasetodoError, ValueError):
-    """A profile name that is neither ``"parity"`` nor ``"strict"``."""
+@attrs.frozen
+class CallContext:
+    """Who makes a call and on what: what a profile's ``apply`` may need beyond the ops.
 
-    def __init__(self, name: object) -> None:
-        self.name = name
-        super().__init__(f"profile: must be one of {', '.join(PROFILES)}, not {name!r}")
-
-
-def parse_call(params: object, profile: Profile = "parity") -> tuple[StrictOp, ...]:
-    """Validate tool arguments against ``profile``'s schema and build the ops.
-
-    Raises :class:`~phasetodo.InvalidParams` before anything is applied,
-    :class:`UnknownProfile` for a bad profile name.
+    ``agent`` is the writing agent (``None`` for a single-agent list, or a
+    person on a shared plan); ``lead`` the agent that leads a shared plan;
+    ``scope`` the one phase the call may see and change (``None``: all).
     """
-    if profile == "parity":
-        return parse_params(params)
-    if profile == "strict":
-        return parse_strict_params(params)
-    raise UnknownProfile(profile)
+
+    agent: str | None = None
+    lead: str | None = None
+    scope: str | None = None
 
 
-def run_call(
-    phases: Iterable[Phase],
-    ops: Sequence[StrictOp],
-    profile: Profile = "parity",
+@attrs.frozen
+class Profile:
+    """One behaviour of ``todo_write``.
+
+    * ``schema``: the parameter JSON Schema the model is given;
+    * ``description``: the prompt the model reads;
+    * ``parse(params)``: validate the arguments and build the ops (raises
+      :class:`~phasetodo.InvalidParams`, applying nothing);
+    * ``apply(phases, ops, call)``: run the ops on the phases for the :class:`CallContext`,
+      returning an :class:`Outcome`;
+    * ``report(outcome, storage)``: the call's :class:`ToolResult`;
+    * ``atomic``: a call with errors is an error result and changes nothing
+      (a session appends nothing for it);
+    * ``shared``: many agents write one list (team plans): a session records
+      the plan's lead instead of an owner that shuts other agents out, and
+      keeps closed tasks when it is reopened;
+    * ``repair(phases)``: what a person's edit becomes in this profile (may
+      raise :class:`~phasetodo.InvalidPhases`); ``None`` keeps it as it is.
+    """
+
+    name: str
+    schema: Mapping[str, Any] = attrs.field(repr=False)
+    description: str = attrs.field(repr=False)
+    parse: Callable[[object], Sequence[Any]] = attrs.field(repr=False)
+    apply: Callable[[tuple[Phase, ...], Sequence[Any], CallContext], Outcome] = attrs.field(repr=False)
+    report: Callable[[Outcome, Storage], ToolResult] = attrs.field(repr=False)
+    atomic: bool = False
+    shared: bool = False
+    repair: Callable[[tuple[Phase, ...]], tuple[Phase, ...]] | None = attrs.field(default=None, repr=False)
+
+
+def run(
+    profile: Profile,
+    params: object,
+    phases: tuple[Phase, ...],
+    *,
     limits: Limits | None = DEFAULT_LIMITS,
-) -> Outcome:
-    """Check ``ops`` against ``limits``, then apply them to ``phases`` in ``profile``.
+    storage: Storage = "memory",
+    dry_run: bool = False,
+    agent: str | None = None,
+    lead: str | None = None,
+    scope: str | None = None,
+) -> ToolResult:
+    """One call, arguments to result: parse, check ``limits``, apply, report.
 
-    Raises :class:`~phasetodo.InvalidParams` naming the limit when the ops, or
-    the list they would produce, break ``limits``; the caller then keeps the
-    list it had. ``phases`` is never modified. Ops from ``parse_call`` with
-    the same profile are expected (``view`` exists only in strict).
+    Raises :class:`~phasetodo.InvalidParams` (nothing applied) for arguments
+    that break the profile's schema or ``limits`` (``None``: no limits).
+    ``phases`` is never modified. With ``dry_run`` the result says what the
+    call would change; saving it is the caller's choice (sessions do not).
+    ``agent``, ``lead`` and ``scope`` are handed to the profile's ``apply``
+    as its :class:`CallContext`.
     """
+    ops = profile.parse(params)
     grows = limits is not None and limits.check_ops(ops)
-    current = phases if isinstance(phases, (tuple, list)) else tuple(phases)
-    outcome: Outcome
-    if profile == "parity":
-        outcome = apply(current, ops)  # type: ignore[arg-type]
-    elif profile == "strict":
-        outcome = apply_strict(current, ops)
-    else:
-        raise UnknownProfile(profile)
+    outcome = profile.apply(phases, ops, CallContext(agent, lead, scope))
     if grows:
         assert limits is not None
-        limits.check_result(current, outcome.phases)
-    return outcome
+        limits.check_result(phases, outcome.phases)
+    result = profile.report(outcome, storage)
+    return result.as_dry_run(phases) if dry_run else result

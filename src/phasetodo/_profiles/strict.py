@@ -20,37 +20,33 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, ClassVar, Union
+from typing import Any, Union
 
 import attrs
 
 from .._core import schema
 from .._core.codec import converter, dump_phases
-from .._core.engine import Outcome, _Draft, _Slot, _Work
+from .._core.engine import Outcome, PhaseDraft, TaskSlot, WorkingCopy
 from .._core.jsstring import is_blank
 from .._core.model import Phase, Status
-from .._core.ops import Append, Done, Drop, Init, Op, Rm
+from .._core.ops import Append, Done, Drop, Init, Op, Rm, View
 from .._views.diff import StatusChange
 from .._views.summary import SYMBOLS, format_summary
 from ..errors import InvalidParams
+from .parity import DESCRIPTION
+from .registry import CallContext, Profile
+from .result import Storage, ToolResult
 
 __all__ = [
+    "STRICT",
+    "STRICT_NOTE",
     "StrictOp",
     "StrictOutcome",
     "View",
     "apply_strict",
     "parse_strict_params",
-    "strict_result",
+    "strict_report",
 ]
-
-
-@attrs.frozen
-class View:
-    """Show a task with all its notes, a whole phase, or the whole list; change nothing."""
-
-    name: ClassVar[str] = "view"
-    task: str | None = None
-    phase: str | None = None
 
 
 StrictOp = Union[Op, View]  # noqa: UP007 - a runtime alias on 3.10
@@ -142,7 +138,7 @@ def _miss_hint(query: str, names: Sequence[str], kind: str) -> str:
     return f' — did you mean "{guess}"?' if guess is not None else ""
 
 
-class _StrictWork(_Work):
+class _StrictWork(WorkingCopy):
     """The engine's working copy with the strict profile's checks and messages."""
 
     def __init__(self, phases: Iterable[Phase]) -> None:
@@ -200,9 +196,6 @@ class _StrictWork(_Work):
         super().append(op)
 
     def run(self, op: StrictOp) -> None:
-        if isinstance(op, View):
-            self.view(op)
-            return
         if isinstance(op, (Done, Drop, Rm)) and (op.task == "" or op.phase == ""):
             field = "task" if op.task == "" else "phase"
             self.errors.append(
@@ -227,7 +220,7 @@ class _StrictWork(_Work):
         else:
             self.views.append(self._view_all)
 
-    def _view_task(self, slot: _Slot) -> str:
+    def _view_task(self, slot: TaskSlot) -> str:
         removed = slot not in self.by_content.get(slot.content, ())
         return _view_task(slot, removed)
 
@@ -263,7 +256,7 @@ def _note_lines(notes: Sequence[str], indent: str) -> list[str]:
     return lines
 
 
-def _view_task(slot: _Slot, removed: bool) -> str:
+def _view_task(slot: TaskSlot, removed: bool) -> str:
     count = len(slot.notes)
     notes = "no notes" if not count else f"{count} note{'' if count == 1 else 's'}"
     where = f'phase "{slot.phase.name}"' + (", removed by this call" if removed else "")
@@ -271,7 +264,7 @@ def _view_task(slot: _Slot, removed: bool) -> str:
     return "\n".join([head, *_note_lines(slot.notes, "  ")])
 
 
-def _view_phase(draft: _Draft, label: str, indent: str = "") -> str:
+def _view_phase(draft: PhaseDraft, label: str, indent: str = "") -> str:
     closed = sum(1 for s in draft.slots if not s.status.is_open)
     lines = [f'{indent}{label} "{draft.name}" ({closed}/{len(draft.slots)} tasks closed):']
     for slot in draft.slots:
@@ -305,19 +298,33 @@ def apply_strict(phases: Iterable[Phase], ops: Iterable[StrictOp]) -> StrictOutc
     )
 
 
-def strict_result(outcome: StrictOutcome, storage: str = "memory") -> dict[str, Any]:
-    """The tool result of a strict call, as JSON-ready data.
+#: The strict profile's addition to the parity prompt.
+STRICT_NOTE = """
+This tool runs in the strict profile: a call is all or nothing. If any \
+operation fails (an unknown task or phase, a duplicate name, a blank note), \
+nothing is applied and the result is an error that names each failing \
+operation, with a suggestion where one is close. Tasks have no ids such as \
+"task-3": name them by their exact content. To read a task's notes, a phase or \
+the whole list without changing anything, use view {task} | {phase} | {}.
+"""
 
-    ``isError`` is always present. ``details`` adds ``profile``, ``transitions``
+
+
+def strict_report(outcome: Outcome, storage: Storage) -> ToolResult:
+    """The result of a strict call.
+
+    ``isError`` is always in its JSON. ``details`` adds ``profile``, ``transitions``
     and, on error, ``errors`` to the reference's ``phases`` and ``storage``.
     """
     phases = outcome.phases
+    transitions = outcome.transitions if isinstance(outcome, StrictOutcome) else ()
+    views = outcome.views if isinstance(outcome, StrictOutcome) else ()
     listing = format_summary(phases) if any(p.tasks for p in phases) else "The todo list is empty."
     details: dict[str, Any] = {
         "phases": dump_phases(phases),
         "storage": storage,
         "profile": "strict",
-        "transitions": [t.to_json() for t in outcome.transitions],
+        "transitions": [t.to_json() for t in transitions],
     }
     if outcome.errors:
         lines = ["Errors — nothing was applied, the list is unchanged:"]
@@ -325,9 +332,29 @@ def strict_result(outcome: StrictOutcome, storage: str = "memory") -> dict[str, 
         details["errors"] = list(outcome.errors)
         text = "\n".join(lines) + "\n\n" + listing
     else:
-        text = "\n\n".join([listing, *outcome.views])
-    return {
-        "content": [{"type": "text", "text": text}],
-        "details": details,
-        "isError": bool(outcome.errors),
-    }
+        text = "\n\n".join([listing, *views])
+    return ToolResult(
+        text,
+        details,
+        is_error=bool(outcome.errors),
+        phases=phases,
+        errors=outcome.errors,
+        transitions=transitions,
+        flags_error=True,
+    )
+
+
+def _apply(phases: tuple[Phase, ...], ops: Sequence[StrictOp], call: CallContext) -> Outcome:
+    return apply_strict(phases, ops)
+
+
+#: The opt-in profile: all or nothing, errors that help the model fix its call, ``view``.
+STRICT = Profile(
+    "strict",
+    schema=schema.STRICT_PARAMS_SCHEMA,
+    description=DESCRIPTION + STRICT_NOTE,
+    parse=parse_strict_params,
+    apply=_apply,
+    report=strict_report,
+    atomic=True,
+)

@@ -9,17 +9,30 @@ what the agent reads in :mod:`.team_summary`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .._core.codec import dump_phases
 from .._core.engine import Outcome
 from .._core.model import Phase
-from .team_engine import TeamOutcome, apply_team, ready_tasks
-from .team_schema import parse_team_params
+from ..errors import InvalidPhases
+from .registry import CallContext, Profile
+from .result import Storage, ToolResult
+from .team_engine import TeamOutcome, apply_team, normalize_team, ready_tasks, team_problems
+from .team_ops import TeamOp
+from .team_schema import TEAM_PARAMS_SCHEMA, parse_team_params
 from .team_summary import format_team_summary
 
-__all__ = ["TEAM_DESCRIPTION", "team_call", "team_details", "team_result", "team_text"]
+__all__ = [
+    "TEAM",
+    "TEAM_DESCRIPTION",
+    "repair_team_plan",
+    "team_call",
+    "team_details",
+    "team_report",
+    "team_result",
+    "team_text",
+]
 
 #: What the model reads about the tool in a team plan.
 TEAM_DESCRIPTION = """\
@@ -114,3 +127,51 @@ def team_result(
         "isError": bool(outcome.errors),
     }
     return dict(result)
+
+
+def team_report(outcome: Outcome, storage: Storage) -> ToolResult:
+    """The result of a team call: the agent's summary, the team details and ``isError``.
+
+    ``phases`` is the whole plan after the call, even for a scoped call whose
+    ``details.phases`` shows only its phase.
+    """
+    agent = outcome.agent if isinstance(outcome, TeamOutcome) else None
+    scope = outcome.scope if isinstance(outcome, TeamOutcome) else None
+    return ToolResult(
+        team_text(outcome, agent, scope),
+        team_details(outcome, storage, agent, scope),
+        is_error=bool(outcome.errors),
+        phases=outcome.phases,
+        errors=outcome.errors,
+        flags_error=True,
+    )
+
+
+def _apply(phases: tuple[Phase, ...], ops: Sequence[TeamOp], call: CallContext) -> Outcome:
+    return apply_team(phases, ops, agent=call.agent, lead=call.lead, scope=call.scope)
+
+
+def repair_team_plan(phases: tuple[Phase, ...]) -> tuple[Phase, ...]:
+    """A person's edit of a team plan, repaired to the team rules.
+
+    Raises :class:`~phasetodo.InvalidPhases` for what cannot be repaired: a
+    content used twice, or tasks that wait for each other.
+    """
+    found = team_problems(phases)
+    if found:
+        raise InvalidPhases(found)
+    return normalize_team(phases)
+
+
+#: Many agents, one plan: claims, one active task per agent, ``blocked``, ``after``; all or nothing.
+TEAM = Profile(
+    "team",
+    schema=TEAM_PARAMS_SCHEMA,
+    description=TEAM_DESCRIPTION,
+    parse=parse_team_params,
+    apply=_apply,
+    report=team_report,
+    atomic=True,
+    shared=True,
+    repair=repair_team_plan,
+)

@@ -7,16 +7,22 @@ they come ``after``.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import ClassVar, Union
 
 import attrs
 
 from .._core.ops import Done, Drop, Note, Rm, Start
 
+#: One text of an op for the size limits: (place after ``ops[i]``, kind, text), where the
+#: kind is ``content`` (a task), ``name`` (a phase) or ``note`` (free text).
+LimitText = tuple[str, str, str]
+
 __all__ = [
     "TEAM_OP_NAMES",
     "After",
     "Block",
+    "LimitText",
     "TeamAppend",
     "TeamInit",
     "TeamItem",
@@ -36,6 +42,11 @@ class TeamItem:
 
     content: str
     after: tuple[str, ...] = attrs.field(default=(), converter=_to_strs)
+
+    def limit_texts(self, place: str) -> Iterator[LimitText]:
+        yield place, "content", self.content
+        for index, content in enumerate(self.after):
+            yield f"{place}.after[{index}]", "content", content
 
     def to_json(self) -> str | dict[str, object]:
         """A plain string when there is no ``after``, as the model may send it."""
@@ -77,7 +88,15 @@ class TeamInit:
     """Replace the whole plan; every task starts ``pending`` and unowned."""
 
     name: ClassVar[str] = "init"
+    grows: ClassVar[bool] = True
     list: tuple[TeamPhase, ...] | None = attrs.field(default=None, converter=_opt_phases)
+
+    def limit_texts(self) -> Iterator[LimitText]:
+        """Every text of the op, for :class:`~phasetodo.Limits`."""
+        for number, entry in enumerate(self.list or ()):
+            yield f".list[{number}].phase", "name", entry.phase
+            for index, item in enumerate(entry.items):
+                yield from item.limit_texts(f".list[{number}].items[{index}]")
 
 
 @attrs.frozen
@@ -85,8 +104,16 @@ class TeamAppend:
     """Add ``pending`` tasks (with their ``after``) to a phase, creating it when missing."""
 
     name: ClassVar[str] = "append"
+    grows: ClassVar[bool] = True
     phase: str | None = None
     items: tuple[TeamItem, ...] | None = attrs.field(default=None, converter=_opt_items)
+
+    def limit_texts(self) -> Iterator[LimitText]:
+        """Every text of the op, for :class:`~phasetodo.Limits`."""
+        if self.phase is not None:
+            yield ".phase", "name", self.phase
+        for index, item in enumerate(self.items or ()):
+            yield from item.limit_texts(f".items[{index}]")
 
 
 @attrs.frozen
@@ -97,6 +124,13 @@ class Block:
     task: str | None = None
     reason: str | None = None
 
+    def limit_texts(self) -> Iterator[LimitText]:
+        """Every text of the op, for :class:`~phasetodo.Limits`."""
+        if self.task is not None:
+            yield ".task", "content", self.task
+        if self.reason is not None:
+            yield ".reason", "note", self.reason
+
 
 @attrs.frozen
 class Unblock:
@@ -104,6 +138,11 @@ class Unblock:
 
     name: ClassVar[str] = "unblock"
     task: str | None = None
+
+    def limit_texts(self) -> Iterator[LimitText]:
+        """Every text of the op, for :class:`~phasetodo.Limits`."""
+        if self.task is not None:
+            yield ".task", "content", self.task
 
 
 @attrs.frozen
@@ -113,6 +152,13 @@ class After:
     name: ClassVar[str] = "after"
     task: str | None = None
     after: tuple[str, ...] | None = attrs.field(default=None, converter=_opt_strs)
+
+    def limit_texts(self) -> Iterator[LimitText]:
+        """Every text of the op, for :class:`~phasetodo.Limits`."""
+        if self.task is not None:
+            yield ".task", "content", self.task
+        for index, content in enumerate(self.after or ()):
+            yield f".after[{index}]", "content", content
 
 
 TeamOp = Union[TeamInit, Start, Done, Drop, Rm, TeamAppend, Note, Block, Unblock, After]  # noqa: UP007

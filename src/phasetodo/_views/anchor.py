@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from .._core.codec import _as_phases
+from .._core.codec import as_phases
 from .._core.model import Phase, Status, Task
+from ..errors import InvalidOption
 from .summary import SYMBOLS
 
 __all__ = ["MIN_ANCHOR_CHARS", "compaction_anchor"]
@@ -87,8 +88,8 @@ def compaction_anchor(phases: Iterable[Phase | Mapping[str, Any]], *, max_chars:
     ``max_chars`` is below :data:`MIN_ANCHOR_CHARS`.
     """
     if max_chars < MIN_ANCHOR_CHARS:
-        raise ValueError(f"max_chars: must be at least {MIN_ANCHOR_CHARS}, not {max_chars}")
-    items = _as_phases(phases)
+        raise InvalidOption(f"max_chars: must be at least {MIN_ANCHOR_CHARS}, not {max_chars}")
+    items = as_phases(phases)
     budget = _Budget(max_chars)
     total = sum(len(p.tasks) for p in items)
     if not total:

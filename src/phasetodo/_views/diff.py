@@ -13,7 +13,7 @@ from typing import Any
 
 import attrs
 
-from .._core.codec import _as_phases
+from .._core.codec import as_phases
 from .._core.model import Phase, Status, Task
 
 __all__ = [
@@ -105,8 +105,8 @@ def diff_phases(
     before: Iterable[Phase | Mapping[str, Any]], after: Iterable[Phase | Mapping[str, Any]]
 ) -> ListDiff:
     """The changes that turn ``before`` into ``after`` (values or JSON dicts)."""
-    old = _as_phases(before)
-    new = _as_phases(after)
+    old = as_phases(before)
+    new = as_phases(after)
     phases_added = _unmatched(new, old)
     phases_removed = _unmatched(old, new)
     pool: dict[tuple[str, str], list[Task]] = {}
@@ -181,22 +181,3 @@ def format_diff(diff: ListDiff) -> str:
     lines += [f'+ note on "{n.content}": {n.text}' for n in diff.notes_added]
     lines += [f'- note on "{n.content}": {n.text}' for n in diff.notes_removed]
     return "\n".join(lines)
-
-
-def dry_run_result(result: dict[str, Any], before: Iterable[Phase], after: Iterable[Phase]) -> dict[str, Any]:
-    """Turn a tool result into a dry run's: say nothing was saved, add the diff.
-
-    The text starts with the changes the call would make; ``details`` gains
-    ``"dry_run": true`` and ``"diff"`` (:meth:`ListDiff.to_json`). ``result``
-    is updated in place and returned.
-    """
-    diff = diff_phases(before, after)
-    part = result["content"][0]
-    if diff.is_empty:
-        head = "Dry run — nothing was saved. The call would change nothing."
-    else:
-        head = f"Dry run — nothing was saved. The call would make these changes:\n{format_diff(diff)}"
-    part["text"] = f"{head}\n\n{part['text']}"
-    result["details"]["dry_run"] = True
-    result["details"]["diff"] = diff.to_json()
-    return result

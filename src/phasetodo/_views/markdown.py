@@ -23,29 +23,21 @@ from typing import Any
 
 import attrs
 
-from .._core.codec import _as_phases
+from .._core.codec import as_phases
 from .._core.engine import normalize
 from .._core.jsstring import DOT, DOT_UNIT, WHITESPACE, WS, trim
 from .._core.model import Phase, Status, Task, make_task
+from .status import LOOKS
 
 __all__ = ["LOSSLESS_MARKER", "markdown_to_phases", "phases_to_markdown"]
 
-_MARKERS = {
-    Status.PENDING: " ",
-    Status.IN_PROGRESS: "/",
-    Status.COMPLETED: "x",
-    Status.ABANDONED: "-",
-    Status.BLOCKED: "!",  # team plans; only the lossless reader takes it back
-}
+_MARKERS = {status: look.marker for status, look in LOOKS.items()}
+#: The reference reader's markers: ``[!]`` (blocked, team plans) stays unknown to it.
 _STATUS_OF = {
-    " ": Status.PENDING,
-    "": Status.PENDING,
-    "x": Status.COMPLETED,
-    "X": Status.COMPLETED,
-    "/": Status.IN_PROGRESS,
-    ">": Status.IN_PROGRESS,
-    "-": Status.ABANDONED,
-    "~": Status.ABANDONED,
+    marker: status
+    for status, look in LOOKS.items()
+    for marker in look.markers
+    if status is not Status.BLOCKED
 }
 
 _NOTE = re.compile(f"{WS}*>{WS}?({DOT}*)")
@@ -62,7 +54,7 @@ def phases_to_markdown(
     adds the lossless marker and escapes what the reference's format would
     lose, so that :func:`markdown_to_phases` gives back exactly ``phases``.
     """
-    items = _as_phases(phases)
+    items = as_phases(phases)
     if lossless:
         return _lossless_markdown(items)
     if not items:
@@ -187,18 +179,19 @@ class _Reader:
         return list(normalize(Phase(name, tuple(tasks)) for name, tasks in self.phases))
 
 
-def markdown_to_phases(text: str) -> tuple[list[Phase], list[str]]:
+def markdown_to_phases(text: str) -> tuple[tuple[Phase, ...], list[str]]:
     """Parse a Markdown checklist back into phases, with line-numbered errors.
 
     Tasks before any heading go into a ``Todos`` phase; ``[>]`` also means in
     progress and ``[~]`` abandoned. The result is normalized like a tool call,
     except for the lossless form (first line :data:`LOSSLESS_MARKER`), which is
-    read back exactly as written.
+    read back exactly as written. The phases are a tuple, as from
+    :func:`~phasetodo.load_phases`; the errors a list, as in the conformance vectors.
     """
     if text.lstrip(_EDGE).startswith(LOSSLESS_MARKER):
         lossless = _lossless_phases(text)
         if lossless is not None:
-            return lossless
+            return tuple(lossless[0]), lossless[1]
     reader = _Reader()
     runs = _TASK_RUN if _LINE_BREAKS.search(text) else _PLAIN_TASK_RUN
     number, pos = 1, 0
@@ -218,7 +211,7 @@ def markdown_to_phases(text: str) -> tuple[list[Phase], list[str]]:
         reader.line(text[pos:stop], number)
         number += 1
         pos = newline + 1
-    return reader.result(), reader.errors
+    return tuple(reader.result()), reader.errors
 
 
 # -- the lossless form -----------------------------------------------------------------

@@ -22,9 +22,11 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from .._core.codec import _as_phases, dump_phases
+from .._core.codec import as_phases, dump_phases
 from .._core.model import Phase, Status, Task
+from ..errors import InvalidOption
 from .markdown import phases_to_markdown
+from .status import LOOKS
 from .team_marks import team_marks
 
 if TYPE_CHECKING:
@@ -47,13 +49,7 @@ __all__ = [
 COLLAPSED_TASKS = 8
 
 #: The checkbox each status is drawn with, in every medium.
-CHECKBOX: Mapping[Status, str] = {
-    Status.PENDING: "☐",
-    Status.IN_PROGRESS: "◐",
-    Status.COMPLETED: "☑",
-    Status.ABANDONED: "☒",
-    Status.BLOCKED: "⊘",
-}
+CHECKBOX: Mapping[Status, str] = {status: look.checkbox for status, look in LOOKS.items()}
 
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 _NUMERALS = (
@@ -69,7 +65,7 @@ _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 def roman(number: int) -> str:
     """``number`` (1 or more) as a roman numeral: 4 → ``IV``, 14 → ``XIV``."""
     if number < 1:
-        raise ValueError(f"number: roman numerals start at 1, got {number}")
+        raise InvalidOption(f"number: roman numerals start at 1, got {number}")
     out: list[str] = []
     for value, letters in _NUMERALS:
         count, number = divmod(number, value)
@@ -97,7 +93,7 @@ def visible(text: str) -> str:
 
 
 def _phases(phases: Iterable[Phase | Mapping[str, Any]]) -> tuple[Phase, ...]:
-    return tuple(_as_phases(phases))
+    return tuple(as_phases(phases))
 
 
 def _closed(phase: Phase) -> int:
@@ -123,20 +119,10 @@ _STYLE = {
     "more": "dim italic",
     "note": "italic",
     "sup": "cyan",
-    Status.PENDING.value: "",
-    Status.IN_PROGRESS.value: "bold yellow",
-    Status.COMPLETED.value: "dim strike",
-    Status.ABANDONED.value: "dim red strike",
-    Status.BLOCKED.value: "magenta",
     "team": "dim",
+    **{status.value: look.style for status, look in LOOKS.items()},
 }
-_BOX_STYLE = {
-    Status.PENDING.value: "",
-    Status.IN_PROGRESS.value: "bold yellow",
-    Status.COMPLETED.value: "green",
-    Status.ABANDONED.value: "red",
-    Status.BLOCKED.value: "magenta",
-}
+_BOX_STYLE = {status.value: look.box_style for status, look in LOOKS.items()}
 
 #: One styled stretch of a line: (text, style); plain text drops the style.
 Piece = tuple[str, str]
@@ -251,13 +237,7 @@ def render_rich(phases: Iterable[Phase | Mapping[str, Any]], *, collapsed: bool 
 
 # --- notebook display --------------------------------------------------------------------------
 
-_HTML_STYLE = {
-    Status.PENDING: "",
-    Status.IN_PROGRESS: "font-weight:bold",
-    Status.COMPLETED: "text-decoration:line-through;opacity:.6",
-    Status.ABANDONED: "text-decoration:line-through;opacity:.6;color:#b33",
-    Status.BLOCKED: "color:#a3a",
-}
+_HTML_STYLE = {status: look.html_style for status, look in LOOKS.items()}
 
 
 def _html_text(text: str) -> str:

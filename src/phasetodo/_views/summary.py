@@ -5,19 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .._core.model import Phase, Status, Task
+from .status import LOOKS
 
 __all__ = ["SYMBOLS", "format_summary"]
 
 #: The mark the summary puts before a task of each status.
-SYMBOLS = {
-    Status.PENDING: "○",
-    Status.IN_PROGRESS: "→",
-    Status.COMPLETED: "✓",
-    Status.ABANDONED: "✗",
-    Status.BLOCKED: "⊘",
-}
+SYMBOLS = {status: look.symbol for status, look in LOOKS.items()}
 _PREFIX = {status: f"    {symbol} " for status, symbol in SYMBOLS.items()}
-_OPEN = frozenset((Status.PENDING, Status.IN_PROGRESS))
+_OPEN = frozenset(status for status in Status if status.is_open)
 _WIRE = {status: status.value for status in Status}
 
 

@@ -34,8 +34,10 @@ except ImportError as error:  # pragma: no cover - depends on the environment
 
 from typing_extensions import NotRequired, TypedDict
 
+from .._core.limits import Limits
 from .._core.model import Status
-from ..tool import MemoryState, TodoState, TodoWriteTool, ToolResult
+from .._profiles.builtin import ProfileLike, resolve
+from ..tool import DEFAULT, MemoryState, TodoState, TodoWriteTool, ToolResult
 from .wholelist import LangChainWriteTodos
 
 __all__ = ["SYSTEM_PROMPT", "PhasedTodoState", "PhasetodoMiddleware", "Todo", "flatten"]
@@ -94,11 +96,15 @@ class PhasetodoMiddleware(AgentMiddleware[PhasedTodoState, Any, Any]):
         whole_list: bool = False,
         system_prompt: str | None = None,
         tool_description: str | None = None,
+        profile: ProfileLike = "parity",
+        limits: Limits | None = DEFAULT,
     ) -> None:
         super().__init__()
         self.session = session
         self.whole_list = whole_list
-        default = LangChainWriteTodos.description if whole_list else TodoWriteTool.description
+        self.profile = resolve(profile)
+        self.limits = limits
+        default = LangChainWriteTodos.description if whole_list else self.profile.description
         self.tool_description = tool_description if tool_description is not None else default
         self.tool_name = LangChainWriteTodos.name if whole_list else TodoWriteTool.name
         self.system_prompt = (
@@ -109,7 +115,7 @@ class PhasetodoMiddleware(AgentMiddleware[PhasedTodoState, Any, Any]):
     # -- the tool ------------------------------------------------------------------
 
     def _make_tool(self) -> BaseTool:
-        schema = LangChainWriteTodos.parameters if self.whole_list else TodoWriteTool.parameters
+        schema = LangChainWriteTodos.parameters if self.whole_list else self.profile.schema
 
         def write(runtime: ToolRuntime, **params: Any) -> Command[Any]:
             return self._write(runtime, params)
@@ -134,7 +140,7 @@ class PhasetodoMiddleware(AgentMiddleware[PhasedTodoState, Any, Any]):
         if self.whole_list:
             result = LangChainWriteTodos(state).execute(params)
         else:
-            result = TodoWriteTool(state).execute(params)
+            result = TodoWriteTool(state, profile=self.profile, limits=self.limits).execute(params)
         message = ToolMessage(
             result.text,
             tool_call_id=runtime.tool_call_id,

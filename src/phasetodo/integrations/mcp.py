@@ -12,7 +12,8 @@ Run it with ``phasetodo mcp`` or ``python -m phasetodo.integrations.mcp``.
 
 from __future__ import annotations
 
-import copy
+import functools
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 try:
@@ -26,10 +27,13 @@ except ModuleNotFoundError as error:  # pragma: no cover - depends on the enviro
         name=error.name,
     ) from error
 
+from .._core.limits import Limits
 from .._core.schema import DETAILS_SCHEMA, problems
+from .._profiles.builtin import ProfileLike
+from .._specs import mcp_tool
 from .._views.markdown import phases_to_markdown
 from .._views.summary import format_summary
-from ..tool import TodoState, TodoWriteTool, ToolResult
+from ..tool import DEFAULT, TodoState, TodoWriteTool, ToolResult
 
 __all__ = ["READ_TOOL", "SERVER_NAME", "build_server", "mcp_tool", "read_result", "serve", "serve_stdio"]
 
@@ -67,21 +71,26 @@ READ_TOOL: dict[str, Any] = {
 }
 
 
-def mcp_tool(tool: TodoWriteTool) -> dict[str, Any]:
-    """The MCP tool definition of ``tool`` (wire names: ``inputSchema``, ``outputSchema``)."""
-    return {
-        "name": tool.name,
-        "title": "Update the todo list",
-        "description": tool.description,
-        "inputSchema": copy.deepcopy(dict(tool.parameters)),
-        "outputSchema": copy.deepcopy(DETAILS_SCHEMA),
-        "annotations": {
-            "readOnlyHint": False,
-            "destructiveHint": True,
-            "idempotentHint": False,
-            "openWorldHint": False,
-        },
-    }
+class _AgentState:
+    """A session's state whose writes come from one agent."""
+
+    def __init__(self, session: Any, agent: str) -> None:
+        self._session = session
+        self._agent = agent
+
+    @property
+    def phases(self) -> Sequence[Any]:
+        """The session's list."""
+        return self._session.phases  # type: ignore[no-any-return]
+
+    @property
+    def storage(self) -> Any:
+        """The session's storage kind."""
+        return self._session.storage
+
+    def write(self, params: Mapping[str, Any], **options: Any) -> ToolResult:
+        """The session's write, as ``agent``."""
+        return self._session.write(params, agent=self._agent, **options)  # type: ignore[no-any-return]
 
 
 def read_result(tool: TodoWriteTool, arguments: object) -> ToolResult:
@@ -103,9 +112,20 @@ def read_result(tool: TodoWriteTool, arguments: object) -> ToolResult:
     return ToolResult(text, tool.details())
 
 
-def build_server(session: TodoState | None = None) -> Server[Any]:
-    """A low-level MCP server whose tools act on ``session`` (memory when ``None``)."""
-    tool = TodoWriteTool(session)
+def build_server(
+    session: TodoState | None = None,
+    *,
+    profile: ProfileLike = "parity",
+    limits: Limits | None = DEFAULT,
+    agent: str | None = None,
+) -> Server[Any]:
+    """A low-level MCP server whose tools act on ``session`` (memory when ``None``).
+
+    ``profile`` gives the tool's schema and behaviour, ``limits`` its limits;
+    ``agent`` writes as that agent (a ``Session`` that belongs to one).
+    """
+    state = _AgentState(session, agent) if agent is not None and session is not None else session
+    tool = TodoWriteTool(state, profile=profile, limits=limits)
     tools = [types.Tool.model_validate(mcp_tool(tool)), types.Tool.model_validate(READ_TOOL)]
 
     async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
@@ -148,25 +168,38 @@ def _version() -> str:
         return "0"
 
 
-async def serve_stdio(session: TodoState | None = None) -> None:
+async def serve_stdio(
+    session: TodoState | None = None,
+    *,
+    profile: ProfileLike = "parity",
+    limits: Limits | None = DEFAULT,
+    agent: str | None = None,
+) -> None:
     """Serve over this process's stdin and stdout until the client closes them."""
-    server = build_server(session)
+    server = build_server(session, profile=profile, limits=limits, agent=agent)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def serve(session: TodoState | None = None) -> None:
+def serve(
+    session: TodoState | None = None,
+    *,
+    profile: ProfileLike = "parity",
+    limits: Limits | None = DEFAULT,
+    agent: str | None = None,
+) -> None:
     """Serve over stdio, blocking until the client disconnects.
 
     ``session`` holds the list (a ``phasetodo.Session`` for a durable one);
-    ``None`` starts a fresh session in memory.
+    ``None`` starts a fresh session in memory. ``profile``, ``limits`` and
+    ``agent`` are those of :func:`build_server`.
     """
     if session is None:
         from ..session import Session
         from ..stores import MemoryStore
 
         session = Session.open("mcp", store=MemoryStore())
-    anyio.run(serve_stdio, session)
+    anyio.run(functools.partial(serve_stdio, session, profile=profile, limits=limits, agent=agent))
 
 
 if __name__ == "__main__":

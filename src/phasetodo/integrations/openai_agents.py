@@ -18,18 +18,27 @@ except ImportError as error:  # pragma: no cover - depends on the environment
         "phasetodo.integrations.openai_agents needs openai-agents: pip install 'phasetodo[openai-agents]'"
     ) from error
 
-from ..tool import TodoState, TodoWriteTool
-from .openai import OPENAI_STRICT_SCHEMA
+from .._core.limits import Limits
+from .._profiles.builtin import ProfileLike
+from ..tool import DEFAULT, TodoState, TodoWriteTool
+from .openai import strict_schema
 
 __all__ = ["todo_write_tool"]
 
 
-def todo_write_tool(session: TodoState | None = None, *, strict: bool = True) -> FunctionTool:
+def todo_write_tool(
+    session: TodoState | None = None,
+    *,
+    strict: bool = True,
+    profile: ProfileLike = "parity",
+    limits: Limits | None = DEFAULT,
+) -> FunctionTool:
     """A ``FunctionTool`` named ``todo_write`` acting on ``session`` (memory when ``None``).
 
-    ``strict=False`` sends the plain schema instead of the strict one.
+    ``strict=False`` sends the plain schema instead of the strict one; ``profile``
+    and ``limits`` are those of :class:`~phasetodo.TodoWriteTool`.
     """
-    tool = TodoWriteTool(session)
+    tool = TodoWriteTool(session, profile=profile, limits=limits)
 
     async def invoke(_context: RunContextWrapper[Any], arguments: str) -> str:
         try:
@@ -38,7 +47,7 @@ def todo_write_tool(session: TodoState | None = None, *, strict: bool = True) ->
             return tool.error_result([f"params: not valid JSON ({error})"]).text
         return tool.execute(params, nulls_are_absent=strict).text
 
-    schema = OPENAI_STRICT_SCHEMA if strict else tool.parameters
+    schema = strict_schema(tool.parameters) if strict else tool.parameters
     return FunctionTool(
         name=tool.name,
         description=tool.description,

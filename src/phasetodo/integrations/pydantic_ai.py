@@ -16,18 +16,27 @@ except ImportError as error:  # pragma: no cover - depends on the environment
         "phasetodo.integrations.pydantic_ai needs pydantic-ai: pip install 'phasetodo[pydantic-ai]'"
     ) from error
 
-from ..tool import TodoState, TodoWriteTool
+from .._core.limits import Limits
+from .._profiles.builtin import ProfileLike
+from ..tool import DEFAULT, TodoState, TodoWriteTool
 
 __all__ = ["todo_write_tool"]
 
 
-def todo_write_tool(session: TodoState | None = None, *, max_retries: int | None = None) -> Tool[Any]:
+def todo_write_tool(
+    session: TodoState | None = None,
+    *,
+    max_retries: int | None = None,
+    profile: ProfileLike = "parity",
+    limits: Limits | None = DEFAULT,
+) -> Tool[Any]:
     """A pydantic-ai ``Tool`` named ``todo_write`` acting on ``session`` (memory when ``None``).
 
     It runs alone (``sequential``), never beside another tool call, as the
-    list is read and replaced whole by each call.
+    list is read and replaced whole by each call. ``profile`` and ``limits``
+    are those of :class:`~phasetodo.TodoWriteTool`.
     """
-    tool = TodoWriteTool(session)
+    tool = TodoWriteTool(session, profile=profile, limits=limits)
 
     def todo_write(**params: Any) -> str:
         result = tool.execute(params)

@@ -31,9 +31,11 @@ from typing import Any, ClassVar
 import attrs
 
 from .._core.jsstring import is_blank
+from .._core.limits import Limits
 from .._core.model import Phase, Status
 from .._core.schema import problems
-from ..tool import TodoState, TodoWriteTool, ToolResult
+from ..errors import InvalidOption
+from ..tool import DEFAULT, TodoState, TodoWriteTool, ToolResult
 
 __all__ = [
     "FORMATS",
@@ -75,10 +77,17 @@ class WholeListTool:
     list_key: ClassVar[str] = "todos"
     content_key: ClassVar[str] = "content"
 
-    def __init__(self, session: TodoState | None = None, *, phase: str = "Todos") -> None:
+    def __init__(
+        self,
+        session: TodoState | None = None,
+        *,
+        phase: str = "Todos",
+        limits: Limits | None = DEFAULT,
+    ) -> None:
         if not isinstance(phase, str) or is_blank(phase):
-            raise ValueError("phase: must be a non-blank string")
-        self.tool = TodoWriteTool(session)
+            raise InvalidOption("phase: must be a non-blank string")
+        # The whole-list formats are translated to the reference's ops: always parity.
+        self.tool = TodoWriteTool(session, limits=limits)
         self.phase = phase
 
     # -- reading -----------------------------------------------------------------
@@ -245,8 +254,14 @@ class ClaudeCodeTodoWrite(WholeListTool):
         },
     }
 
-    def __init__(self, session: TodoState | None = None, *, phase: str = "Todos") -> None:
-        super().__init__(session, phase=phase)
+    def __init__(
+        self,
+        session: TodoState | None = None,
+        *,
+        phase: str = "Todos",
+        limits: Limits | None = DEFAULT,
+    ) -> None:
+        super().__init__(session, phase=phase, limits=limits)
         self._active_forms: dict[str, str] = {}
 
     def check(self, entries: Sequence[Mapping[str, Any]]) -> list[str]:

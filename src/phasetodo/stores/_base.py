@@ -18,8 +18,8 @@ import attrs
 
 from .._core.codec import dump_phases, load_phases
 from .._core.model import Phase
-from ..errors import InvalidPhases, InvalidSessionId
-from ..tool import Storage
+from .._profiles.result import Storage
+from ..errors import InvalidEvent, InvalidPhases, InvalidSessionId
 
 __all__ = [
     "EVENT_KINDS",
@@ -72,25 +72,25 @@ def event_to_json(event: Event) -> dict[str, Any]:
 
 
 def event_from_json(data: object) -> Event:
-    """Build an event from JSON data; raises ``ValueError`` naming the bad field."""
+    """Build an event from JSON data; raises ``InvalidEvent`` (a ``ValueError``) naming the bad field."""
     if not isinstance(data, Mapping):
-        raise ValueError("event: must be an object")
+        raise InvalidEvent("event: must be an object")
     version = data.get("version")
     if type(version) is not int or version < 1:
-        raise ValueError("event.version: must be an integer >= 1")
+        raise InvalidEvent("event.version: must be an integer >= 1")
     kind = data.get("kind")
     if kind not in EVENT_KINDS:
-        raise ValueError(f"event.kind: must be one of {', '.join(EVENT_KINDS)}")
+        raise InvalidEvent(f"event.kind: must be one of {', '.join(EVENT_KINDS)}")
     time = data.get("time")
     if not isinstance(time, (int, float)) or isinstance(time, bool) or not math.isfinite(time):
-        raise ValueError("event.time: must be a finite number")
+        raise InvalidEvent("event.time: must be a finite number")
     for key in ("source", "agent"):
         if data.get(key) is not None and type(data[key]) is not str:
-            raise ValueError(f"event.{key}: must be a string")
+            raise InvalidEvent(f"event.{key}: must be a string")
     try:
         phases = load_phases(data.get("phases"))
     except InvalidPhases as error:
-        raise ValueError(f"event.phases: {'; '.join(error.problems)}") from error
+        raise InvalidEvent(f"event.phases: {'; '.join(error.problems)}") from error
     return Event(version, kind, float(time), phases, data.get("source"), data.get("agent"))
 
 

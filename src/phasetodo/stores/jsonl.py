@@ -30,7 +30,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import CorruptLog, CorruptLogWarning, StoreError, TornTailWarning, VersionConflict
+from ..errors import (
+    CorruptLog,
+    CorruptLogWarning,
+    InvalidOption,
+    StoreError,
+    TornTailWarning,
+    VersionConflict,
+)
 from ._base import Event, check_session_id, event_from_json, event_to_json
 
 try:  # POSIX; elsewhere only threads of one process are kept apart.
@@ -395,7 +402,7 @@ class JsonlStore:
         self, directory: str | os.PathLike[str], *, fsync: bool = True, on_corrupt: OnCorrupt = "raise"
     ) -> None:
         if on_corrupt not in ("raise", "skip"):
-            raise ValueError(f"on_corrupt: must be 'raise' or 'skip', not {on_corrupt!r}")
+            raise InvalidOption(f"on_corrupt: must be 'raise' or 'skip', not {on_corrupt!r}")
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.fsync = fsync
