@@ -32,6 +32,9 @@ from ._core.codec import dump_phases
 from ._core.fuzzy import AmbiguousTarget, Kind, Target, TargetNotFound, resolve
 from ._core.model import Phase, Status
 from ._profiles.builtin import PROFILES
+from ._profiles.builtin import resolve as resolve_profile
+from ._profiles.team_engine import ready_tasks
+from ._profiles.team_summary import format_team_head
 from ._views.diff import diff_phases, format_diff
 from ._views.markdown import markdown_to_phases, phases_to_markdown
 from ._views.render import render_rich, render_text
@@ -137,9 +140,15 @@ def _session(args: argparse.Namespace, session_id: str | None = None) -> Iterato
         store = _store(spec)
     except (PhasetodoError, OSError, sqlite3.Error) as error:
         _usage(f"--store {spec}: cannot open the store: {error}")
+    profile = resolve_profile(getattr(args, "profile", None) or "parity")
     try:
         try:
-            session = Session.open(sid, store=store, resume="keep")
+            if profile.shared:  # a team plan: this handle is the agent (or a person), keep the lead
+                session = Session.open(
+                    sid, store=store, resume="keep", profile=profile, agent=getattr(args, "agent", None)
+                )
+            else:
+                session = Session.open(sid, store=store, resume="keep")
         except (PhasetodoError, OSError, sqlite3.Error) as error:
             _usage(f"--store {spec}: cannot open session {sid!r}: {error}")
         try:
@@ -349,9 +358,26 @@ def _target(args: argparse.Namespace, phases: Sequence[Phase]) -> Target | None:
         raise _Exit(OP_ERRORS, f"{args.verb}: {error}") from error
 
 
+def _as_agent(session: Session, ops: list[dict[str, Any]], args: argparse.Namespace, out: IO[str]) -> int:
+    """Make ``ops`` one team call as ``--agent``: claims and permissions are the agent's."""
+    try:
+        result = session.write({"ops": ops}, agent=args.agent, profile="team")
+    except InvalidParams as error:
+        _usage(f"{args.verb}: {error}\nnothing was applied")
+    out.write(result.text + "\n")
+    return OP_ERRORS if result.is_error else OK
+
+
 def _cmd_status(args: argparse.Namespace, out: IO[str]) -> int:
     verb: str = args.verb
     with _session(args) as session:
+        if getattr(args, "agent", None) is not None:
+            query = " ".join(args.target)
+            if verb == "start" and not query:
+                return _as_agent(session, [{"op": "start"}], args, out)  # the next ready task
+            found = _target(args, tuple(session.phases))
+            mine = {"op": verb} if found is None else {"op": verb, found.kind: found.name}
+            return _as_agent(session, [mine], args, out)
         phases = tuple(session.phases)
         target = _target(args, phases)
         if verb == "start":
@@ -369,6 +395,17 @@ def _cmd_status(args: argparse.Namespace, out: IO[str]) -> int:
         else:
             op = {"op": verb, target.kind: target.name}
         return _apply_ops(session, [op], verb, args, out)
+
+
+def _cmd_ready(args: argparse.Namespace, out: IO[str]) -> int:
+    with _session(args) as session:
+        phases = tuple(session.phases)
+    ready = ready_tasks(phases)
+    if args.json:
+        out.write(json.dumps([{"phase": p, "task": t.content} for p, t in ready], ensure_ascii=False) + "\n")
+        return OK
+    out.write(format_team_head(phases, getattr(args, "agent", None)) + "\n")
+    return OK
 
 
 def _change_summary(before: Sequence[Phase], after: Sequence[Phase]) -> str:
@@ -549,6 +586,15 @@ def _parser() -> argparse.ArgumentParser:
         kind = status.add_mutually_exclusive_group()
         kind.add_argument("--task", action="store_true", help="match tasks only")
         kind.add_argument("--phase", action="store_true", help="match phases only")
+        status.add_argument(
+            "--agent",
+            metavar="NAME",
+            help="act as this agent of a team plan (start with no target claims the next ready task)",
+        )
+
+    ready = verb("ready", "list the tasks ready to start, who is on what and what is blocked")
+    ready.add_argument("--agent", metavar="NAME", help="say which task this agent is on")
+    ready.add_argument("--json", action="store_true", help="print the ready tasks as JSON instead")
 
     verb("history", "list the session's events with their times")
     verb("demo", "play a short scripted agent session into the store (session 'demo')")
@@ -579,6 +625,7 @@ _VERBS = {
     "done": _cmd_status,
     "drop": _cmd_status,
     "rm": _cmd_status,
+    "ready": _cmd_ready,
     "history": _cmd_history,
     "demo": _cmd_demo,
     "mcp": _cmd_mcp,

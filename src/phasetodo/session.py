@@ -171,6 +171,11 @@ class Session:
         return self._log.session_id
 
     @property
+    def agent(self) -> str | None:
+        """The agent this handle writes as when a call names none."""
+        return self._agent
+
+    @property
     def owner(self) -> str | None:
         """The agent the session belongs to, if the log records one."""
         return self._log.owner
@@ -520,6 +525,11 @@ class ScopedSession:
     def phases(self) -> tuple[Phase, ...]:
         """The scoped phase, as the parent last saw the plan."""
         return tuple(p for p in self.parent.phases if p.name == self.phase)
+
+    @property
+    def plan(self) -> tuple[Phase, ...]:
+        """The whole plan, as the parent last saw it (what the scoped phase's tasks may wait for)."""
+        return self.parent.phases
 
     def refresh(self) -> tuple[Phase, ...]:
         """Catch up with other writers; returns the scoped phase."""

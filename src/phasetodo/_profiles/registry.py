@@ -52,7 +52,9 @@ class Profile:
       the plan's lead instead of an owner that shuts other agents out, and
       keeps closed tasks when it is reopened;
     * ``repair(phases)``: what a person's edit becomes in this profile (may
-      raise :class:`~phasetodo.InvalidPhases`); ``None`` keeps it as it is.
+      raise :class:`~phasetodo.InvalidPhases`); ``None`` keeps it as it is;
+    * ``read(phases, call)``: the text a read-only look at the list shows the
+      caller (``todo_read``); ``None`` means the reference's summary.
     """
 
     name: str
@@ -64,6 +66,7 @@ class Profile:
     atomic: bool = False
     shared: bool = False
     repair: Callable[[tuple[Phase, ...]], tuple[Phase, ...]] | None = attrs.field(default=None, repr=False)
+    read: Callable[[tuple[Phase, ...], CallContext], str] | None = attrs.field(default=None, repr=False)
 
 
 def run(

@@ -26,6 +26,7 @@ from .team_summary import format_team_summary
 __all__ = [
     "TEAM",
     "TEAM_DESCRIPTION",
+    "read_team_plan",
     "repair_team_plan",
     "team_call",
     "team_details",
@@ -163,6 +164,11 @@ def repair_team_plan(phases: tuple[Phase, ...]) -> tuple[Phase, ...]:
     return normalize_team(phases)
 
 
+def read_team_plan(phases: tuple[Phase, ...], call: CallContext) -> str:
+    """What ``todo_read`` shows an agent of a team plan: its summary, no errors."""
+    return format_team_summary(phases, call.agent, scope=call.scope)
+
+
 #: Many agents, one plan: claims, one active task per agent, ``blocked``, ``after``; all or nothing.
 TEAM = Profile(
     "team",
@@ -174,4 +180,5 @@ TEAM = Profile(
     atomic=True,
     shared=True,
     repair=repair_team_plan,
+    read=read_team_plan,
 )

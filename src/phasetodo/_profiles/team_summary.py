@@ -12,7 +12,7 @@ from .._core.model import Phase, Status, Task
 from .._views.summary import SYMBOLS
 from .team_engine import ready_tasks
 
-__all__ = ["format_team_summary"]
+__all__ = ["format_team_head", "format_team_summary"]
 
 #: How many ready tasks the head lists before "and N more" (the plan shows them all).
 READY_SHOWN = 10
@@ -38,6 +38,8 @@ def format_team_summary(
     errors: Sequence[str] = (),
     notices: Sequence[str] = (),
     scope: str | None = None,
+    *,
+    plan: bool = True,
 ) -> str:
     """The summary for ``agent`` (``None``: a person's view of the whole team).
 
@@ -109,8 +111,16 @@ def format_team_summary(
             open_ = [c for c in t.after if not status_of.get(c, Status.COMPLETED).is_closed]
             names = ", ".join(f'"{c}"' for c in open_)
             out.append(f'  "{t.content}" ({p}) after {names}')
+    if not plan:
+        return "\n".join(out)
     out.append(f"Plan ({closed}/{total} closed):")
     for phase in phases:
         out.append(f"  {phase.name}:")
         out += [_task_line(t) for t in phase.tasks]
     return "\n".join(out)
+
+
+def format_team_head(phases: Sequence[Phase], agent: str | None = None) -> str:
+    """The summary without the plan: the agent's task, ready tasks, who is on what,
+    what is blocked and what waits (``phasetodo ready``)."""
+    return format_team_summary(phases, agent, plan=False)

@@ -30,6 +30,7 @@ except ModuleNotFoundError as error:  # pragma: no cover - depends on the enviro
 from .._core.limits import Limits
 from .._core.schema import DETAILS_SCHEMA, problems
 from .._profiles.builtin import ProfileLike
+from .._profiles.registry import CallContext
 from .._specs import mcp_tool
 from .._views.markdown import phases_to_markdown
 from .._views.summary import format_summary
@@ -88,6 +89,15 @@ class _AgentState:
         """The session's storage kind."""
         return self._session.storage
 
+    @property
+    def agent(self) -> str:
+        """The agent every write comes from."""
+        return self._agent
+
+    def refresh(self) -> Any:
+        """Catch up with other writers of the session."""
+        return self._session.refresh()
+
     def write(self, params: Mapping[str, Any], **options: Any) -> ToolResult:
         """The session's write, as ``agent``."""
         return self._session.write(params, agent=self._agent, **options)  # type: ignore[no-any-return]
@@ -102,11 +112,19 @@ def read_result(tool: TodoWriteTool, arguments: object) -> ToolResult:
     if found:
         return tool.error_result(found)
     assert isinstance(arguments, dict)
+    refresh = getattr(tool.session, "refresh", None)
+    if refresh is not None:
+        refresh()  # other writers (agents of a shared plan) may have moved it on
     phases = tool.phases
+    lossless = any(t.has_team_fields for p in phases for t in p.tasks)
     if not any(phase.tasks for phase in phases):
         text = "The todo list is empty."
     elif arguments.get("format") == "markdown":
-        text = phases_to_markdown(phases)
+        text = phases_to_markdown(phases, lossless=lossless)
+    elif tool.profile.read is not None:
+        state = tool.session
+        call = CallContext(getattr(state, "agent", None), None, getattr(state, "phase", None))
+        text = tool.profile.read(tuple(getattr(state, "plan", phases)), call)
     else:
         text = format_summary(phases)
     return ToolResult(text, tool.details())
