@@ -142,3 +142,26 @@ class TestSpecs:
         """The four tools carry a description and an object input schema."""
         assert list(CLAUDE_TASK_TOOLS) == ["TaskCreate", "TaskGet", "TaskList", "TaskUpdate"]
         assert all(spec["input_schema"]["type"] == "object" for spec in CLAUDE_TASK_TOOLS.values())
+
+
+class TestOnSessions:
+    def test_two_agents_on_one_store(self, tmp_path: Any) -> None:
+        """Each agent's task tools work the same durable plan; ids agree across handles."""
+        import phasetodo
+        from phasetodo.integrations.claude_tasks import claude_tasks
+
+        store = phasetodo.SqliteStore(tmp_path / "plans.db")
+        with (
+            phasetodo.Session.open("plan", store=store, profile="team", agent="lead") as lead,
+            phasetodo.Session.open("plan", store=store, profile="team", agent="w1") as w1,
+        ):
+            mine, theirs = claude_tasks(lead), claude_tasks(w1)
+            create(mine, "Design", "Build")
+            assert not theirs.execute("TaskUpdate", {"taskId": "2", "addBlockedBy": ["1"]}).is_error
+            assert not theirs.execute("TaskUpdate", {"taskId": "1", "status": "in_progress"}).is_error
+            assert mine.execute("TaskList", {}).text.splitlines() == [
+                "#1 [in_progress] Design (w1)",
+                "#2 [pending] Build [blocked by #1]",
+            ]
+            assert mine.execute("TaskUpdate", {"taskId": "1", "status": "in_progress"}).is_error
+        store.close()

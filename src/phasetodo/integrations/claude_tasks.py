@@ -32,7 +32,7 @@ from .._core.model import Phase, Status, Task
 from .._core.schema import problems
 from ..errors import InvalidParams
 
-__all__ = ["CLAUDE_TASK_TOOLS", "ClaudeCodeTasks", "TaskReply", "TeamWriter"]
+__all__ = ["CLAUDE_TASK_TOOLS", "ClaudeCodeTasks", "SessionWriter", "TaskReply", "TeamWriter", "claude_tasks"]
 
 
 class TeamWriter(Protocol):
@@ -284,3 +284,32 @@ class ClaudeCodeTasks:
 
 def _status(task: Task) -> str:
     return "deleted" if task.status is Status.ABANDONED else task.status.value
+
+
+class SessionWriter:
+    """A :class:`TeamWriter` on a team ``Session`` (or ``ScopedSession``) handle.
+
+    Every write is one team call as the handle's agent, applied to the newest
+    version of the plan under the store's writer lock; reads catch up first.
+    """
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+
+    def team_write(self, params: Mapping[str, Any]) -> tuple[bool, str, tuple[Phase, ...]]:
+        """One team call; returns (is_error, text, plan after)."""
+        result = self.session.write(params, profile="team")
+        return bool(result.is_error), str(result.text), tuple(result.phases)
+
+    def team_phases(self) -> tuple[Phase, ...]:
+        """The plan as it is in the store now."""
+        self.session.refresh()
+        return tuple(getattr(self.session, "plan", self.session.phases))
+
+
+def claude_tasks(session: Any) -> ClaudeCodeTasks:
+    """Claude Code's four task tools for the agent of a team ``session`` handle."""
+    agent = getattr(session, "agent", None)
+    if not isinstance(agent, str):
+        raise InvalidParams(["session: open it as an agent (Session.open(..., agent=...))"])
+    return ClaudeCodeTasks(SessionWriter(session), agent)
