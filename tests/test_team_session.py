@@ -135,15 +135,18 @@ NAMES = st.sampled_from([f"t{i}" for i in range(8)])
 
 
 class TeamOnStore(RuleBasedStateMachine):
-    """Agents and a person through sessions on a JSONL store; the log replays to the live plan."""
+    """Agents and a person through sessions on a JSONL store; the log reopens to the live plan."""
 
     def __init__(self) -> None:
         super().__init__()
         import tempfile
 
         self.tmp = tempfile.TemporaryDirectory()
-        self.store = phasetodo.JsonlStore(Path(self.tmp.name))
+        self.store = self.make_store(Path(self.tmp.name))
         self.handles = {who: open_(self.store, who) for who in (*AGENTS, None)}
+
+    def make_store(self, where: Path) -> Any:
+        return phasetodo.JsonlStore(where)
 
     def teardown(self) -> None:
         for handle in self.handles.values():
@@ -221,5 +224,14 @@ class TeamOnStore(RuleBasedStateMachine):
         assert (events[-1].phases if events else ()) == live
 
 
+class TeamOnMemory(TeamOnStore):
+    """The same machine on the memory store."""
+
+    def make_store(self, where: Path) -> Any:
+        return phasetodo.MemoryStore()
+
+
 TeamOnStore.TestCase.settings = settings(max_examples=15, stateful_step_count=20, deadline=None)
 TestTeamOnStore = TeamOnStore.TestCase
+TeamOnMemory.TestCase.settings = settings(max_examples=25, stateful_step_count=20, deadline=None)
+TestTeamOnMemory = TeamOnMemory.TestCase
