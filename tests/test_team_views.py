@@ -81,3 +81,15 @@ class TestTree:
         assert '"opacity:.7">@&lt;w&gt; · blocked: a &amp; b</span>' in html
         markdown = render_markdown(TEAM)
         assert "- ⊘ Deploy · *\\@w1* · *blocked\\: no credentials*" in markdown
+
+
+class TestWholeList:
+    def test_blocked_reads_as_pending(self) -> None:
+        """A whole-list format has no blocked status: a blocked task reads as pending."""
+        from phasetodo.integrations.wholelist import ClaudeCodeTodoWrite
+        from phasetodo.tool import MemoryState, TodoWriteTool
+
+        fmt = ClaudeCodeTodoWrite()
+        fmt.tool = TodoWriteTool(MemoryState(TEAM))
+        statuses = [item["status"] for item in fmt.read()["todos"]]
+        assert statuses == ["completed", "in_progress", "pending", "pending", "pending"]
