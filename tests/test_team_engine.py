@@ -524,3 +524,11 @@ class TestScope:
             scope="Ship",
         )
         assert [t.status for t in full.phases[0].tasks] == [Status.PENDING] * 3
+
+
+class TestEmptyTargets:
+    @pytest.mark.parametrize("field", ["task", "phase"])
+    def test_empty_target_is_not_everything(self, field: str) -> None:
+        """done with an empty task or phase is refused, not read as every task."""
+        result = call(planned(), "lead", {"op": "done", field: ""})
+        assert result["details"]["errors"] == [f"done: {field} is empty; leave it out to mean every task"]

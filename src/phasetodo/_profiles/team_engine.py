@@ -253,6 +253,10 @@ class _Plan:
         self.claim(rec)
 
     def targets(self, op: Done | Drop | Rm, verb: str) -> list[_Rec]:
+        if op.task == "" or op.phase == "":
+            field = "task" if op.task == "" else "phase"
+            self.errors.append(f"{verb}: {field} is empty; leave it out to mean every task")
+            return []
         if op.task:
             rec = self.find(op.task, verb)
             return [rec] if rec is not None else []
