@@ -28,3 +28,20 @@ class TestGuide:
     def test_there_are_examples(self) -> None:
         """The guide shows one agent and a lead with subagents in Python."""
         assert len(BLOCKS) >= 3
+
+
+class TestReadme:
+    def test_team_section_runs(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        """The README's team example runs and the worker claims the first ready task."""
+        monkeypatch.chdir(tmp_path)
+        readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+        section = re.search(r"<!-- section:team -->\n(.*?)<!-- /section:team -->", readme, re.S)
+        assert section is not None
+        (code,) = re.findall(r"```python\n(.*?)```", section[1], re.S)
+        scope: dict[str, object] = {}
+        exec(compile(code, "README.md", "exec"), scope)
+        worker, lead, store = scope["worker"], scope["lead"], scope["store"]
+        assert worker.todo_write({"ops": [{"op": "start"}]})["details"]["task"] == "Parser"  # type: ignore[attr-defined]
+        worker.close()  # type: ignore[attr-defined]
+        lead.close()  # type: ignore[attr-defined]
+        store.close()  # type: ignore[attr-defined]

@@ -44,6 +44,7 @@ __all__ = [
     "StrictOutcome",
     "View",
     "apply_strict",
+    "not_found_hint",
     "parse_strict_params",
     "strict_report",
 ]
@@ -123,7 +124,7 @@ def _ordinal(number: int) -> str:
     return f"{number}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(number % 10, 'th') }"
 
 
-def _miss_hint(query: str, names: Sequence[str], kind: str) -> str:
+def not_found_hint(query: str, names: Sequence[str], kind: str) -> str:
     """What to add to a "not found" error: an id hint or a did-you-mean."""
     number = _ID.fullmatch(query)
     if number is not None:
@@ -150,7 +151,7 @@ class _StrictWork(WorkingCopy):
             names = [s.content for d in self.drafts for s in d.slots]
         else:
             names = [d.name for d in self.drafts]
-        return _miss_hint(query, names, kind)
+        return not_found_hint(query, names, kind)
 
     def init(self, op: Init) -> None:
         if op.list is not None:

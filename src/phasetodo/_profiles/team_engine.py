@@ -33,6 +33,7 @@ from .._core.engine import Outcome
 from .._core.jsstring import trim_end
 from .._core.model import Phase, Status, Task
 from .._core.ops import Done, Drop, Note, Rm, Start
+from .strict import not_found_hint
 from .team_ops import After, Block, TeamAppend, TeamInit, TeamItem, TeamOp, Unblock
 
 __all__ = [
@@ -174,7 +175,8 @@ class _Plan:
             return None
         rec = self.by_content.get(content)
         if rec is None:
-            self.errors.append(f'Task "{content}" not found')
+            names = [r.content for r in self.in_scope()]
+            self.errors.append(f'Task "{content}" not found{not_found_hint(content, names, "task")}')
         elif self.scope is not None and self.phase_of[content] != self.scope:
             self.errors.append(f'Task "{content}" is not in phase "{self.scope}", the one you work on')
             return None
@@ -187,7 +189,8 @@ class _Plan:
         for phase, recs in self.phases:
             if phase == name:
                 return recs
-        self.errors.append(f'Phase "{name}" not found')
+        names = [phase for phase, _ in self.phases]
+        self.errors.append(f'Phase "{name}" not found{not_found_hint(name, names, "phase")}')
         return None
 
     # -- ops -----------------------------------------------------------------------
