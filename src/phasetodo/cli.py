@@ -304,9 +304,18 @@ def _apply_ops(
     args: argparse.Namespace,
     out: IO[str],
 ) -> int:
-    """Run ops through the engine as a user edit; report changes and op errors."""
+    """Run ops through the engine as a user edit; report changes and op errors.
+
+    On a team plan (one whose tasks carry owners, reasons or dependencies) the
+    ops run by the team rules as a person's: nothing is claimed or promoted.
+    """
     before, version = tuple(session.phases), session.version
-    outcome = call({"ops": ops}, before)
+    team = any(t.has_team_fields for p in before for t in p.tasks)
+    outcome = call({"ops": ops}, before, profile="team" if team else "parity")
+    if team and outcome.errors:  # all or nothing: report, change nothing
+        for error in outcome.errors:
+            sys.stderr.write(f"phasetodo: {source}: {error}\n")
+        return OP_ERRORS
     _user_edit(session, outcome.phases, source, version)
     for error in outcome.errors:
         sys.stderr.write(f"phasetodo: {source}: {error}\n")
