@@ -66,3 +66,16 @@ class TestAgent:
         refused = team.run("start", "Docs")
         assert refused.returncode == 1
         assert "a person does not claim tasks" in refused.stderr
+
+
+class TestMarkdown:
+    def test_export_and_import_keep_team_fields(self, team: Cli, tmp_path: Path) -> None:
+        """export writes a team plan losslessly, and importing it back changes nothing."""
+        team.ok("start", "--agent", "w1")
+        before = team.phases()
+        team.ok("export", "plan.md")
+        text = (tmp_path / "plan.md").read_text(encoding="utf-8")
+        assert "  @owner w1\n" in text
+        assert "  @after Parser\n" in text
+        team.ok("import", "plan.md")
+        assert team.phases() == before

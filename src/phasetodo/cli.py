@@ -254,7 +254,7 @@ def _cmd_edit(args: argparse.Namespace, out: IO[str]) -> int:
         before, version = tuple(session.phases), session.version
         fd, name = tempfile.mkstemp(prefix="phasetodo-", suffix=".md")
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(phases_to_markdown(before))
+            handle.write(phases_to_markdown(before, lossless=_is_team(before)))
         try:
             status = subprocess.call([*shlex.split(editor), name])
         except OSError as error:
@@ -274,9 +274,15 @@ def _cmd_edit(args: argparse.Namespace, out: IO[str]) -> int:
     return OK
 
 
+def _is_team(phases: Sequence[Phase]) -> bool:
+    """Whether tasks carry owners, reasons or dependencies, which only lossless Markdown keeps."""
+    return any(t.has_team_fields for p in phases for t in p.tasks)
+
+
 def _cmd_export(args: argparse.Namespace, out: IO[str]) -> int:
     with _session(args) as session:
-        text = phases_to_markdown(session.phases)
+        phases = session.phases
+        text = phases_to_markdown(phases, lossless=_is_team(phases))
     if args.path is None or args.path == "-":
         out.write(text)
         return OK
@@ -310,7 +316,7 @@ def _apply_ops(
     ops run by the team rules as a person's: nothing is claimed or promoted.
     """
     before, version = tuple(session.phases), session.version
-    team = any(t.has_team_fields for p in before for t in p.tasks)
+    team = _is_team(before)
     outcome = call({"ops": ops}, before, profile="team" if team else "parity")
     if team and outcome.errors:  # all or nothing: report, change nothing
         for error in outcome.errors:
