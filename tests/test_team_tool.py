@@ -116,3 +116,22 @@ class TestFramework:
                 todo_write_tool(two, profile="team", strict=False), {"ops": [{"op": "start", "task": "a"}]}
             )
             assert 'Task "a" is in progress for agent "w1"' in second
+
+
+class TestTodoWrite:
+    def test_memory_call_as_an_agent(self) -> None:
+        """phasetodo.todo_write(..., profile="team", agent=...) claims for that agent."""
+        result = phasetodo.todo_write(PLAN, profile="team", agent="w1", lead="w1")
+        assert result["details"]["phases"][0]["tasks"][0] == {
+            "content": "a",
+            "status": "in_progress",
+            "owner": "w1",
+        }
+        again = phasetodo.todo_write(
+            {"ops": [{"op": "done", "task": "a"}]},
+            result["details"]["phases"],
+            profile="team",
+            agent="w2",
+            lead="w1",
+        )
+        assert again["isError"] is True

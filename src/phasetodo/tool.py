@@ -81,6 +81,8 @@ def todo_write(
     profile: ProfileLike = "parity",
     dry_run: bool = False,
     limits: Limits | None = DEFAULT_LIMITS,
+    agent: str | None = None,
+    lead: str | None = None,
 ) -> ResultJSON:
     """One ``todo_write`` call on a memory-backed list.
 
@@ -93,9 +95,13 @@ def todo_write(
     ``profile="strict"`` makes the batch all-or-nothing (an error result has
     ``"isError": true`` and the unchanged list); ``dry_run=True`` adds what the
     call would change (``details.diff``) and marks the result as not saved.
+    ``profile="team"`` runs the call as ``agent`` (``None``: a person) on a
+    plan led by ``lead``.
     """
     current = _phases_arg(phases)
-    return call(params, current, profile=profile, limits=limits, dry_run=dry_run).to_json()
+    return call(
+        params, current, profile=profile, limits=limits, dry_run=dry_run, agent=agent, lead=lead
+    ).to_json()
 
 
 def _phases_arg(phases: object) -> tuple[Phase, ...]:
