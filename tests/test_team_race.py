@@ -110,3 +110,38 @@ class TestRace:
         assert len(completions) == PHASES * PER_PHASE
         assert set(completions.values()) == {1}
         assert {e.agent for e in events[1:]} <= set(AGENTS)
+
+
+CLAIM = Path(__file__).parent / "session_helpers" / "team_claim.py"
+
+
+class TestOneTaskManyClaimants:
+    @pytest.mark.parametrize("kind", ["jsonl", "sqlite"])
+    def test_exactly_one_agent_gets_it(self, kind: str, tmp_path: Path) -> None:
+        """Eight processes start the same task at once: one wins, seven are told who has it."""
+        where = tmp_path / ("logs" if kind == "jsonl" else "plans.db")
+        store = store_for(kind, where)
+        with phasetodo.Session.open("prize", store=store, profile="team", agent="lead") as lead:
+            lead.todo_write({"ops": [{"op": "init", "list": [{"phase": "P", "items": ["Prize", "Other"]}]}]})
+        store.close()
+        go = tmp_path / "go"
+        procs = [
+            subprocess.Popen(
+                [sys.executable, str(CLAIM), kind, str(where), "prize", agent, "Prize", str(go)],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for agent in AGENTS
+        ]
+        go.touch()
+        answers = {}
+        for agent, proc in zip(AGENTS, procs, strict=True):
+            out, err = proc.communicate(timeout=120)
+            assert proc.returncode == 0, err
+            answers[agent] = out.strip()
+        winners = [agent for agent, answer in answers.items() if answer == "won"]
+        assert len(winners) == 1
+        (winner,) = winners
+        lost = {answer for agent, answer in answers.items() if agent != winner}
+        assert lost == {f'lost Task "Prize" is in progress for agent "{winner}"'}
