@@ -51,11 +51,23 @@ class TestTool:
             assert result.output == "Done."
             assert session.version == 2
 
-    def test_bad_input_asks_the_model_to_retry(self) -> None:
-        """Bad arguments raise ModelRetry: the model gets the problems and tries again."""
+    def test_bad_input_goes_back_as_text(self) -> None:
+        """Bad arguments come back to the model as the tool's text: it sees the problems and tries again."""
         agent = Agent(_model({"ops": [{"op": "pending"}]}, INIT), tools=[todo_write_tool()])
         result = agent.run_sync("Fix it.")
-        retried, applied = _returns(result.all_messages())
-        assert retried.outcome == "retried"
-        assert "ops[0].op: must be one of" in str(retried.content)
+        rejected, applied = _returns(result.all_messages())
+        assert rejected.content.startswith("Invalid todo_write call; nothing was applied.")
+        assert "ops[0].op: must be one of" in rejected.content
         assert "Remaining items (2):" in applied.content
+
+    def test_many_bad_calls_do_not_end_the_run(self) -> None:
+        """Five bad calls in a row do not use up a retry budget: the run goes on to the good call."""
+        bad = {"ops": [{"op": "done", "task": 5}]}
+        with Session.open("pyd", store=MemoryStore()) as session:
+            agent = Agent(_model(bad, bad, bad, bad, bad, INIT), tools=[todo_write_tool(session)])
+            result = agent.run_sync("Fix it.")
+            returns = _returns(result.all_messages())
+            assert len(returns) == 6
+            assert all("nothing was applied" in r.content for r in returns[:5])
+            assert result.output == "Done."
+            assert session.version == 1

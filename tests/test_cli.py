@@ -239,6 +239,8 @@ class TestShow:
 
     def test_empty(self, cli: Cli) -> None:
         """An empty session shows that there is nothing to do."""
+        with cli.session():
+            pass
         assert cli.ok("show") == "No todos.\n"
 
 
@@ -360,15 +362,15 @@ class TestVerbs:
         assert 'rm: no task matches "Explore"' in done.stderr
 
     def test_rm_task_and_everything(self, seeded: Cli) -> None:
-        """rm removes one task; with no target it removes every task."""
+        """rm removes one task; with --all it removes every task."""
         seeded.ok("rm", "tokenizer")
         assert "Patch the tokenizer" not in _statuses(seeded.phases())
-        seeded.ok("rm")
+        seeded.ok("rm", "--all")
         assert all(p["tasks"] == [] for p in seeded.phases())
 
     def test_done_everything(self, seeded: Cli) -> None:
-        """done with no target completes every task."""
-        seeded.ok("done")
+        """done --all completes every task."""
+        seeded.ok("done", "--all")
         assert set(_statuses(seeded.phases()).values()) == {"completed"}
 
     def test_verbs_are_user_edits(self, seeded: Cli) -> None:
@@ -384,7 +386,9 @@ class TestVerbs:
         assert lines[1].split()[1].endswith("+00:00")
 
     def test_history_empty(self, cli: Cli) -> None:
-        """history of a new session says there are no events."""
+        """history of a session with no events says so."""
+        with cli.session():
+            pass
         assert cli.ok("history") == "No events yet.\n"
 
 

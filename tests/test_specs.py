@@ -101,17 +101,25 @@ class TestOpenAI:
     @settings(max_examples=100, deadline=None)
     @given(testing.calls(valid=True))
     def test_nulls_apply_as_absent(self, call: tuple[tuple[phasetodo.Phase, ...], Any]) -> None:
-        """A strict payload with null for absent fields applies exactly as the one without them."""
+        """A strict payload's nulls read as absent, but a null-only done/drop/rm target is refused."""
         phases, params = call
         params = {
             "ops": [{k: v for k, v in op.items() if k == "op" or k in _OP_FIELDS} for op in params["ops"]]
         }
         nulled = _with_nulls(params)
         jsonschema.validate(nulled, OPENAI_STRICT_SCHEMA)
-        assert strip_nulls(nulled) == params
         plain = TodoWriteTool(phasetodo.tool.MemoryState(phases)).execute(params)
         strict = TodoWriteTool(phasetodo.tool.MemoryState(phases)).execute(nulled, nulls_are_absent=True)
-        assert strict == plain
+        whole_list = any(
+            op["op"] in ("done", "drop", "rm") and "task" not in op and "phase" not in op
+            for op in params["ops"]
+        )
+        if whole_list:  # null never means every task: refused, nothing applied
+            assert strict.is_error is True
+            assert strict.details["phases"] == phasetodo.dump_phases(phases)
+        else:
+            assert strip_nulls(nulled) == params
+            assert strict == plain
 
 
 class TestAnthropic:
@@ -123,6 +131,19 @@ class TestAnthropic:
             "description": TodoWriteTool.description,
             "input_schema": phasetodo.PARAMS_SCHEMA,
         }
+
+    @pytest.mark.parametrize("profile", ["parity", "strict"])
+    def test_strict_spec_is_what_the_sdk_makes_of_it(self, profile: str) -> None:
+        """to_anthropic(strict=True) is a fixed point of anthropic.transform_schema, flagged strict."""
+        spec = TodoWriteTool(profile=profile).to_anthropic(strict=True)  # type: ignore[arg-type]
+        assert spec["strict"] is True
+        schema = spec["input_schema"]
+        assert anthropic.transform_schema(copy.deepcopy(schema)) == schema
+        assert all(obj.get("additionalProperties") is False for obj in _objects(schema))
+        valid = {"ops": [{"op": "done", "task": "Patch it"}]}
+        jsonschema.validate(valid, schema)
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"ops": [{"op": "done", "stray": 1}]}, schema)
 
     def test_sdk_transform_keeps_every_constraint(self) -> None:
         """The SDK's strict transform moves nothing into descriptions and keeps minItems and enums."""

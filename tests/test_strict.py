@@ -189,11 +189,11 @@ class TestEmptyTargets:
         assert result["isError"] is True
         assert f'"{field}" is empty' in result["details"]["errors"][0]
 
-    def test_no_target_still_means_everything(self) -> None:
-        """Leaving the target out still completes every task."""
+    def test_no_target_needs_an_explicit_one(self) -> None:
+        """Leaving the target out is refused too: strict never acts on every task in one op."""
         result = strict([{"op": "done"}])
-        statuses = {t["status"] for p in result["details"]["phases"] for t in p["tasks"]}
-        assert statuses == {"completed"}
+        assert result["isError"] is True
+        assert "needs an explicit target" in result["details"]["errors"][0]
 
 
 class TestView:

@@ -110,6 +110,20 @@ class TestBadInput:
         assert any(p.startswith(problem) for p in result.problems), result.problems
         assert tool.phases == before
 
+    @pytest.mark.parametrize("cls", ALL, ids=lambda c: c.__name__)
+    def test_error_names_the_tool_called(self, cls: type[WholeListTool]) -> None:
+        """The error text names the whole-list tool that was called, not todo_write."""
+        result = cls().execute({})
+        assert result.text.startswith(f"Invalid {cls.name} call; nothing was applied.")
+
+    @pytest.mark.parametrize("cls", ALL, ids=lambda c: c.__name__)
+    def test_limit_error_names_the_tool_called(self, cls: type[WholeListTool]) -> None:
+        """A list past the engine's limits is refused in the whole-list tool's name too."""
+        result = cls().execute(_payload(cls, [("x" * 10_001, "pending")]))
+        assert result.is_error is True
+        assert result.text.startswith(f"Invalid {cls.name} call")
+        assert any("max_content" in p for p in result.problems)
+
     def test_claude_code_needs_an_active_form(self) -> None:
         """Claude Code's activeForm must not be blank."""
         payload = _payload(ClaudeCodeTodoWrite)

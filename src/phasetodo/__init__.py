@@ -20,6 +20,7 @@ from ._profiles.result import DetailsJSON, PhaseJSON, ResultJSON, Storage, TaskJ
 from ._profiles.strict import STRICT, StrictOutcome, apply_strict
 from ._profiles.team import TEAM
 from ._profiles.team_schema import TEAM_PARAMS_SCHEMA
+from ._version import __version__
 from ._views.anchor import compaction_anchor
 from ._views.diff import ListDiff, NoteChange, StatusChange, TaskRef, diff_phases, format_diff
 from ._views.markdown import LOSSLESS_MARKER, markdown_to_phases, phases_to_markdown
@@ -126,6 +127,7 @@ __all__ = [
     "UnknownProfile",
     "VersionConflict",
     "View",
+    "__version__",
     "apply",
     "apply_strict",
     "call",

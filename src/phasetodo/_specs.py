@@ -10,12 +10,13 @@ import copy
 from collections.abc import Mapping
 from typing import Any, Literal, Protocol
 
-from ._core.schema import DETAILS_SCHEMA, PARAMS_SCHEMA
+from ._core.schema import DETAILS_SCHEMA, PARAMS_SCHEMA, read_nulls
 from .errors import InvalidOption
 
 __all__ = [
     "OPENAI_STRICT_SCHEMA",
     "Api",
+    "anthropic_strict_schema",
     "anthropic_tool",
     "mcp_tool",
     "openai_tool",
@@ -77,14 +78,21 @@ OPENAI_STRICT_SCHEMA: dict[str, Any] = strict_schema(PARAMS_SCHEMA)
 
 
 def strip_nulls(params: object) -> object:
-    """``params`` with the ``null`` fields of each op removed (absent, as in the plain schema)."""
-    if not isinstance(params, Mapping) or not isinstance(params.get("ops"), list):
-        return params
+    """``params`` as the null rule reads strict-mode payloads: ``null`` op fields left out,
+    and ``null`` fields of object items (a team item's ``after``) too.
+
+    The rule is :func:`phasetodo._core.schema.read_nulls`: it raises
+    ``InvalidParams`` for a done/drop/rm whose targets are only ``null``
+    (null never means every task).
+    """
+    read = read_nulls(params)
+    if not isinstance(read, Mapping) or not isinstance(read.get("ops"), list):
+        return read
     ops = [
-        {k: _strip_items(k, v) for k, v in op.items() if v is not None} if isinstance(op, Mapping) else op
-        for op in params["ops"]
+        {k: _strip_items(k, v) for k, v in op.items()} if isinstance(op, Mapping) else op
+        for op in read["ops"]
     ]
-    return {**params, "ops": ops}
+    return {**read, "ops": ops}
 
 
 def _strip_items(key: str, value: Any) -> Any:
@@ -121,18 +129,53 @@ def openai_tool(tool: ToolSpec, api: Api = "chat", *, strict: bool = False) -> d
     raise InvalidOption(f"api: must be 'chat' or 'responses', not {api!r}")
 
 
-def anthropic_tool(tool: ToolSpec) -> dict[str, Any]:
+def anthropic_strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``schema`` in the form Anthropic's strict tool use takes as it is.
+
+    Every object is closed (``additionalProperties: false``) and an ``enum``
+    stands without a ``type`` beside it: the schema is what the SDK's
+    ``anthropic.transform_schema`` would make of it, so nothing is moved or lost.
+    """
+    out = copy.deepcopy(dict(schema))
+    _close(out)
+    return out
+
+
+def _close(node: Any) -> None:
+    if isinstance(node, list):
+        for item in node:
+            _close(item)
+        return
+    if not isinstance(node, dict):
+        return
+    if "enum" in node:
+        node.pop("type", None)
+    if node.get("type") == "object":
+        node.setdefault("additionalProperties", False)
+    for key, value in node.items():
+        if key != "enum":
+            _close(value)
+
+
+def anthropic_tool(tool: ToolSpec, *, strict: bool = False) -> dict[str, Any]:
     """``{"name", "description", "input_schema"}``, ready for ``messages.create(tools=[...])``.
 
     The schema uses only keywords Anthropic's strict tool use supports
     (``minItems`` of at most 1, string enums), so the SDK's schema transform
     keeps every constraint instead of moving it into a description.
+    ``strict=True`` adds ``"strict": true`` and gives the schema in the exact
+    form strict tool use takes (:func:`anthropic_strict_schema`).
     """
-    return {
+    spec: dict[str, Any] = {
         "name": tool.name,
         "description": tool.description,
-        "input_schema": copy.deepcopy(dict(tool.parameters)),
+        "input_schema": (
+            anthropic_strict_schema(tool.parameters) if strict else copy.deepcopy(dict(tool.parameters))
+        ),
     }
+    if strict:
+        spec["strict"] = True
+    return spec
 
 
 def mcp_tool(tool: ToolSpec) -> dict[str, Any]:

@@ -6,8 +6,14 @@ the JSONL store, ``sqlite:FILE`` for SQLite; default ``./.phasetodo``) and
 as an agent makes it; every other change (``edit``, ``import``, ``append``,
 ``start``, ``done``, ``drop``, ``rm``) is recorded as a user edit.
 
-Exit status: 0 done, 1 op errors were reported (the rest still applied, as
-in the tool), 2 bad usage or invalid input (nothing changed).
+Exit status: 0 done; 1 op errors were reported (the rest still applied, as
+in the tool), or the session or store to read does not exist; 2 bad usage or
+invalid input (nothing changed). With ``--json`` every verb prints one JSON
+document, and an error is the object ``{"error": {"status", "message", "problems"}}``.
+
+Task text is shown with control characters, C1 and bidi controls escaped in
+every line (``--json`` escapes them as ``\\uXXXX``), so a list cannot drive the
+terminal it is printed on.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib.util
+import io
 import json
 import os
 import re
@@ -24,9 +31,9 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any, NoReturn
+from typing import IO, Any, NoReturn, cast
 
 from ._core.codec import dump_phases
 from ._core.fuzzy import AmbiguousTarget, Kind, Target, TargetNotFound, resolve
@@ -35,15 +42,16 @@ from ._profiles.builtin import PROFILES
 from ._profiles.builtin import resolve as resolve_profile
 from ._profiles.team_engine import ready_tasks
 from ._profiles.team_summary import format_team_head
+from ._version import __version__
 from ._views.diff import diff_phases, format_diff
 from ._views.markdown import markdown_to_phases, phases_to_markdown
-from ._views.render import render_rich, render_text
-from .errors import InvalidParams, InvalidSessionId, PhasetodoError
+from ._views.render import render_rich, render_text, visible
+from .errors import InvalidParams, InvalidSessionId, NoAgentSession, NotSessionOwner, PhasetodoError
 from .session import Session
 from .stores import JsonlStore, SqliteStore, check_session_id
 from .tool import call
 
-__all__ = ["DEFAULT_SESSION", "DEFAULT_STORE", "DEMO_CALLS", "DEMO_SESSION", "main"]
+__all__ = ["DEFAULT_SESSION", "DEFAULT_STORE", "DEMO_CALLS", "DEMO_SESSION", "MAX_INPUT_BYTES", "main"]
 
 #: Where the list lives unless ``--store`` says otherwise: the embedded JSONL store.
 DEFAULT_STORE = "./.phasetodo"
@@ -74,16 +82,23 @@ DEMO_CALLS: tuple[dict[str, Any], ...] = (
     {"ops": [{"op": "pending"}]},
 )
 
-#: The exit statuses: done; op errors reported; bad usage or invalid input.
+#: The exit statuses: done; op errors reported (or nothing to read); bad usage or invalid input.
 OK, OP_ERRORS, USAGE = 0, 1, 2
+
+#: The most bytes ``import`` and ``apply -`` read: past it the input is refused, not read on.
+MAX_INPUT_BYTES = 64 * 1024 * 1024
 
 
 class _Exit(Exception):
-    """Stop the command with ``status`` after printing ``message`` to stderr."""
+    """Stop the command with ``status`` after printing ``message`` to stderr.
 
-    def __init__(self, status: int, message: str) -> None:
+    ``problems`` (one per line, each naming its place) go into ``--json`` errors.
+    """
+
+    def __init__(self, status: int, message: str, problems: Sequence[str] = ()) -> None:
         self.status = status
         self.message = message
+        self.problems = tuple(problems)
         super().__init__(message)
 
 
@@ -98,8 +113,12 @@ def _usage(message: str) -> NoReturn:
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:")
 
 
-def _store(spec: str) -> JsonlStore | SqliteStore:
-    """The store ``--store`` names; raises ``_Exit`` naming what is wrong with it."""
+def _store(spec: str, *, must_exist: bool = False) -> JsonlStore | SqliteStore:
+    """The store ``--store`` names; raises ``_Exit`` naming what is wrong with it.
+
+    ``must_exist`` (the reading verbs): a store that is not there is an error
+    (exit 1), and nothing is created.
+    """
     if spec.startswith("sqlite:"):
         file = spec.removeprefix("sqlite:")
         if not file:
@@ -107,6 +126,8 @@ def _store(spec: str) -> JsonlStore | SqliteStore:
         path = Path(file)
         if path.is_dir():
             _usage(f"--store {spec}: {file} is a directory, not a SQLite file")
+        if must_exist and not path.is_file():
+            raise _Exit(OP_ERRORS, f"--store {spec}: there is no SQLite file {file}; nothing to read")
         if not path.parent.is_dir():
             _usage(f"--store {spec}: the directory {path.parent} does not exist")
         return SqliteStore(path)
@@ -124,12 +145,30 @@ def _store(spec: str) -> JsonlStore | SqliteStore:
             f"--store {spec}: not a directory (the JSONL store is a directory; "
             f"use sqlite:{spec} for a SQLite file)"
         )
+    if must_exist and not path.is_dir():
+        raise _Exit(OP_ERRORS, f"--store {spec}: there is no store directory {spec}; nothing to read")
     return JsonlStore(path)
 
 
+def _missing_session(sid: str, spec: str, sessions: Sequence[str]) -> NoReturn:
+    """Exit 1: the session is not in the store; list the ones that are."""
+    if sessions:
+        shown = ", ".join(repr(name) for name in sessions[:20])
+        more = f" and {len(sessions) - 20} more" if len(sessions) > 20 else ""
+        have = f"the store has {shown}{more}"
+    else:
+        have = "the store has no sessions yet"
+    raise _Exit(OP_ERRORS, f"--session: no session {sid!r} in {spec}; {have}")
+
+
 @contextlib.contextmanager
-def _session(args: argparse.Namespace, session_id: str | None = None) -> Iterator[Session]:
-    """Open the session the options name, report open failures clearly, close it after."""
+def _session(
+    args: argparse.Namespace, session_id: str | None = None, *, must_exist: bool = False
+) -> Iterator[Session]:
+    """Open the session the options name, report open failures clearly, close it after.
+
+    ``must_exist``: a session (or store) that is not there is an error and is not created.
+    """
     spec = getattr(args, "store", DEFAULT_STORE)
     sid = session_id if session_id is not None else getattr(args, "session", DEFAULT_SESSION)
     try:
@@ -137,11 +176,18 @@ def _session(args: argparse.Namespace, session_id: str | None = None) -> Iterato
     except InvalidSessionId as error:
         _usage(f"--session {sid!r}: {error}")
     try:
-        store = _store(spec)
+        store = _store(spec, must_exist=must_exist)
     except (PhasetodoError, OSError, sqlite3.Error) as error:
         _usage(f"--store {spec}: cannot open the store: {error}")
-    profile = resolve_profile(getattr(args, "profile", None) or "parity")
     try:
+        if must_exist:
+            try:
+                sessions = store.sessions()
+            except (PhasetodoError, OSError, sqlite3.Error) as error:
+                _usage(f"--store {spec}: cannot list the sessions: {error}")
+            if sid not in sessions:
+                _missing_session(sid, spec, sessions)
+        profile = resolve_profile(getattr(args, "profile", None) or "parity")
         try:
             if profile.shared:  # a team plan: this handle is the agent (or a person), keep the lead
                 session = Session.open(
@@ -161,6 +207,49 @@ def _session(args: argparse.Namespace, session_id: str | None = None) -> Iterato
 
 # --- output ------------------------------------------------------------------------------------
 
+#: What ``--json`` escapes beyond JSON's own rules: C1 controls, DEL and the bidi and
+#: line-separator characters, which JSON allows raw but a terminal acts on.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _json(data: object) -> str:
+    """``data`` as indented JSON text, every terminal-acting character escaped as ``\\uXXXX``."""
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m[0]):04x}", text) + "\n"
+
+
+def _safe(text: str) -> str:
+    """``text`` with every control character except the line breaks shown as an escape."""
+    return "\n".join(visible(line) for line in text.split("\n"))
+
+
+class _SafeOut(io.TextIOBase):
+    """A text stream that escapes control characters in everything written to it.
+
+    Task text reaches many lines (summaries, change lines, errors, candidate
+    lists); escaping at the stream covers every one of them. ``raw`` is the
+    stream underneath, for output that is not text for a person (rich's own
+    colours, Markdown and JSON data).
+    """
+
+    def __init__(self, raw: IO[str]) -> None:
+        self.raw = raw
+
+    def write(self, text: str) -> int:
+        self.raw.write(_safe(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.raw.flush()
+
+    def isatty(self) -> bool:
+        return self.raw.isatty()
+
+
+def _raw(out: IO[str]) -> IO[str]:
+    """The stream under ``out``, unescaped."""
+    return out.raw if isinstance(out, _SafeOut) else out
+
 
 def _show(phases: Sequence[Phase], args: argparse.Namespace, out: IO[str]) -> None:
     """Print the tree: with rich on a terminal, as plain text otherwise.
@@ -168,6 +257,7 @@ def _show(phases: Sequence[Phase], args: argparse.Namespace, out: IO[str]) -> No
     rich is used when it is installed, ``--plain`` is not given and the output
     is a terminal (or rich is told to treat it as one, as with ``FORCE_COLOR``);
     piped output is the plain tree, which has the same rows, never wrapped.
+    Both escape the task text themselves.
     """
     collapsed = bool(getattr(args, "collapsed", False))
     if not getattr(args, "plain", False):
@@ -176,7 +266,7 @@ def _show(phases: Sequence[Phase], args: argparse.Namespace, out: IO[str]) -> No
         except ImportError:
             pass
         else:
-            console = Console(file=out)
+            console = Console(file=_raw(out))
             if console.is_terminal:
                 console.print(render_rich(phases, collapsed=collapsed))
                 return
@@ -184,10 +274,28 @@ def _show(phases: Sequence[Phase], args: argparse.Namespace, out: IO[str]) -> No
 
 
 def _report_edit(
-    before: Sequence[Phase], after: Sequence[Phase], args: argparse.Namespace, out: IO[str]
+    session: Session,
+    before: Sequence[Phase],
+    args: argparse.Namespace,
+    out: IO[str],
+    errors: Sequence[str] = (),
 ) -> None:
-    out.write(format_diff(diff_phases(before, after)) + "\n\n")
-    _show(after, args, out)
+    """Print what an edit changed and the tree (or, with ``--json``, both as data)."""
+    change = format_diff(diff_phases(before, session.phases))
+    if args.json:
+        _raw(out).write(
+            _json(
+                {
+                    "version": session.version,
+                    "changes": [] if change == "No changes." else change.split("\n"),
+                    "errors": list(errors),
+                    "phases": dump_phases(session.phases),
+                }
+            )
+        )
+        return
+    out.write(change + "\n\n")
+    _show(session.phases, args, out)
 
 
 def _user_edit(session: Session, phases: Sequence[Phase], source: str, expected: int) -> None:
@@ -197,53 +305,100 @@ def _user_edit(session: Session, phases: Sequence[Phase], source: str, expected:
     session.user_edit(phases, source=source, expected_version=expected)
 
 
-# --- verbs -------------------------------------------------------------------------------------
+def _tasks(phases: Sequence[Phase]) -> int:
+    return sum(len(p.tasks) for p in phases)
 
 
-def _cmd_show(args: argparse.Namespace, out: IO[str]) -> int:
-    with _session(args) as session:
-        if args.json:
-            out.write(json.dumps(dump_phases(session.phases), indent=2, ensure_ascii=False) + "\n")
-        else:
-            _show(session.phases, args, out)
-    return OK
+def _plural(number: int, noun: str) -> str:
+    """``1 task``, ``2 tasks``."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+# --- reading input -----------------------------------------------------------------------------
 
 
 def _read_input(source: str, what: str) -> str:
-    if source == "-":
-        return sys.stdin.read()
+    """The text of a file (``-``: stdin), at most :data:`MAX_INPUT_BYTES`, as UTF-8."""
     try:
-        return Path(source).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        _usage(f"{what}: cannot read {source}: {getattr(error, 'strerror', None) or error}")
-
-
-def _cmd_apply(args: argparse.Namespace, out: IO[str]) -> int:
-    text = sys.stdin.read() if args.params == "-" else args.params
+        if source == "-":
+            data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+        else:
+            with open(source, "rb") as handle:
+                data = handle.read(MAX_INPUT_BYTES + 1)
+    except OSError as error:
+        _usage(f"{what}: cannot read {source}: {error.strerror or error}")
+    if len(data) > MAX_INPUT_BYTES:
+        _usage(f"{what}: {source} is over {MAX_INPUT_BYTES:,} bytes; nothing was read into the list")
     try:
-        params = json.loads(text)
-    except json.JSONDecodeError as error:
-        _usage(f"apply: the parameters are not valid JSON: {error}")
-    with _session(args) as session:
-        try:
-            result = session.write(params, agent=args.agent, profile=args.profile)
-        except InvalidParams as error:
-            _usage(f"apply: {error}\nnothing was applied")
-        except PhasetodoError as error:
-            raise _Exit(OP_ERRORS, f"apply: {error}; nothing was applied") from error
-    if args.json:
-        out.write(json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n")
-    else:
-        out.write(result.text + "\n")
-    return OP_ERRORS if result.errors or result.is_error else OK
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        _usage(f"{what}: {source} is not UTF-8 text: {error}")
 
 
 def _parse_markdown(text: str, where: str) -> tuple[Phase, ...]:
     phases, errors = markdown_to_phases(text)
     if errors:
         lines = "\n".join(f"  {e}" for e in errors)
-        _usage(f"{where}: the Markdown has errors, nothing changed:\n{lines}")
+        raise _Exit(USAGE, f"{where}: the Markdown has errors, nothing changed:\n{lines}", errors)
     return phases
+
+
+def _check_not_emptied(
+    before: Sequence[Phase], phases: Sequence[Phase], args: argparse.Namespace, what: str
+) -> None:
+    """An edit or import that would leave no task at all is taken as a mistake, unless --allow-empty."""
+    if _tasks(phases) == 0 and _tasks(before) > 0 and not args.allow_empty:
+        _usage(
+            f"{what}: the text holds no task, so it would empty the list of "
+            f"{_plural(_tasks(before), 'task')}; cancelled, nothing changed "
+            "(pass --allow-empty to empty the list)"
+        )
+
+
+# --- verbs -------------------------------------------------------------------------------------
+
+
+def _cmd_show(args: argparse.Namespace, out: IO[str]) -> int:
+    with _session(args, must_exist=True) as session:
+        session.refresh()
+        if args.json:
+            _raw(out).write(_json(dump_phases(session.phases)))
+        else:
+            _show(session.phases, args, out)
+    return OK
+
+
+def _cmd_apply(args: argparse.Namespace, out: IO[str]) -> int:
+    text = _read_input("-", "apply") if args.params == "-" else args.params
+    try:
+        params = json.loads(text)
+    except json.JSONDecodeError as error:
+        _usage(f"apply: the parameters are not valid JSON: {error}")
+    except RecursionError:
+        _usage("apply: the parameters nest too deeply to read; nothing was applied")
+    with _session(args) as session:
+        try:
+            result = session.write(params, agent=args.agent, profile=args.profile)
+        except InvalidParams as error:
+            raise _Exit(USAGE, f"apply: {error}\nnothing was applied", error.problems) from error
+        except RecursionError:
+            _usage("apply: the parameters nest too deeply to check; nothing was applied")
+        except NoAgentSession as error:
+            owner = session.owner or "NAME"
+            raise _Exit(
+                USAGE,
+                f"apply: session {session.session_id!r} belongs to agent {owner!r}; "
+                f"write as that agent with --agent {shlex.quote(owner)} (nothing was applied)",
+            ) from error
+        except NotSessionOwner as error:
+            raise _Exit(USAGE, f"apply: {error} (nothing was applied)") from error
+        except PhasetodoError as error:
+            raise _Exit(OP_ERRORS, f"apply: {error}; nothing was applied") from error
+    if args.json:
+        _raw(out).write(_json(result.to_json()))
+    else:
+        out.write(result.text + "\n")
+    return OP_ERRORS if result.errors or result.is_error else OK
 
 
 def _cmd_edit(args: argparse.Namespace, out: IO[str]) -> int:
@@ -251,7 +406,7 @@ def _cmd_edit(args: argparse.Namespace, out: IO[str]) -> int:
     if not editor:
         _usage("edit: $EDITOR is not set; set it to your editor, as in EDITOR=nano")
     with _session(args) as session:
-        before, version = tuple(session.phases), session.version
+        before, version = tuple(session.refresh()), session.version
         fd, name = tempfile.mkstemp(prefix="phasetodo-", suffix=".md")
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(phases_to_markdown(before, lossless=_is_team(before)))
@@ -266,11 +421,16 @@ def _cmd_edit(args: argparse.Namespace, out: IO[str]) -> int:
         text = _read_input(name, "edit")
         phases = _parse_markdown(text, f"edit (your text is kept in {name})")
         try:
+            _check_not_emptied(before, phases, args, "edit")
+        except _Exit:
+            os.unlink(name)
+            raise
+        try:
             _user_edit(session, phases, "edit", version)
         except PhasetodoError as error:
             raise _Exit(OP_ERRORS, f"edit: {error}; nothing changed, your text is kept in {name}") from error
         os.unlink(name)
-        _report_edit(before, session.phases, args, out)
+        _report_edit(session, before, args, out)
     return OK
 
 
@@ -280,16 +440,23 @@ def _is_team(phases: Sequence[Phase]) -> bool:
 
 
 def _cmd_export(args: argparse.Namespace, out: IO[str]) -> int:
-    with _session(args) as session:
-        phases = session.phases
+    with _session(args, must_exist=True) as session:
+        phases = session.refresh()
         text = phases_to_markdown(phases, lossless=_is_team(phases))
     if args.path is None or args.path == "-":
-        out.write(text)
+        if args.json:
+            _raw(out).write(_json({"markdown": text}))
+        elif out.isatty():
+            out.write(text)  # escaped: task text must not act on the terminal
+        else:
+            _raw(out).write(text)  # the Markdown itself, byte for byte
         return OK
     try:
         Path(args.path).write_text(text, encoding="utf-8")
     except OSError as error:
         _usage(f"export: cannot write {args.path}: {error.strerror or error}")
+    if args.json:
+        _raw(out).write(_json({"path": args.path, "bytes": len(text.encode("utf-8"))}))
     return OK
 
 
@@ -297,9 +464,10 @@ def _cmd_import(args: argparse.Namespace, out: IO[str]) -> int:
     text = _read_input(args.path, "import")
     phases = _parse_markdown(text, f"import {args.path}")
     with _session(args) as session:
-        before = tuple(session.phases)
+        before = tuple(session.refresh())
+        _check_not_emptied(before, phases, args, f"import {args.path}")
         _user_edit(session, phases, "import", session.version)
-        _report_edit(before, session.phases, args, out)
+        _report_edit(session, before, args, out)
     return OK
 
 
@@ -310,22 +478,20 @@ def _apply_ops(
     args: argparse.Namespace,
     out: IO[str],
 ) -> int:
-    """Run ops through the engine as a user edit; report changes and op errors.
-
-    On a team plan (one whose tasks carry owners, reasons or dependencies) the
-    ops run by the team rules as a person's: nothing is claimed or promoted.
-    """
+    """Run ops through the engine as a user edit; report changes and op errors."""
     before, version = tuple(session.phases), session.version
     team = _is_team(before)
-    outcome = call({"ops": ops}, before, profile="team" if team else "parity")
-    if team and outcome.errors:  # all or nothing: report, change nothing
-        for error in outcome.errors:
-            sys.stderr.write(f"phasetodo: {source}: {error}\n")
-        return OP_ERRORS
+    try:
+        outcome = call({"ops": ops}, before, profile="team" if team else "parity")
+    except InvalidParams as error:
+        raise _Exit(USAGE, f"{source}: {error}\nnothing changed", error.problems) from error
+    if team and outcome.errors:  # all or nothing by the team rules: report, change nothing
+        raise _Exit(OP_ERRORS, f"{source}: {'; '.join(outcome.errors)}; nothing changed", outcome.errors)
     _user_edit(session, outcome.phases, source, version)
-    for error in outcome.errors:
-        sys.stderr.write(f"phasetodo: {source}: {error}\n")
-    _report_edit(before, session.phases, args, out)
+    if not args.json:
+        for problem in outcome.errors:
+            sys.stderr.write(_safe(f"phasetodo: {source}: {problem}\n"))
+    _report_edit(session, before, args, out, outcome.errors)
     return OP_ERRORS if outcome.errors else OK
 
 
@@ -340,7 +506,7 @@ def _current_phase(phases: Sequence[Phase]) -> str:
 def _cmd_append(args: argparse.Namespace, out: IO[str]) -> int:
     words: list[str] = args.words
     with _session(args) as session:
-        phases = tuple(session.phases)
+        phases = tuple(session.refresh())
         if len(words) == 1:
             phase, items = _current_phase(phases), words
         else:
@@ -360,7 +526,7 @@ def _cmd_append(args: argparse.Namespace, out: IO[str]) -> int:
 
 def _target(args: argparse.Namespace, phases: Sequence[Phase]) -> Target | None:
     query = " ".join(args.target)
-    if not query:
+    if not query.strip():
         return None
     kinds: tuple[Kind, ...] = ("task", "phase")
     if args.task:
@@ -373,27 +539,54 @@ def _target(args: argparse.Namespace, phases: Sequence[Phase]) -> Target | None:
         raise _Exit(OP_ERRORS, f"{args.verb}: {error}") from error
 
 
+_EVERYTHING = {
+    "done": "mark every task completed",
+    "drop": "mark every task abandoned",
+    "rm": "remove every task",
+}
+
+
+def _confirm_everything(args: argparse.Namespace, phases: Sequence[Phase]) -> None:
+    """A verb with no target touches every task: it needs --all, or a yes on a terminal."""
+    count = _plural(_tasks(phases), "task")
+    what = f"{args.verb}: with no target this would {_EVERYTHING[args.verb]} ({count})"
+    if sys.stdin.isatty() and sys.stderr.isatty() and not args.json:
+        sys.stderr.write(_safe(f"phasetodo: {what}. Go ahead? [y/N] "))
+        sys.stderr.flush()
+        answer = sys.stdin.readline().strip().casefold()
+        if answer in ("y", "yes"):
+            return
+        _usage(f"{args.verb}: not confirmed; nothing changed")
+    _usage(f"{what}; pass --all to do that, or name a TASK or PHASE. Nothing changed")
+
+
 def _as_agent(session: Session, ops: list[dict[str, Any]], args: argparse.Namespace, out: IO[str]) -> int:
     """Make ``ops`` one team call as ``--agent``: claims and permissions are the agent's."""
     try:
         result = session.write({"ops": ops}, agent=args.agent, profile="team")
     except InvalidParams as error:
-        _usage(f"{args.verb}: {error}\nnothing was applied")
-    out.write(result.text + "\n")
+        raise _Exit(USAGE, f"{args.verb}: {error}\nnothing was applied", error.problems) from error
+    if args.json:
+        _raw(out).write(_json(result.to_json()))
+    else:
+        out.write(result.text + "\n")
     return OP_ERRORS if result.is_error else OK
 
 
 def _cmd_status(args: argparse.Namespace, out: IO[str]) -> int:
     verb: str = args.verb
-    with _session(args) as session:
+    with _session(args, must_exist=True) as session:
+        phases = tuple(session.refresh())
+        if args.all and (" ".join(args.target).strip() or verb == "start"):
+            _usage(f"{verb}: --all means every task; give it without a TASK or PHASE")
         if getattr(args, "agent", None) is not None:
-            query = " ".join(args.target)
-            if verb == "start" and not query:
+            if verb == "start" and not " ".join(args.target).strip():
                 return _as_agent(session, [{"op": "start"}], args, out)  # the next ready task
-            found = _target(args, tuple(session.phases))
+            found = _target(args, phases)
+            if found is None and not args.all:
+                _confirm_everything(args, phases)
             mine = {"op": verb} if found is None else {"op": verb, found.kind: found.name}
             return _as_agent(session, [mine], args, out)
-        phases = tuple(session.phases)
         target = _target(args, phases)
         if verb == "start":
             if target is None:
@@ -406,6 +599,8 @@ def _cmd_status(args: argparse.Namespace, out: IO[str]) -> int:
                 target = Target("task", first.content, phase.name)
             op: dict[str, Any] = {"op": "start", "task": target.name}
         elif target is None:
+            if not args.all:
+                _confirm_everything(args, phases)
             op = {"op": verb}
         else:
             op = {"op": verb, target.kind: target.name}
@@ -413,13 +608,35 @@ def _cmd_status(args: argparse.Namespace, out: IO[str]) -> int:
 
 
 def _cmd_ready(args: argparse.Namespace, out: IO[str]) -> int:
-    with _session(args) as session:
-        phases = tuple(session.phases)
-    ready = ready_tasks(phases)
+    with _session(args, must_exist=True) as session:
+        phases = tuple(session.refresh())
     if args.json:
-        out.write(json.dumps([{"phase": p, "task": t.content} for p, t in ready], ensure_ascii=False) + "\n")
+        ready = [{"phase": p, "task": t.content} for p, t in ready_tasks(phases)]
+        _raw(out).write(_json(ready))
         return OK
     out.write(format_team_head(phases, getattr(args, "agent", None)) + "\n")
+    return OK
+
+
+def _cmd_undo(args: argparse.Namespace, out: IO[str]) -> int:
+    with _session(args, must_exist=True) as session:
+        before = tuple(session.refresh())
+        current = session.version
+        wanted = current - 1 if args.version is None else args.version
+        if current == 0:
+            _usage("undo: the session has no events yet; nothing to undo")
+        if not 0 <= wanted < current:
+            _usage(
+                f"undo: VERSION must be one of the earlier versions, 0 to {current - 1} "
+                f"(the session is at version {current}); nothing changed"
+            )
+        phases: tuple[Phase, ...] = ()
+        for event in session.events():
+            if event.version == wanted:
+                phases = tuple(event.phases)
+                break
+        session.user_edit(phases, source="undo", expected_version=current)
+        _report_edit(session, before, args, out)
     return OK
 
 
@@ -435,27 +652,39 @@ def _change_summary(before: Sequence[Phase], after: Sequence[Phase]) -> str:
         (len(change.notes_added), "+", "note"),
         (len(change.notes_removed), "-", "note"),
     )
-    words = [f"{sign}{n} {noun}{'' if n == 1 else 's'}" for n, sign, noun in counts if n]
+    words = [f"{sign}{_plural(n, noun)}" for n, sign, noun in counts if n]
     return ", ".join(words) if words else "no change"
 
 
 def _cmd_history(args: argparse.Namespace, out: IO[str]) -> int:
-    with _session(args) as session:
+    rows: list[dict[str, Any]] = []
+    with _session(args, must_exist=True) as session:
         previous: tuple[Phase, ...] = ()
-        count = 0
         for event in session.events():
-            count += 1
             phases = tuple(event.phases)
-            tasks = sum(len(p.tasks) for p in phases)
-            open_ = sum(1 for p in phases for t in p.tasks if t.status.is_open)
-            when = datetime.fromtimestamp(event.time, timezone.utc).isoformat(timespec="seconds")
-            kind = event.kind if event.source is None else f"{event.kind} ({event.source})"
-            out.write(
-                f"{event.version:>4}  {when}  {kind:<18}  {tasks} tasks, {open_} open"
-                f"  [{_change_summary(previous, phases)}]\n"
+            rows.append(
+                {
+                    "version": event.version,
+                    "time": datetime.fromtimestamp(event.time, UTC).isoformat(timespec="seconds"),
+                    "kind": event.kind,
+                    "source": event.source,
+                    "agent": event.agent,
+                    "tasks": _tasks(phases),
+                    "open": sum(1 for p in phases for t in p.tasks if t.status.is_open),
+                    "summary": _change_summary(previous, phases),
+                }
             )
             previous = phases
-    if not count:
+    if args.json:
+        _raw(out).write(_json(rows))
+        return OK
+    for row in rows:
+        kind = row["kind"] if row["source"] is None else f"{row['kind']} ({row['source']})"
+        out.write(
+            f"{row['version']:>4}  {row['time']}  {kind:<18}  {_plural(row['tasks'], 'task')}, "
+            f"{row['open']} open  [{row['summary']}]\n"
+        )
+    if not rows:
         out.write("No events yet.\n")
     return OK
 
@@ -463,20 +692,26 @@ def _cmd_history(args: argparse.Namespace, out: IO[str]) -> int:
 def _cmd_demo(args: argparse.Namespace, out: IO[str]) -> int:
     explicit = getattr(args, "session", None)
     sid = explicit if explicit is not None else DEMO_SESSION
+    text = out if not args.json else io.StringIO()
     with _session(args, sid) as session:
         for number, params in enumerate(DEMO_CALLS, start=1):
-            out.write(f"── call {number}: todo_write {json.dumps(params)}\n")
+            text.write(f"── call {number}: todo_write {json.dumps(params)}\n")
             try:
                 result = session.todo_write(params)
             except InvalidParams as error:
-                out.write(f"rejected, nothing applied:\n{error}\n\n")
+                text.write(f"rejected, nothing applied:\n{error}\n\n")
                 continue
-            out.write(result["content"][0]["text"] + "\n\n")
+            text.write(result["content"][0]["text"] + "\n\n")
         phases = tuple(session.phases)
         version = session.version
+    store = getattr(args, "store", DEFAULT_STORE)
+    if args.json:
+        _raw(out).write(
+            _json({"store": store, "session": sid, "version": version, "phases": dump_phases(phases)})
+        )
+        return OK
     out.write("── Markdown export\n" + phases_to_markdown(phases))
     out.write("── details.phases\n" + json.dumps(dump_phases(phases), indent=2) + "\n")
-    store = getattr(args, "store", DEFAULT_STORE)
     out.write(
         f"── stored as session {sid!r} in {store} (version {version});"
         f" see it with: phasetodo --store {shlex.quote(store)} --session {shlex.quote(sid)} show\n"
@@ -528,6 +763,11 @@ def _cmd_serve(args: argparse.Namespace, out: IO[str]) -> int:
 # --- argument parsing --------------------------------------------------------------------------
 
 
+def _version_number(text: str) -> int:
+    """A VERSION argument: a whole number (argparse turns the ValueError into exit 2)."""
+    return int(text)
+
+
 def _parser() -> argparse.ArgumentParser:
     # The global options are accepted before or after the verb; SUPPRESS keeps a
     # verb's parser from resetting a value given before it.
@@ -550,26 +790,38 @@ def _parser() -> argparse.ArgumentParser:
         default=argparse.SUPPRESS,
         help="draw the tree as plain text even when rich is installed",
     )
+    common.add_argument(
+        "--json",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="print the result (or the error) as one JSON document",
+    )
     parser = argparse.ArgumentParser(
         prog="phasetodo",
         parents=[common],
         description="Look at and edit the phased todo list a coding agent keeps.",
-        epilog="exit status: 0 done, 1 op errors reported, 2 bad usage or invalid input",
+        epilog=(
+            "exit status: 0 done; 1 op errors reported, or the session to read does not exist; "
+            "2 bad usage or invalid input, nothing changed"
+        ),
     )
-    verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
+    parser.add_argument("--version", action="version", version=f"phasetodo {__version__}")
+    verbs = parser.add_subparsers(dest="verb", metavar="VERB")
 
     def verb(name: str, help: str, more: str = "") -> argparse.ArgumentParser:
         return verbs.add_parser(name, parents=[common], help=help, description=help + more)
 
     show = verb("show", "print the list as a tree")
-    show.add_argument("--collapsed", action="store_true", help="show at most 8 tasks per phase, then +N more")
-    show.add_argument("--json", action="store_true", help="print the phases as JSON instead")
+    show.add_argument(
+        "--collapsed",
+        action="store_true",
+        help="show at most 8 tasks per phase (always the active one), then +N more",
+    )
 
     apply = verb("apply", "make one todo_write call, as an agent does")
     apply.add_argument(
         "params", metavar="JSON|-", help="the tool arguments, as in '{\"ops\": [...]}'; - reads stdin"
     )
-    apply.add_argument("--json", action="store_true", help="print the whole tool result as JSON")
     apply.add_argument(
         "--profile", choices=PROFILES, default="parity", help="the call's profile (default parity)"
     )
@@ -577,12 +829,28 @@ def _parser() -> argparse.ArgumentParser:
         "--agent", metavar="NAME", help="write as this agent (for a session that belongs to one)"
     )
 
-    verb("edit", "edit the list as Markdown in $EDITOR (recorded as a user edit)")
+    allow_empty = argparse.ArgumentParser(add_help=False)
+    allow_empty.add_argument(
+        "--allow-empty", action="store_true", help="accept a text with no task, emptying the list"
+    )
+    verbs.add_parser(
+        "edit",
+        parents=[common, allow_empty],
+        help="edit the list as Markdown in $EDITOR (recorded as a user edit)",
+        description="edit the list as Markdown in $EDITOR (recorded as a user edit); "
+        "an emptied file cancels the edit",
+    )
 
     export = verb("export", "write the list as Markdown")
     export.add_argument("path", nargs="?", metavar="PATH", help="the file (default: stdout)")
 
-    imp = verb("import", "replace the list with a Markdown file (a user edit)")
+    imp = verbs.add_parser(
+        "import",
+        parents=[common, allow_empty],
+        help="replace the list with a Markdown file (a user edit)",
+        description="replace the list with a Markdown file (a user edit); a text with no task "
+        "is refused unless --allow-empty",
+    )
     imp.add_argument("path", metavar="PATH", help="the Markdown file; - reads stdin")
 
     append = verb("append", "add tasks: append TASK (to the current phase) or append PHASE TASK…")
@@ -590,17 +858,21 @@ def _parser() -> argparse.ArgumentParser:
 
     for name, what in (
         ("start", "start a task (or a phase's first pending task)"),
-        ("done", "mark a task, a phase or (with no target) everything completed"),
-        ("drop", "mark a task, a phase or (with no target) everything abandoned"),
-        ("rm", "remove a task, a phase's tasks or (with no target) every task"),
+        ("done", "mark a task, a phase or (with --all) every task completed"),
+        ("drop", "mark a task, a phase or (with --all) every task abandoned"),
+        ("rm", "remove a task, a phase's tasks or (with --all) every task"),
     ):
         status = verb(
-            name, what, "; the target is matched exactly, then ignoring case, then as a unique substring"
+            name,
+            what,
+            "; the target is matched exactly, then ignoring case, then as a unique substring; "
+            "with no target the verb needs --all (or a yes on a terminal)",
         )
         status.add_argument("target", nargs="*", metavar="TASK|PHASE")
         kind = status.add_mutually_exclusive_group()
         kind.add_argument("--task", action="store_true", help="match tasks only")
         kind.add_argument("--phase", action="store_true", help="match phases only")
+        status.add_argument("--all", action="store_true", help="act on every task")
         status.add_argument(
             "--agent",
             metavar="NAME",
@@ -609,8 +881,14 @@ def _parser() -> argparse.ArgumentParser:
 
     ready = verb("ready", "list the tasks ready to start, who is on what and what is blocked")
     ready.add_argument("--agent", metavar="NAME", help="say which task this agent is on")
-    ready.add_argument("--json", action="store_true", help="print the ready tasks as JSON instead")
 
+    undo = verb(
+        "undo",
+        "restore the list of an earlier version (the previous one by default), as a new user edit",
+    )
+    undo.add_argument(
+        "version", nargs="?", type=_version_number, metavar="VERSION", help="the version to restore"
+    )
     verb("history", "list the session's events with their times")
     verb("demo", "play a short scripted agent session into the store (session 'demo')")
     mcp = verb("mcp", "serve this session over MCP on stdio (needs the 'mcp' extra)")
@@ -641,11 +919,25 @@ _VERBS = {
     "drop": _cmd_status,
     "rm": _cmd_status,
     "ready": _cmd_ready,
+    "undo": _cmd_undo,
     "history": _cmd_history,
     "demo": _cmd_demo,
     "mcp": _cmd_mcp,
     "serve": _cmd_serve,
 }
+
+
+def _fail(args: argparse.Namespace | None, status: int, message: str, problems: Sequence[str] = ()) -> int:
+    """Report an error: a line on stderr, or with ``--json`` one JSON object on stdout."""
+    if args is not None and getattr(args, "json", False):
+        sys.stdout.write(_json({"error": {"status": status, "message": message, "problems": list(problems)}}))
+    else:
+        sys.stderr.write(_safe(f"phasetodo: {message}\n"))
+    return status
+
+
+def _wants_json(argv: Sequence[str]) -> bool:
+    return "--json" in argv
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -654,18 +946,41 @@ def main(argv: Sequence[str] | None = None) -> int:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="backslashreplace")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = _parser()
+    if not argv:
+        parser.print_help(sys.stdout)
+        return OK
+    if _wants_json(argv):
+        # argparse's own errors (an unknown verb, a bad option) as a JSON object too.
+        captured = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(captured):
+                args = parser.parse_args(argv)
+        except SystemExit as stop:
+            status = stop.code if isinstance(stop.code, int) else USAGE
+            if status == OK:  # --help or --version
+                return OK
+            lines = captured.getvalue().strip().splitlines()
+            return _fail(argparse.Namespace(json=True), status, lines[-1] if lines else "bad usage")
+    else:
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as stop:  # argparse: --help, --version (0) or bad usage (2)
+            return stop.code if isinstance(stop.code, int) else USAGE
+    if args.verb is None:
+        parser.print_help(sys.stdout)
+        return OK
+    args.json = getattr(args, "json", False)
+    out = cast(IO[str], _SafeOut(sys.stdout))
     try:
-        args = _parser().parse_args(argv)
-    except SystemExit as stop:  # argparse: --help (0) or bad usage (2)
-        return stop.code if isinstance(stop.code, int) else USAGE
-    try:
-        return _VERBS[args.verb](args, sys.stdout)
+        return _VERBS[args.verb](args, out)
     except _Exit as stop:
-        sys.stderr.write(f"phasetodo: {stop.message}\n")
-        return stop.status
+        return _fail(args, stop.status, stop.message, stop.problems)
+    except InvalidParams as error:  # a value over a limit, say: invalid input, nothing changed
+        return _fail(args, USAGE, f"{args.verb}: {error}", error.problems)
     except PhasetodoError as error:  # e.g. another writer got in first (VersionConflict)
-        sys.stderr.write(f"phasetodo: {args.verb}: {error}\n")
-        return OP_ERRORS
+        return _fail(args, OP_ERRORS, f"{args.verb}: {error}")
 
 
 if __name__ == "__main__":

@@ -85,10 +85,17 @@ class _Target(Protocol):
 class TargetNotFound(PhasetodoError, LookupError):
     """No task or phase matches the query."""
 
-    def __init__(self, query: str, kinds: Iterable[str] = ("task", "phase")) -> None:
+    def __init__(
+        self, query: str, kinds: Iterable[str] = ("task", "phase"), suggestions: Sequence[str] = ()
+    ) -> None:
         self.query = query
+        #: The closest names, best first, for a "did you mean" (a typo such as ``tokenzier``).
+        self.suggestions: tuple[str, ...] = tuple(suggestions)
         what = " or ".join(kinds)
-        super().__init__(f'no {what} matches "{query}"')
+        hint = ""
+        if self.suggestions:
+            hint = "; did you mean " + " or ".join(f'"{name}"' for name in self.suggestions) + "?"
+        super().__init__(f'no {what} matches "{query}"{hint}')
 
 
 class AmbiguousTarget(PhasetodoError, LookupError):

@@ -211,9 +211,9 @@ class MemoryState:
         return self.write(params, profile=profile, limits=limits, dry_run=dry_run).to_json()
 
 
-def _invalid_text(problems: Sequence[str]) -> str:
+def _invalid_text(problems: Sequence[str], called: str = "todo_write") -> str:
     lines = "\n".join(f"- {p}" for p in problems)
-    return f"Invalid todo_write call; nothing was applied. Fix these and call again:\n{lines}"
+    return f"Invalid {called} call; nothing was applied. Fix these and call again:\n{lines}"
 
 
 class TodoWriteTool:
@@ -268,32 +268,44 @@ class TodoWriteTool:
         return self.session.storage
 
     def execute(
-        self, params: object, *, nulls_are_absent: bool = False, dry_run: bool = False
+        self,
+        params: object,
+        *,
+        nulls_are_absent: bool = False,
+        dry_run: bool = False,
+        called: str | None = None,
     ) -> ToolResult:
         """Apply one call and return its result; bad arguments give an error result.
 
         With ``nulls_are_absent`` (payloads written against the strict spec),
-        ``null`` op fields are dropped before validation; ``dry_run`` saves nothing.
+        ``null`` op fields read as absent, by the one null rule
+        (:func:`~phasetodo._core.schema.read_nulls`); ``dry_run`` saves nothing.
+        ``called`` names the tool the model called when it is another one built
+        on this (a whole-list tool), so error texts point at that call.
         """
-        if nulls_are_absent:
-            params = strip_nulls(params)
         try:
+            if nulls_are_absent:
+                params = strip_nulls(params)
             if not isinstance(params, Mapping):
                 raise InvalidParams(schema_problems(params, self.parameters))
             return self.session.write(
                 params, profile=self.profile, limits=self.limits, dry_run=dry_run
             )
         except InvalidParams as error:
-            return self.error_result(error.problems)
+            return self.error_result(error.problems, called=called)
 
     def details(self) -> dict[str, Any]:
         """The current list as result details: ``{"phases", "storage"}``."""
         return {"phases": dump_phases(self.phases), "storage": self.storage}
 
-    def error_result(self, problems: Sequence[str]) -> ToolResult:
-        """An error result that leaves the list unchanged and lists ``problems``."""
+    def error_result(self, problems: Sequence[str], *, called: str | None = None) -> ToolResult:
+        """An error result that leaves the list unchanged and lists ``problems``.
+
+        ``called`` names the tool the model called (``todo_read``, ``update_plan``, …)
+        when that is not this one, so the message points at the call to fix.
+        """
         return ToolResult(
-            text=_invalid_text(problems),
+            text=_invalid_text(problems, called or self.name),
             details=self.details(),
             is_error=True,
             problems=tuple(problems),
@@ -310,9 +322,13 @@ class TodoWriteTool:
         """
         return openai_tool(self, api, strict=strict)
 
-    def to_anthropic(self) -> dict[str, Any]:
-        """The tool as an Anthropic Messages API tool: name, description, input_schema."""
-        return anthropic_tool(self)
+    def to_anthropic(self, *, strict: bool = False) -> dict[str, Any]:
+        """The tool as an Anthropic Messages API tool: name, description, input_schema.
+
+        ``strict=True`` adds ``"strict": true`` with the schema in the exact form
+        Anthropic's strict tool use takes (what ``anthropic.transform_schema`` gives).
+        """
+        return anthropic_tool(self, strict=strict)
 
     def to_mcp(self) -> dict[str, Any]:
         """The tool as an MCP tool definition, with the details as output schema."""

@@ -55,6 +55,7 @@ def parse_params(params: object) -> tuple[Op, ...]:
     """Check tool arguments against the schema and turn them into ops.
 
     Raises :class:`InvalidParams` listing every problem; nothing else escapes.
+    A ``null`` op field is rejected, as the reference does.
     """
     if not schema.is_valid(params):
         raise InvalidParams(schema.problems(params) or ["params: must be JSON-shaped data"])

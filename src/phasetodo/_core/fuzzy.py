@@ -10,6 +10,7 @@ Within a round a task wins over a phase of the same name, as in the ops.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
@@ -18,7 +19,7 @@ import attrs
 from ..errors import AmbiguousTarget, TargetNotFound
 from .model import Phase
 
-__all__ = ["AmbiguousTarget", "Target", "TargetNotFound", "resolve"]
+__all__ = ["AmbiguousTarget", "Target", "TargetNotFound", "resolve", "suggest"]
 
 #: What a query can name.
 Kind = Literal["task", "phase"]
@@ -82,4 +83,32 @@ def resolve(query: str, phases: Sequence[Phase], kinds: Iterable[Kind] = ("task"
         if len(hits) == 1:
             return hits[0]
         raise AmbiguousTarget(query, hits)
-    raise TargetNotFound(query, kinds)
+    raise TargetNotFound(query, kinds, suggest(query, [c.name for c in candidates]))
+
+
+#: How many names a miss suggests, how alike they must be, and how many names are compared.
+_SUGGESTIONS, _CUTOFF, _MAX_COMPARED = 3, 0.7, 10_000
+
+
+def suggest(query: str, names: Sequence[str]) -> tuple[str, ...]:
+    """The names ``query`` most likely meant, best first: whole names or one of their words.
+
+    A typo of one word (``tokenzier``) finds the task holding that word
+    (``Patch the tokenizer``). Only the first 10,000 distinct names are
+    compared, so a miss on a huge list costs a bounded amount of work.
+    """
+    folded = query.casefold().strip()
+    if not folded:
+        return ()
+    scores: dict[str, float] = {}
+    matcher = difflib.SequenceMatcher(b=folded, autojunk=False)
+    for name in list(dict.fromkeys(names))[:_MAX_COMPARED]:
+        best = 0.0
+        for piece in (name.casefold(), *name.casefold().split()):
+            matcher.set_seq1(piece)
+            if matcher.real_quick_ratio() >= _CUTOFF and matcher.quick_ratio() >= _CUTOFF:
+                best = max(best, matcher.ratio())
+        if best >= _CUTOFF:
+            scores[name] = best
+    ranked = sorted(scores, key=lambda name: -scores[name])
+    return tuple(ranked[:_SUGGESTIONS])

@@ -13,6 +13,7 @@ from typing import Any
 
 import fastjsonschema
 
+from ..errors import InvalidParams
 from .model import Status
 from .ops import OP_NAMES
 
@@ -24,6 +25,7 @@ __all__ = [
     "is_valid",
     "is_valid_strict",
     "problems",
+    "read_nulls",
 ]
 
 _ITEMS = {
@@ -232,3 +234,47 @@ def _json_kind(value: object) -> str:
         if isinstance(value, types):
             return kind
     return ""
+
+
+#: The ops that act on every task when they name neither a task nor a phase.
+_WHOLE_LIST_OPS = frozenset({"done", "drop", "rm"})
+
+
+def read_nulls(params: object) -> object:
+    """The one rule for ``null`` op fields in strict-mode payloads.
+
+    Everywhere else a ``null`` op field is rejected by the schema, as the
+    reference does. A strict-mode model sends every unused field as ``null``,
+    so its payloads (``TodoWriteTool.execute(..., nulls_are_absent=True)`` and
+    the adapters that send the strict spec) are read through this function: a
+    ``null`` field reads as left out, except that ``null`` never means "every
+    task". A ``done``, ``drop`` or ``rm`` that names neither a task nor a phase,
+    with ``task`` or ``phase`` given as ``null``, raises
+    :class:`~phasetodo.InvalidParams`; to act on every task, leave both fields
+    out. Anything that is not a list of op objects is returned as is, for the
+    schema to report.
+    """
+    if not isinstance(params, Mapping):
+        return params
+    ops = params.get("ops")
+    if not isinstance(ops, list) or not any(
+        isinstance(op, Mapping) and None in op.values() for op in ops
+    ):
+        return params  # the common case: nothing to rewrite, no copy made
+    found: list[str] = []
+    read: list[object] = []
+    for index, op in enumerate(ops):
+        if not isinstance(op, Mapping) or None not in op.values():
+            read.append(op)
+            continue
+        kept = {key: value for key, value in op.items() if value is not None}
+        nulled = [key for key in ("task", "phase") if key in op and op[key] is None]
+        if kept.get("op") in _WHOLE_LIST_OPS and nulled and "task" not in kept and "phase" not in kept:
+            found.append(
+                f"ops[{index}].{nulled[0]}: is null, and null never means every task: "
+                "name a task or a phase, or leave both out to act on every task"
+            )
+        read.append(kept)
+    if found:
+        raise InvalidParams(found)
+    return {**params, "ops": read}

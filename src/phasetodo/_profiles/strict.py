@@ -200,8 +200,13 @@ class _StrictWork(WorkingCopy):
         if isinstance(op, (Done, Drop, Rm)) and (op.task == "" or op.phase == ""):
             field = "task" if op.task == "" else "phase"
             self.errors.append(
-                f'"{field}" is empty, which would target every task: '
-                "give a name, or leave the field out to mean everything"
+                f'"{field}" is empty, which would target every task: name a task or a phase'
+            )
+            return
+        if isinstance(op, (Done, Drop, Rm)) and op.task is None and op.phase is None:
+            self.errors.append(
+                f"{op.name} needs an explicit target: name a task or a phase (the strict profile "
+                "never completes, drops or removes every task in one op; go phase by phase)"
             )
             return
         super().run(op)
@@ -305,7 +310,8 @@ This tool runs in the strict profile: a call is all or nothing. If any \
 operation fails (an unknown task or phase, a duplicate name, a blank note), \
 nothing is applied and the result is an error that names each failing \
 operation, with a suggestion where one is close. Tasks have no ids such as \
-"task-3": name them by their exact content. To read a task's notes, a phase or \
+"task-3": name them by their exact content. done, drop and rm need a task or \
+a phase: they never act on every task at once. To read a task's notes, a phase or \
 the whole list without changing anything, use view {task} | {phase} | {}.
 """
 

@@ -80,6 +80,11 @@ class _Budget:
             self.add(line)
 
 
+def _count(number: int, noun: str) -> str:
+    """``1 task``, ``2 tasks``: a count with its noun in the right number."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def compaction_anchor(phases: Iterable[Phase | Mapping[str, Any]], *, max_chars: int = 2_000) -> str:
     """A compact rendering of the list, at most ``max_chars`` characters long.
 
@@ -106,7 +111,9 @@ def compaction_anchor(phases: Iterable[Phase | Mapping[str, Any]], *, max_chars:
                 mark = " [in progress]" if task.status is Status.IN_PROGRESS else ""
                 remaining.append(f"  - {_clip(task.content, 200)}{mark} ({_clip(phase.name, 60)})")
     budget.add(_HEADER, clip=True)
-    budget.add(f"Progress: {closed}/{total} tasks closed in {len(items)} phases.", clip=True)
+    budget.add(
+        f"Progress: {closed}/{_count(total, 'task')} closed in {_count(len(items), 'phase')}.", clip=True
+    )
     if active is None:
         budget.add("Active: none.", clip=True)
     else:
@@ -123,7 +130,7 @@ def compaction_anchor(phases: Iterable[Phase | Mapping[str, Any]], *, max_chars:
             )
     # The phases get up to a third of what is left, the remaining tasks the rest.
     per_phase = _Budget(max(budget.left // 3 - 1, 0))
-    per_phase.add_all("Phases:", [_phase_line(p) for p in items], lambda n: f"  … {n} more phases")
+    per_phase.add_all("Phases:", [_phase_line(p) for p in items], lambda n: f"  … {_count(n, 'more phase')}")
     used = sum(len(line) + 1 for line in per_phase.lines)
     open_tasks = _Budget(max(budget.left - used - 1, 0))
     open_tasks.add_all(f"Remaining ({len(remaining)}):", remaining, lambda n: f"  … {n} more remaining")

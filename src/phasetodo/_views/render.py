@@ -58,7 +58,7 @@ _NUMERALS = (
 )  # fmt: skip
 #: Characters that would act on a terminal rather than print: C0/C1 controls,
 #: DEL, the Unicode line and paragraph separators and the bidi overrides.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -105,6 +105,23 @@ def _shown(phase: Phase, collapsed: bool) -> tuple[tuple[Task, ...], int]:
     if collapsed and len(phase.tasks) > COLLAPSED_TASKS:
         return phase.tasks[:COLLAPSED_TASKS], len(phase.tasks) - COLLAPSED_TASKS
     return phase.tasks, 0
+
+
+def _window(phase: Phase, collapsed: bool) -> tuple[int, tuple[Task, ...], int]:
+    """The tasks the tree shows: how many it hides before them, them, how many after.
+
+    Collapsed, a phase shows its first tasks, unless its active task is further
+    down: then the window slides so the active task (and two before it) shows.
+    """
+    tasks, hidden = _shown(phase, collapsed)
+    if not hidden:
+        return 0, tasks, 0
+    active = next((i for i, t in enumerate(phase.tasks) if t.status is Status.IN_PROGRESS), None)
+    if active is None or active < COLLAPSED_TASKS:
+        return 0, tasks, hidden
+    start = min(active - 2, len(phase.tasks) - COLLAPSED_TASKS)
+    end = start + COLLAPSED_TASKS
+    return start, phase.tasks[start:end], len(phase.tasks) - end
 
 
 # --- the terminal tree -------------------------------------------------------------------------
@@ -166,8 +183,9 @@ def _phase_rows(phases: Sequence[Phase], collapsed: bool) -> list[tuple[Line, li
             (visible(phase.name), _STYLE["phase"]),
             (f"  {_closed(phase)}/{len(phase.tasks)}", _STYLE["count"]),
         )
-        tasks, hidden = _shown(phase, collapsed)
-        rows = [_task_row(t) for t in tasks]
+        earlier, tasks, hidden = _window(phase, collapsed)
+        rows = [_Row(((f"+{earlier} earlier", _STYLE["more"]),))] if earlier else []
+        rows += [_task_row(t) for t in tasks]
         if hidden:
             rows.append(_Row(((f"+{hidden} more", _STYLE["more"]),)))
         if not phase.tasks:

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from .._specs import anthropic_tool
+from .._specs import anthropic_strict_schema, anthropic_tool
 
-__all__ = ["anthropic_tool"]
+__all__ = ["anthropic_strict_schema", "anthropic_tool"]

@@ -32,7 +32,9 @@ except ImportError as error:  # pragma: no cover - depends on the environment
         "phasetodo.integrations.langchain needs LangChain: pip install 'phasetodo[langchain]'"
     ) from error
 
-from typing_extensions import NotRequired, TypedDict
+from typing import NotRequired
+
+from typing_extensions import TypedDict
 
 from .._core.limits import Limits
 from .._core.model import Status

@@ -4,8 +4,18 @@ It uses the low-level server so the tools carry our own schemas: the
 parameter schema as input schema and the details schema as output schema,
 so a client can check the structured content of every result. Two tools:
 ``todo_write`` and the read-only ``todo_read``. Bad arguments come back as
-an ``isError`` result listing the problems; nothing a client sends as tool
-arguments ends the server.
+an ``isError`` result listing the problems and naming the tool called;
+nothing a client sends as tool arguments ends the server.
+
+The work in flight is bounded: calls run one at a time, each reply is handed
+to the transport before the next call starts, at most ``max_queued`` calls
+wait (more get a short "busy" error result), and a reply larger than
+``max_reply`` characters is replaced by a short error. So pipelined calls on
+a large list cannot grow the server without limit.
+
+A session owned by an agent, served without that agent, answers writes with
+a JSON-RPC server error saying what the host must configure: the model cannot
+fix that by changing its call.
 
 Run it with ``phasetodo mcp`` or ``python -m phasetodo.integrations.mcp``.
 """
@@ -21,6 +31,7 @@ try:
     import mcp_types as types
     from mcp.server.lowlevel import Server
     from mcp.server.stdio import stdio_server
+    from mcp.shared.exceptions import MCPError
 except ModuleNotFoundError as error:  # pragma: no cover - depends on the environment
     raise ModuleNotFoundError(
         "phasetodo.integrations.mcp needs the mcp package: pip install 'phasetodo[mcp]'",
@@ -28,18 +39,35 @@ except ModuleNotFoundError as error:  # pragma: no cover - depends on the enviro
     ) from error
 
 from .._core.limits import Limits
+from .._core.model import Phase
 from .._core.schema import DETAILS_SCHEMA, problems
 from .._profiles.builtin import ProfileLike
 from .._profiles.registry import CallContext
 from .._specs import mcp_tool
 from .._views.markdown import phases_to_markdown
 from .._views.summary import format_summary
+from ..errors import NoAgentSession, NotSessionOwner
 from ..tool import DEFAULT, TodoState, TodoWriteTool, ToolResult
 
-__all__ = ["READ_TOOL", "SERVER_NAME", "build_server", "mcp_tool", "read_result", "serve", "serve_stdio"]
+__all__ = [
+    "MAX_QUEUED",
+    "MAX_REPLY",
+    "READ_TOOL",
+    "SERVER_NAME",
+    "build_server",
+    "mcp_tool",
+    "read_result",
+    "serve",
+    "serve_stdio",
+]
 
 #: The name the server introduces itself with.
 SERVER_NAME = "phasetodo"
+
+#: How many calls may wait behind the one running before new ones get a "busy" error.
+MAX_QUEUED = 16
+#: The largest reply, in characters (text plus the list as JSON, estimated), the server sends.
+MAX_REPLY = 32_000_000
 
 _READ_PARAMS: dict[str, Any] = {
     "type": "object",
@@ -94,8 +122,13 @@ class _AgentState:
         """The agent every write comes from."""
         return self._agent
 
+    @property
+    def owner(self) -> str | None:
+        """The agent the session belongs to."""
+        return getattr(self._session, "owner", None)
+
     def refresh(self) -> Any:
-        """Catch up with other writers of the session."""
+        """Catch up with the session's log (other writers may have moved it on)."""
         return self._session.refresh()
 
     def write(self, params: Mapping[str, Any], **options: Any) -> ToolResult:
@@ -103,18 +136,23 @@ class _AgentState:
         return self._session.write(params, agent=self._agent, **options)  # type: ignore[no-any-return]
 
 
+def _refresh(tool: TodoWriteTool) -> None:
+    """Catch up with what other writers (a person at the command, another process) appended."""
+    refresh = getattr(tool.session, "refresh", None)
+    if callable(refresh):
+        refresh()
+
+
 def read_result(tool: TodoWriteTool, arguments: object) -> ToolResult:
-    """What ``todo_read`` answers: the list as summary or Markdown, or an error result."""
+    """What ``todo_read`` answers: the newest list as summary or Markdown, or an error result."""
+    _refresh(tool)
     arguments = {} if arguments is None else arguments
     found = problems(arguments, _READ_PARAMS)
     if isinstance(arguments, dict):
         found += [f"{key}: is not a known argument" for key in arguments if key != "format"]
     if found:
-        return tool.error_result(found)
+        return tool.error_result(found, called=READ_TOOL["name"])
     assert isinstance(arguments, dict)
-    refresh = getattr(tool.session, "refresh", None)
-    if refresh is not None:
-        refresh()  # other writers (agents of a shared plan) may have moved it on
     phases = tool.phases
     lossless = any(t.has_team_fields for p in phases for t in p.tasks)
     if not any(phase.tasks for phase in phases):
@@ -130,35 +168,127 @@ def read_result(tool: TodoWriteTool, arguments: object) -> ToolResult:
     return ToolResult(text, tool.details())
 
 
+def _reply_size(result: ToolResult, phases: Sequence[Phase]) -> int:
+    """About how many characters the reply takes: its text and the list as JSON."""
+    size = len(result.text)
+    for phase in phases:
+        size += len(phase.name) + 30
+        for task in phase.tasks:
+            size += len(task.content) + 45 + sum(len(note) + 4 for note in task.notes)
+    return size
+
+
+def _oversized(name: str, size: int, limit: int, applied: bool) -> ToolResult:
+    """The short error that replaces a reply over the size limit."""
+    what = (
+        "The call was applied; do not repeat it. Its reply"
+        if applied
+        else f"Nothing was changed. The {name} reply"
+    )
+    text = (
+        f"{what} (the whole list) is about {size:,} characters, over this server's limit of "
+        f"{limit:,}, so it is not sent. Work the list down (done, drop, rm) to shrink it."
+    )
+    return ToolResult(text, {}, is_error=True, problems=(text,))
+
+
+class _Gate:
+    """One call at a time, its reply handed to the transport before the next call starts.
+
+    ``waiting`` counts the calls queued or running; the holder's request id is
+    kept so the write stream can open the gate once that reply has left.
+    """
+
+    def __init__(self, max_queued: int) -> None:
+        self.lock = anyio.Lock()
+        self.max_queued = max_queued
+        self.waiting = 0
+        self.holder: object = None
+
+    def release(self) -> None:
+        self.holder = None
+        self.lock.release()
+
+
+class _GatedWrites:
+    """The server's write stream: opens the gate once the running call's reply is sent."""
+
+    def __init__(self, inner: Any, gate: _Gate) -> None:
+        self._inner = inner
+        self._gate = gate
+
+    async def send(self, item: Any) -> None:
+        await self._inner.send(item)
+        message = getattr(item, "message", None)
+        gate = self._gate
+        if (
+            gate.holder is not None
+            and isinstance(message, (types.JSONRPCResponse, types.JSONRPCError))
+            and message.id == gate.holder
+        ):
+            gate.release()
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _GatedWrites:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
 def build_server(
     session: TodoState | None = None,
     *,
     profile: ProfileLike = "parity",
     limits: Limits | None = DEFAULT,
     agent: str | None = None,
+    max_queued: int = MAX_QUEUED,
+    max_reply: int = MAX_REPLY,
+    gate: _Gate | None = None,
 ) -> Server[Any]:
     """A low-level MCP server whose tools act on ``session`` (memory when ``None``).
 
     ``profile`` gives the tool's schema and behaviour, ``limits`` its limits;
     ``agent`` writes as that agent (a ``Session`` that belongs to one).
+    ``max_queued`` and ``max_reply`` bound the work in flight (see the module
+    docstring); the gate that runs calls one at a time is opened by
+    :func:`serve_stdio`'s write stream, or right after each call without one.
     """
     state = _AgentState(session, agent) if agent is not None and session is not None else session
     tool = TodoWriteTool(state, profile=profile, limits=limits)
     tools = [types.Tool.model_validate(mcp_tool(tool)), types.Tool.model_validate(READ_TOOL)]
+    gated = gate is not None
+    gate = gate if gate is not None else _Gate(max_queued)
 
     async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
-    async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        if gate.waiting > gate.max_queued:
+            busy = (
+                f"The server is busy: {gate.waiting} calls are already waiting for this list. "
+                "Nothing was changed; wait for their answers, then call again."
+            )
+            return types.CallToolResult(content=[types.TextContent(type="text", text=busy)], is_error=True)
+        gate.waiting += 1
         try:
-            result = _dispatch(tool, params.name, params.arguments)
-        except Exception as error:  # a bug of ours must not end the session
-            result = tool.error_result([f"internal error: {type(error).__name__}: {error}"])
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=result.text)],
-            structured_content=dict(result.details),
-            is_error=result.is_error,
-        )
+            await gate.lock.acquire()
+        finally:
+            gate.waiting -= 1
+        released = False
+        try:
+            gate.holder = getattr(ctx, "request_id", None) if gated else None
+            reply = _answer(tool, params.name, params.arguments, max_reply)
+        except BaseException:
+            gate.release()
+            released = True
+            raise
+        finally:
+            if not released and gate.holder is None:
+                gate.release()  # no transport to open the gate once the reply is sent
+        return reply
 
     return Server(
         SERVER_NAME,
@@ -169,21 +299,57 @@ def build_server(
     )
 
 
+def _answer(
+    tool: TodoWriteTool, name: str, arguments: dict[str, Any] | None, max_reply: int
+) -> types.CallToolResult:
+    """Run one call and build its reply, within the size limit."""
+    try:
+        result = _dispatch(tool, name, arguments)
+    except (NoAgentSession, NotSessionOwner) as error:
+        raise MCPError(types.INTERNAL_ERROR, _host_message(tool, error)) from error
+    except Exception as error:  # a bug of ours must not end the session
+        result = tool.error_result([f"internal error: {type(error).__name__}: {error}"], called=name)
+    if not result.is_error or result.details:
+        phases = tool.phases
+        size = _reply_size(result, phases)
+        if size > max_reply:
+            result = _oversized(name, size, max_reply, applied=name == tool.name and not result.is_error)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=result.text)],
+        structured_content=dict(result.details) if result.details else None,
+        is_error=result.is_error,
+    )
+
+
+def _host_message(tool: TodoWriteTool, error: Exception) -> str:
+    """What the host must set up when the session belongs to an agent the server does not write as."""
+    owner = getattr(tool.session, "owner", None)
+    agent = f" --agent {owner}" if owner else " --agent NAME"
+    return (
+        f"server configuration: {error}. The host must start the server as the owning agent "
+        f"(phasetodo mcp{agent}); the call itself is fine and nothing was changed."
+    )
+
+
 def _dispatch(tool: TodoWriteTool, name: str, arguments: dict[str, Any] | None) -> ToolResult:
     if name == tool.name:
-        return tool.execute({} if arguments is None else arguments)
+        result = tool.execute({} if arguments is None else arguments)
+        if result.is_error and result.problems:  # refused before the session synced: show the newest list
+            _refresh(tool)
+            result = tool.error_result(result.problems)
+        return result
     if name == READ_TOOL["name"]:
         return read_result(tool, arguments)
-    return tool.error_result([f"name: no tool {name!r}; the tools are todo_write and todo_read"])
+    _refresh(tool)
+    return tool.error_result(
+        [f"name: no tool {name!r}; the tools are todo_write and todo_read"], called=name
+    )
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    from .._version import __version__
 
-    try:
-        return version("phasetodo")
-    except PackageNotFoundError:  # pragma: no cover - running from a source tree
-        return "0"
+    return __version__
 
 
 async def serve_stdio(
@@ -192,11 +358,18 @@ async def serve_stdio(
     profile: ProfileLike = "parity",
     limits: Limits | None = DEFAULT,
     agent: str | None = None,
+    max_queued: int = MAX_QUEUED,
+    max_reply: int = MAX_REPLY,
 ) -> None:
     """Serve over this process's stdin and stdout until the client closes them."""
-    server = build_server(session, profile=profile, limits=limits, agent=agent)
+    gate = _Gate(max_queued)
+    server = build_server(
+        session, profile=profile, limits=limits, agent=agent,
+        max_queued=max_queued, max_reply=max_reply, gate=gate,
+    )
     async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+        writes: Any = _GatedWrites(write_stream, gate)
+        await server.run(read_stream, writes, server.create_initialization_options())
 
 
 def serve(
@@ -205,19 +378,27 @@ def serve(
     profile: ProfileLike = "parity",
     limits: Limits | None = DEFAULT,
     agent: str | None = None,
+    max_queued: int = MAX_QUEUED,
+    max_reply: int = MAX_REPLY,
 ) -> None:
     """Serve over stdio, blocking until the client disconnects.
 
     ``session`` holds the list (a ``phasetodo.Session`` for a durable one);
     ``None`` starts a fresh session in memory. ``profile``, ``limits`` and
-    ``agent`` are those of :func:`build_server`.
+    ``agent`` are those of :func:`build_server`; ``max_queued`` and
+    ``max_reply`` bound the calls waiting and the size of one reply.
     """
     if session is None:
         from ..session import Session
         from ..stores import MemoryStore
 
         session = Session.open("mcp", store=MemoryStore())
-    anyio.run(functools.partial(serve_stdio, session, profile=profile, limits=limits, agent=agent))
+    anyio.run(
+        functools.partial(
+            serve_stdio, session, profile=profile, limits=limits, agent=agent,
+            max_queued=max_queued, max_reply=max_reply,
+        )
+    )
 
 
 if __name__ == "__main__":

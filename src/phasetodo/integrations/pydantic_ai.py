@@ -1,8 +1,12 @@
 """pydantic-ai: ``todo_write`` as a ``Tool`` built from our own JSON schema.
 
-Bad arguments raise ``ModelRetry`` with the list of problems, so the agent
-sends them back to the model for another try (within the tool's retry
-budget); nothing is applied. Needs the ``phasetodo[pydantic-ai]`` extra.
+Bad arguments come back to the model as the tool's text (the problems, one a
+line, and that nothing was applied), as with openai-agents: the model reads
+them and calls again, and no retry budget runs out, so a run never ends because
+the model got the list's arguments wrong a few times. ``max_retries`` is
+pydantic-ai's own budget; it only counts calls pydantic-ai itself rejects
+before the tool runs (arguments that are not a JSON object). Needs the
+``phasetodo[pydantic-ai]`` extra.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 try:
-    from pydantic_ai import ModelRetry, Tool
+    from pydantic_ai import Tool
 except ImportError as error:  # pragma: no cover - depends on the environment
     raise ImportError(
         "phasetodo.integrations.pydantic_ai needs pydantic-ai: pip install 'phasetodo[pydantic-ai]'"
@@ -34,15 +38,15 @@ def todo_write_tool(
 
     It runs alone (``sequential``), never beside another tool call, as the
     list is read and replaced whole by each call. ``profile`` and ``limits``
-    are those of :class:`~phasetodo.TodoWriteTool`.
+    are those of :class:`~phasetodo.TodoWriteTool`. A bad call returns its
+    problems as text rather than raising ``ModelRetry``. ``max_retries`` sets
+    pydantic-ai's retry budget for arguments it rejects itself (not JSON
+    objects); ``None`` keeps the agent's default.
     """
     tool = TodoWriteTool(session, profile=profile, limits=limits)
 
     def todo_write(**params: Any) -> str:
-        result = tool.execute(params)
-        if result.is_error:
-            raise ModelRetry(result.text)
-        return result.text
+        return tool.execute(params).text
 
     made: Tool[Any] = Tool.from_schema(
         todo_write,

@@ -122,10 +122,12 @@ class WholeListTool:
             entries: Sequence[Mapping[str, Any]] = params[self.list_key]
             found = self.check(entries)
         if found:
-            return self.tool.error_result(found)
+            return self.tool.error_result(found, called=self.name)
         items = [Item(e[self.content_key], Status(e["status"])) for e in entries]
-        self.remember(entries)
-        return self.tool.execute(self.ops_for(items))
+        result = self.tool.execute(self.ops_for(items), called=self.name)
+        if not result.is_error:
+            self.remember(entries)
+        return result
 
     def check(self, entries: Sequence[Mapping[str, Any]]) -> list[str]:
         """The value problems of a schema-valid list: blanks, duplicates, several active."""
