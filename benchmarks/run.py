@@ -1,13 +1,30 @@
-"""Run the shared benchmark workloads and print per-call figures.
+"""Run the shared benchmark workloads and print per-call figures beside the reference's.
 
-Usage: ``python -m benchmarks.run [--rounds N] [--scaling]``. Each workload is
-measured end to end, as the reference was: validate the params, apply them to
-a copy of ``before``, normalize, format the summary and build ``details`` as
-JSON-ready data. Two entry points are timed:
+Usage: ``python -m benchmarks.run [--rounds N] [--only NAME] [--scaling] [--sessions]``.
 
-* ``todo_write``: the public call, with ``before`` as JSON dicts (it also
-  converts them to values, which a host holding a session does not pay);
-* ``values``: ``before`` already held as ``Phase`` values, as in a session.
+Each workload is measured end to end, as the reference was: validate the
+params, apply them to a copy of ``before``, normalize, format the summary and
+build ``details`` as JSON-ready data. Per workload it prints the median µs per
+call of:
+
+* ``dicts``: ``phasetodo.todo_write(params, before)`` with ``before`` as JSON
+  dicts, what hosts pass (w4: ``markdown_to_phases(phases_to_markdown(before))``
+  with ``before`` as dicts: w4 is the Markdown path and calls no ``todo_write``;
+  w5: 200 calls, each on the previous result's ``details.phases``);
+* ``values``: ``phasetodo.tool.call(params, values).to_json()`` with ``before``
+  held as ``Phase`` values, what ``Session`` and ``MemoryState`` run (w4: the same
+  Markdown round trip from values; w5: each call on the previous ``Phase`` values);
+* ``floor``: only building the output in CPython from the finished list held as
+  plain columns (names, contents, statuses, notes): the summary string and the
+  ``details.phases`` dicts (w4: the Markdown string and the parsed ``Phase``
+  values); the faster of two builders (one loop per task, or comprehensions);
+
+then ``dicts`` over ``floor`` and ``dicts`` over the reference's figures (from
+:mod:`benchmarks.reference`, dated), and whether the goal (at most 0.8 of the
+reference's fastest figure, w4 1.0) is met. Times are the process's CPU time
+(``--wall`` for wall-clock), the median of ``--rounds`` rounds. ``--scaling`` adds 100 vs 1,000 ``done``
+ops on the 10,000-task list; ``--sessions`` adds ``Session.todo_write`` of w2
+on a 10,000-task list on each store, beside ``todo_write`` on the same list.
 """
 
 from __future__ import annotations
@@ -15,24 +32,24 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import phasetodo
-from phasetodo.tool import execute, result_of
+from phasetodo._core.model import Status, make_tasks
+from phasetodo.tool import call
+
+from .reference import GOAL, MEASURED, REFERENCE_US
 
 WORKLOADS = Path(__file__).parent / "workloads"
 
-#: The reference's figures on node (from shared/README.md), low and high, in µs.
-REFERENCE_US = {
-    "w1_typical": (130, 220),
-    "w2_scale": (29_000, 30_000),
-    "w3_append": (78_000, 91_000),
-    "w4_markdown": (10_000, 12_000),
-    "w5_trace": (118_000, 125_000),
-}
+#: The finished list as columns per phase: name, contents, wire statuses, notes (or None).
+#: Tuples of strings, which the garbage collector stops tracking: holding the 200 lists
+#: of w5 then costs the floor no collector time that the calls themselves do not pay.
+Plain = list[tuple[str, tuple[str, ...], tuple[str, ...], tuple[tuple[str, ...] | None, ...]]]
 
 
 def load(name: str) -> dict[str, Any]:
@@ -42,42 +59,237 @@ def load(name: str) -> dict[str, Any]:
     return data
 
 
+#: The clock: the process's CPU time, so that other load on a shared machine does not
+#: count (``--wall`` switches to wall-clock time, as :mod:`benchmarks.sessions` uses).
+CLOCK: list[Callable[[], float]] = [time.process_time]
+
+
 def median_us(fn: Callable[[], object], rounds: int, budget_s: float = 1.0) -> float:
-    """Median wall time of ``fn`` in µs over ``rounds`` rounds of repeated calls."""
+    """Median time of ``fn`` in µs over ``rounds`` rounds of repeated calls (see :data:`CLOCK`)."""
+    clock = CLOCK[0]
     fn()
-    start = time.perf_counter()
+    start = clock()
     fn()
-    once = max(time.perf_counter() - start, 1e-7)
+    once = max(clock() - start, 1e-7)
     loops = max(1, int(budget_s / rounds / once))
     samples = []
     for _ in range(rounds):
-        start = time.perf_counter()
+        start = clock()
         for _ in range(loops):
             fn()
-        samples.append((time.perf_counter() - start) / loops * 1e6)
+        samples.append((clock() - start) / loops * 1e6)
     return statistics.median(samples)
 
 
+# -- the floor: only the output, from the finished list as plain tuples ------------------
+
+_SYMBOL = {"pending": "○", "in_progress": "→", "completed": "✓", "abandoned": "✗"}
+_PREFIX = {status: f"    {symbol} " for status, symbol in _SYMBOL.items()}
+_MARK = {"pending": " ", "in_progress": "/", "completed": "x", "abandoned": "-"}
+
+
+def plain(phases: Sequence[dict[str, Any]]) -> Plain:
+    """The finished list as plain columns: what the floor starts from."""
+    return [
+        (
+            p["name"],
+            tuple(t["content"] for t in p["tasks"]),
+            tuple(t["status"] for t in p["tasks"]),
+            tuple(tuple(t["notes"]) if t.get("notes") else None for t in p["tasks"]),
+        )
+        for p in phases
+    ]
+
+
+def floor_result(state: Plain, errors: Sequence[str]) -> dict[str, Any]:
+    """The tool result built directly: summary text and ``details.phases``."""
+    prefix = _PREFIX
+    tree: list[str] = []
+    remaining: list[str] = []
+    dumped = []
+    current = -1
+    for number, (name, contents, statuses, notes) in enumerate(state):
+        tree.append(f"  {name}:")
+        lines = [f"{prefix[s]}{c}" for c, s in zip(contents, statuses, strict=True)]
+        tasks = [{"content": c, "status": s} for c, s in zip(contents, statuses, strict=True)]
+        if any(notes):
+            spelled = []
+            for index, texts in enumerate(notes):
+                if texts:
+                    size = len(texts)
+                    lines[index] += f" (+{size} note{'' if size == 1 else 's'})"
+                    tasks[index]["notes"] = list(texts)
+                    if statuses[index] == "in_progress":
+                        spelled.append(index)
+            for index in reversed(spelled):
+                below: list[str] = []
+                for count, note in enumerate(notes[index] or ()):
+                    if count:
+                        below.append("        ---")
+                    below.extend(f"        {line}" for line in note.split("\n"))
+                lines[index + 1 : index + 1] = below
+        tree += lines
+        dumped.append({"name": name, "tasks": tasks})
+        opened = [
+            f"  - {c} [{s}] ({name})"
+            for c, s in zip(contents, statuses, strict=True)
+            if s == "pending" or s == "in_progress"
+        ]
+        if opened:
+            remaining += opened
+            if current < 0:
+                current = number
+    head = [f"Errors: {'; '.join(errors)}"] if errors else []
+    if not any(phase[1] for phase in state):
+        text = head[0] if head else "Todo list cleared."
+    else:
+        if remaining:
+            head.append(f"Remaining items ({len(remaining)}):")
+            head += remaining
+        else:
+            head.append("Remaining items: none.")
+        name, _, statuses, _ = state[current]
+        closed = len(statuses) - statuses.count("pending") - statuses.count("in_progress")
+        head.append(
+            f'Phase {current % len(state) + 1}/{len(state)} "{name}"'
+            f" — {closed}/{len(statuses)} tasks complete"
+        )
+        text = "\n".join(head + tree)
+    return {"content": [{"type": "text", "text": text}], "details": {"phases": dumped, "storage": "memory"}}
+
+
+def floor_result_loop(state: Plain, errors: Sequence[str]) -> dict[str, Any]:
+    """:func:`floor_result` as one plain loop per task: faster on lists of small phases."""
+    prefix = _PREFIX
+    tree: list[str] = []
+    remaining: list[str] = []
+    dumped = []
+    current = -1
+    for number, (name, contents, statuses, notes) in enumerate(state):
+        tree.append(f"  {name}:")
+        tasks = []
+        for content, status, texts in zip(contents, statuses, notes, strict=True):
+            if status == "pending" or status == "in_progress":
+                remaining.append(f"  - {content} [{status}] ({name})")
+                if current < 0:
+                    current = number
+            if texts:
+                size = len(texts)
+                tree.append(f"{prefix[status]}{content} (+{size} note{'' if size == 1 else 's'})")
+                if status == "in_progress":
+                    for index, note in enumerate(texts):
+                        if index:
+                            tree.append("        ---")
+                        tree.extend(f"        {line}" for line in note.split("\n"))
+                tasks.append({"content": content, "status": status, "notes": list(texts)})
+            else:
+                tree.append(f"{prefix[status]}{content}")
+                tasks.append({"content": content, "status": status})
+        dumped.append({"name": name, "tasks": tasks})
+    head = [f"Errors: {'; '.join(errors)}"] if errors else []
+    if not any(phase[1] for phase in state):
+        text = head[0] if head else "Todo list cleared."
+    else:
+        if remaining:
+            head.append(f"Remaining items ({len(remaining)}):")
+            head += remaining
+        else:
+            head.append("Remaining items: none.")
+        name, _, statuses, _ = state[current]
+        closed = len(statuses) - statuses.count("pending") - statuses.count("in_progress")
+        head.append(
+            f'Phase {current % len(state) + 1}/{len(state)} "{name}"'
+            f" — {closed}/{len(statuses)} tasks complete"
+        )
+        text = "\n".join(head + tree)
+    return {"content": [{"type": "text", "text": text}], "details": {"phases": dumped, "storage": "memory"}}
+
+
+def floor_markdown(state: Plain) -> tuple[str, list[phasetodo.Phase]]:
+    """The Markdown string and the parsed values, built directly."""
+    out: list[str] = []
+    mark = _MARK
+    for name, contents, statuses, notes in state:
+        if out:
+            out.append("")
+        out.append(f"# {name}")
+        if not any(notes):
+            out += [f"- [{mark[s]}] {c}" for c, s in zip(contents, statuses, strict=True)]
+            continue
+        for content, status, texts in zip(contents, statuses, notes, strict=True):
+            out.append(f"- [{mark[status]}] {content}")
+            for index, note in enumerate(texts or ()):
+                if index:
+                    out.append("  >")
+                out.extend(f"  > {line}" if line else "  >" for line in note.split("\n"))
+    text = "\n".join(out) + "\n"
+    by_wire = {s.value: s for s in Status}
+    values = [
+        phasetodo.Phase(
+            name,
+            tuple(make_tasks(contents, [by_wire[s] for s in statuses], [n or () for n in notes])),
+        )
+        for name, contents, statuses, notes in state
+    ]
+    return text, values
+
+
+# -- the cases -----------------------------------------------------------------------------
+
+
 def cases() -> dict[str, dict[str, Callable[[], object]]]:
-    """For each workload, the callables timed."""
+    """For each workload, the callables timed: ``dicts``, ``values`` and ``floor``."""
     out: dict[str, dict[str, Callable[[], object]]] = {}
     for name in ("w1_typical", "w2_scale", "w3_append"):
         work = load(name)
         before, params = work["before"], work["params"]
         values = phasetodo.load_phases(before)
+        result = phasetodo.todo_write(params, before)
+        state = plain(result["details"]["phases"])
+        errors = _errors(params, values)
+        if floor_result(state, errors) != result or floor_result_loop(state, errors) != result:
+            raise AssertionError(f"{name}: the floor does not build the same result")
         out[name] = {
-            "todo_write": lambda b=before, p=params: phasetodo.todo_write(p, b),
-            "values": lambda v=values, p=params: result_of(execute(p, v)),
+            "dicts": lambda b=before, p=params: phasetodo.todo_write(p, b),
+            "values": lambda v=values, p=params: call(p, v).to_json(),
+            "floor": lambda s=state, e=errors: floor_result(s, e),
+            "floor, loop": lambda s=state, e=errors: floor_result_loop(s, e),
         }
     md_before = load("w4_markdown")["before"]
     md_values = phasetodo.load_phases(md_before)
+    md_state = plain(md_before)
+    text, parsed = floor_markdown(md_state)
+    same = list(phasetodo.markdown_to_phases(text)[0]) == parsed
+    if text != phasetodo.phases_to_markdown(md_before) or not same:
+        raise AssertionError("w4_markdown: the floor does not build the same output")
     out["w4_markdown"] = {
-        "todo_write": lambda: phasetodo.markdown_to_phases(phasetodo.phases_to_markdown(md_before)),
+        "dicts": lambda: phasetodo.markdown_to_phases(phasetodo.phases_to_markdown(md_before)),
         "values": lambda: phasetodo.markdown_to_phases(phasetodo.phases_to_markdown(md_values)),
+        "floor": lambda: floor_markdown(md_state),
     }
     calls = load("w5_trace")["calls"]
-    out["w5_trace"] = {"todo_write": lambda: _trace_dicts(calls), "values": lambda: _trace(calls)}
+    finals = _trace_finals(calls)
+    out["w5_trace"] = {
+        "dicts": lambda: _trace_dicts(calls),
+        "values": lambda: _trace_values(calls),
+        "floor": lambda: [floor_result(s, e) for s, e in finals],
+        "floor, loop": lambda: [floor_result_loop(s, e) for s, e in finals],
+    }
     return out
+
+
+def _errors(params: dict[str, Any], values: Sequence[phasetodo.Phase]) -> tuple[str, ...]:
+    return phasetodo.apply(values, phasetodo.parse_params(params)).errors
+
+
+def _trace_finals(calls: list[dict[str, Any]]) -> list[tuple[Plain, tuple[str, ...]]]:
+    finals = []
+    phases: list[dict[str, Any]] = []
+    for params in calls:
+        errors = _errors(params, phasetodo.load_phases(phases))
+        phases = phasetodo.todo_write(params, phases)["details"]["phases"]
+        finals.append((plain(phases), errors))
+    return finals
 
 
 def _trace_dicts(calls: list[dict[str, Any]]) -> None:
@@ -86,54 +298,100 @@ def _trace_dicts(calls: list[dict[str, Any]]) -> None:
         phases = phasetodo.todo_write(params, phases)["details"]["phases"]
 
 
-def _trace(calls: list[dict[str, Any]]) -> None:
+def _trace_values(calls: list[dict[str, Any]]) -> None:
     phases: tuple[phasetodo.Phase, ...] = ()
     for params in calls:
-        outcome = execute(params, phases)
-        result_of(outcome)
-        phases = outcome.phases
+        result = call(params, phases)
+        result.to_json()
+        phases = result.phases
 
 
 def scaling(rounds: int) -> tuple[float, float]:
-    """µs for 100 and for 1,000 ``done`` ops on the 10,000-task list."""
-    work = load("w2_scale")
-    values = phasetodo.load_phases(work["before"])
-    contents = [t.content for p in values for t in p.tasks]
+    """µs for 100 and for 1,000 ``done`` ops on the 10,000-task list (dicts)."""
+    before = load("w2_scale")["before"]
+    contents = [t["content"] for p in before for t in p["tasks"]]
     step = len(contents) // 1000
     ops = [{"op": "done", "task": c} for c in contents[::step][:1000]]
     small, large = {"ops": ops[::10]}, {"ops": ops}
     return (
-        median_us(lambda: result_of(execute(small, values)), rounds),
-        median_us(lambda: result_of(execute(large, values)), rounds),
+        median_us(lambda: phasetodo.todo_write(small, before), rounds),
+        median_us(lambda: phasetodo.todo_write(large, before), rounds),
     )
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Print a table of median µs per call beside the reference's figures.
+def sessions(calls: int) -> dict[str, float]:
+    """Wall-clock µs of w2's call on its 10,000-task list: ``todo_write``, then ``Session.todo_write``.
 
-    The speed-up columns divide the reference's fastest figure by ours.
+    One figure per store; the session's list is reset to ``before`` (untimed, a
+    ``user_edit``) before each timed call. Wall-clock, as the stores wait on disk.
     """
+    work = load("w2_scale")
+    before, params = work["before"], work["params"]
+    values = phasetodo.load_phases(before)
+    samples = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        phasetodo.todo_write(params, before)
+        samples.append((time.perf_counter() - start) * 1e6)
+    out = {"todo_write, dicts": statistics.median(samples)}
+    with tempfile.TemporaryDirectory() as tmp:
+        where = Path(tmp)
+        stores: dict[str, Callable[[], phasetodo.Store]] = {
+            "Session, memory": phasetodo.MemoryStore,
+            "Session, jsonl": lambda: phasetodo.JsonlStore(where / "logs"),
+            "Session, sqlite": lambda: phasetodo.SqliteStore(where / "s.db"),
+        }
+        for label, make in stores.items():
+            store = make()
+            session = phasetodo.Session.open("bench", store, clear_delay=-1)
+            samples = []
+            for _ in range(calls):
+                session.user_edit(values, source="bench")
+                start = time.perf_counter()
+                session.todo_write(params)
+                samples.append((time.perf_counter() - start) * 1e6)
+            out[label] = statistics.median(samples)
+            session.close()
+            store.close()
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Print the table; see the module docstring for the columns."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--rounds", type=int, default=7, help="timing rounds per figure (median)")
     parser.add_argument("--only", help="run one workload, e.g. w2_scale")
+    parser.add_argument("--scaling", action="store_true", help="also 100 vs 1,000 ops on 10k tasks")
+    parser.add_argument("--sessions", action="store_true", help="also Session.todo_write per store")
+    parser.add_argument("--wall", action="store_true", help="wall-clock time instead of CPU time")
     args = parser.parse_args(argv)
+    CLOCK[0] = time.perf_counter if args.wall else time.process_time
+    print(f"reference: {MEASURED}")
+    print(f"phasetodo: median µs per call, {'wall-clock' if args.wall else 'CPU'} time, {args.rounds} rounds")
     print(
-        f"{'workload':<13}{'todo_write µs':>15}{'values µs':>12}{'reference µs':>17}"
-        f"{'speed-up, values':>18}{'todo_write':>12}"
+        f"{'workload':<13}{'dicts µs':>11}{'values µs':>11}{'floor µs':>10}{'dicts/floor':>13}"
+        f"{'reference µs':>17}{'dicts/ref':>13}{'goal':>7}"
     )
     for name, fns in cases().items():
         if args.only and name != args.only:
             continue
-        full = median_us(fns["todo_write"], args.rounds)
+        dicts = median_us(fns["dicts"], args.rounds)
         vals = median_us(fns["values"], args.rounds)
+        floor = min(median_us(fns[k], args.rounds) for k in fns if k.startswith("floor"))
         low, high = REFERENCE_US[name]
+        verdict = "met" if dicts / low <= GOAL[name] else "MISSED"
         print(
-            f"{name:<13}{full:>15,.0f}{vals:>12,.0f}{f'{low:,}-{high:,}':>17}"
-            f"{low / vals:>17.1f}x{low / full:>11.1f}x"
+            f"{name:<13}{dicts:>11,.0f}{vals:>11,.0f}{floor:>10,.0f}{dicts / floor:>12.2f}x"
+            f"{f'{low:,.0f}-{high:,.0f}':>17}{f'{dicts / high:.2f}-{dicts / low:.2f}x':>13}"
+            f"{f'<={GOAL[name]}':>7} {verdict}"
         )
-    if not args.only:
+    if args.scaling:
         small, large = scaling(args.rounds)
         print(f"scaling: 100 ops {small:,.0f} µs, 1,000 ops {large:,.0f} µs, ratio {large / small:.2f}")
+    if args.sessions:
+        print("w2's call on a 10,000-task list, median µs:")
+        for label, us in sessions(max(3, args.rounds)).items():
+            print(f"  {label:<20}{us:>10,.0f}")
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ from typing import Any
 
 import phasetodo
 from phasetodo.stores import Event
-from phasetodo.tool import execute, result_of
+from phasetodo.tool import call
 
 from .run import load, median_us
 
@@ -55,7 +55,7 @@ def w1(where: Path, calls: int) -> dict[str, float]:
     """µs per w1 call: in memory, and on each store."""
     work = load("w1_typical")
     before, params = phasetodo.load_phases(work["before"]), work["params"]
-    out = {"in-memory": per_call_us(lambda: result_of(execute(params, before)), lambda: None, calls)}
+    out = {"in-memory": per_call_us(lambda: call(params, before).to_json(), lambda: None, calls)}
     for name, make in STORES.items():
         store = make(where / f"w1-{name}")
         session = phasetodo.Session.open("w1", store, clear_delay=-1)
@@ -76,9 +76,9 @@ def w5(where: Path, rounds: int) -> dict[str, float]:
     def in_memory() -> None:
         phases: tuple[phasetodo.Phase, ...] = ()
         for params in trace:
-            outcome = execute(params, phases)
-            result_of(outcome)
-            phases = outcome.phases
+            result = call(params, phases)
+            result.to_json()
+            phases = result.phases
 
     out = {"in-memory": median_us(in_memory, rounds)}
     for name, make in STORES.items():

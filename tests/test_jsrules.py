@@ -10,6 +10,7 @@ from the conformance vectors.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,8 @@ from hypothesis import strategies as st
 
 import phasetodo
 from phasetodo._core import jsstring as _jsstring
-from phasetodo._views.markdown import _HEADING, _NOTE, _PLAIN_TASK_RUN, _STATUS_OF, _TASK, _TASK_RUN
+from phasetodo._core.jsstring import DOT, DOT_UNIT, WS
+from phasetodo._views.markdown import _STATUS_OF, _heading, _note, _task
 
 CASES = [
     json.loads(line)
@@ -30,6 +32,21 @@ CASES = [
 
 def _groups(match: Any) -> list[str] | None:
     return None if match is None else list(match.groups())
+
+
+#: The reference's three patterns, translated: the oracle the linear readers must agree with.
+_NOTE = re.compile(f"{WS}*>{WS}?({DOT}*)")
+_HEADING = re.compile(f"#{{1,6}}{WS}+({DOT}+?){WS}*")
+_TASK = re.compile(rf"[-*+]{WS}*\[({DOT_UNIT}?)\]{WS}+({DOT}+?){WS}*")
+
+
+def _linear(line: str, raw: str) -> tuple[list[str] | None, list[str] | None, list[str] | None]:
+    note, heading, task = _note(raw), _heading(line), _task(line)
+    return (
+        None if note is None else [note],
+        None if heading is None else [heading],
+        None if task is None else list(task),
+    )
 
 
 class TestStrings:
@@ -62,6 +79,17 @@ class TestPatterns:
         assert _groups(_HEADING.fullmatch(line)) == case["heading"]
         assert _groups(_TASK.fullmatch(line)) == case["task"]
 
+    @pytest.mark.parametrize("case", CASES)
+    def test_linear_readers_give_javascripts_groups(self, case: dict[str, Any]) -> None:
+        """The reader's linear line matchers give what JavaScript's patterns gave (names trimmed)."""
+        line = _jsstring.trim(case["s"])
+        note, heading, task = _linear(line, case["s"])
+        assert note == case["note"]
+        expect_heading = case["heading"] and [_jsstring.trim(case["heading"][0])]
+        assert heading == expect_heading
+        expect_task = case["task"] and [case["task"][0], _jsstring.trim(case["task"][1])]
+        assert task == expect_task
+
     @pytest.mark.parametrize(
         "case", [c for c in CASES if c["lines"] == [c["s"]] and not c["s"].endswith("\r")]
     )
@@ -86,7 +114,22 @@ class TestPatterns:
             assert errors[0].startswith("Line 3: ")
 
 
-class TestTaskRuns:
+_ALPHABET = [*" \t\r\u2028\u2029\u00a0\u3000\ufeff\x1c\x85#>[]-*+x/~ab\U0001f600"]
+
+
+class TestLinearReaders:
+    @given(st.text(st.sampled_from(_ALPHABET), max_size=12))
+    def test_agree_with_the_patterns(self, raw: str) -> None:
+        """On any line the linear matchers agree with the translated patterns (names trimmed)."""
+        line = _jsstring.trim(raw)
+        heading, task = _HEADING.fullmatch(line), _TASK.fullmatch(line)
+        expect = (
+            _groups(_NOTE.fullmatch(raw)),
+            None if heading is None else [_jsstring.trim(heading[1])],
+            None if task is None else [task[1], _jsstring.trim(task[2])],
+        )
+        assert _linear(line, raw) == expect
+
     @given(
         st.lists(
             st.builds(
@@ -98,8 +141,13 @@ class TestTaskRuns:
             max_size=5,
         )
     )
-    def test_plain_run_matches_the_precise_one(self, lines: list[str]) -> None:
-        """Without \\r, U+2028 or U+2029 the fast run pattern takes exactly the lines the precise one does."""
-        text = "\n".join(lines) + "\n"
-        precise, plain = _TASK_RUN.match(text), _PLAIN_TASK_RUN.match(text)
-        assert (precise and precise[0]) == (plain and plain[0])
+    def test_plain_task_lines_read_as_the_patterns_say(self, lines: list[str]) -> None:
+        """Task lines in the written form, taken without patterns, read as the patterns read them."""
+        phases, _ = phasetodo.markdown_to_phases("\n".join(lines) + "\n")
+        expected: list[tuple[str, str]] = []
+        for line in lines:
+            match = _TASK.fullmatch(_jsstring.trim(line))
+            if match is not None and match[1] in _STATUS_OF:
+                expected.append((_jsstring.trim(match[2]), _STATUS_OF[match[1]].value))
+        got = [(t.content, t.status.value) for p in phases for t in p.tasks]
+        assert [c for c, _ in got] == [c for c, _ in expected]

@@ -470,6 +470,20 @@ class TestParityUnchanged:
             }
         ]
 
+    def test_parity_carries_team_fields_on_values(self) -> None:
+        """The same on Phase values: owner, reason and after survive a parity call."""
+        phases = (Phase("P", (Task("a", Status.BLOCKED, owner="w1", reason="r"), Task("b", after=("a",)))),)
+        result = phasetodo.call({"ops": [{"op": "note", "task": "b", "text": "n"}]}, phases)
+        assert result.phases == (
+            Phase(
+                "P",
+                (
+                    Task("a", Status.BLOCKED, owner="w1", reason="r"),
+                    Task("b", Status.IN_PROGRESS, ("n",), after=("a",)),
+                ),
+            ),
+        )
+
     def test_parity_summary_shows_blocked(self) -> None:
         """Parity's summary marks a blocked task with ⊘ and leaves it out of remaining work."""
         phases = [

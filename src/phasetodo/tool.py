@@ -12,12 +12,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Literal, Protocol
 
 from ._core.codec import as_phases, dump_phases
+from ._core.columns import apply_columns, load_columns
 from ._core.limits import DEFAULT_LIMITS, Limits
 from ._core.model import Phase, value_problems
 from ._core.schema import PARAMS_SCHEMA
 from ._core.schema import problems as schema_problems
 from ._profiles.builtin import ProfileLike, resolve
-from ._profiles.parity import DESCRIPTION
+from ._profiles.parity import DESCRIPTION, PARITY
 from ._profiles.registry import Profile, run
 from ._profiles.result import ResultJSON, Storage, ToolResult
 from ._profiles.strict import STRICT_NOTE
@@ -98,10 +99,44 @@ def todo_write(
     ``profile="team"`` runs the call as ``agent`` (``None``: a person) on a
     plan led by ``lead``.
     """
+    fast = None if dry_run else _parity_on_columns(params, phases, profile, limits)
+    if fast is not None:
+        return fast
     current = _phases_arg(phases)
     return call(
         params, current, profile=profile, limits=limits, dry_run=dry_run, agent=agent, lead=lead
     ).to_json()
+
+
+def _parity_on_columns(
+    params: Mapping[str, Any], phases: object, profile: ProfileLike, limits: Limits | None
+) -> ResultJSON | None:
+    """A parity call run straight on columns (see ``phasetodo._core.columns``), or ``None``.
+
+    ``None`` sends the call down the general path: another profile, a list that
+    is malformed or holds duplicate contents. Checks happen in the same order
+    there: the list, then the arguments, then the limits.
+    """
+    if isinstance(profile, str) and profile != "parity":
+        return None
+    if not isinstance(profile, str) and resolve(profile) is not PARITY:
+        return None
+    if phases is not None and type(phases) not in (list, tuple):
+        return None
+    items: Sequence[Any] = () if phases is None else phases  # type: ignore[assignment]
+    if items and type(items[0]) is Phase and value_problems(tuple(items)):
+        return None
+    fast = load_columns(items)
+    if fast is None:
+        return None
+    ops = PARITY.parse(params)
+    grows = limits is not None and limits.check_ops(ops)
+    if not apply_columns(fast, ops):
+        return None
+    if grows:
+        assert limits is not None
+        limits.check_sizes(fast.before_phases, fast.before_tasks, len(fast.cols), fast.count)
+    return fast.result()  # type: ignore[return-value]
 
 
 def _phases_arg(phases: object) -> tuple[Phase, ...]:

@@ -8,20 +8,19 @@ One private cattrs converter owns every hook: tool arguments become typed ops
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
-import cattrs
+
+if TYPE_CHECKING:
+    import cattrs
 
 from ..errors import InvalidParams, InvalidPhases
 from . import schema
 from .model import Phase, Status, Task, make_task
 from .ops import OPS, Append, Done, Drop, Init, Note, Op, PhaseItems, Rm, Start
 
-__all__ = ["as_phases", "converter", "dump_phases", "dump_task", "load_phases", "parse_params"]
-
-#: The library's own converter; the global cattrs converter is never touched.
-converter = cattrs.Converter()
+__all__ = ["as_phases", "dump_phases", "dump_task", "load_phases", "parse_params"]
 
 _STATUSES = {s.value: s for s in Status}
 _WIRE = {s: s.value for s in Status}
@@ -48,8 +47,6 @@ def _structure_op(data: Mapping[str, Any], _: object) -> Op:
     return _TARGETED[name](data.get("task"), data.get("phase"))
 
 
-converter.register_structure_hook(Op, _structure_op)
-
 
 def parse_params(params: object) -> tuple[Op, ...]:
     """Check tool arguments against the schema and turn them into ops.
@@ -60,7 +57,7 @@ def parse_params(params: object) -> tuple[Op, ...]:
     if not schema.is_valid(params):
         raise InvalidParams(schema.problems(params) or ["params: must be JSON-shaped data"])
     assert isinstance(params, dict)
-    return tuple(converter.structure(entry, Op) for entry in params["ops"])  # type: ignore[arg-type]
+    return tuple([_structure_op(entry, Op) for entry in params["ops"]])
 
 
 def _unstructure_op(op: Op) -> dict[str, Any]:
@@ -73,10 +70,6 @@ def _unstructure_op(op: Op) -> dict[str, Any]:
         if value is not None:
             out[key] = list(value) if key == "items" else value
     return out
-
-
-for _cls in OPS.values():
-    converter.register_unstructure_hook(_cls, _unstructure_op)
 
 
 def dump_task(task: Task) -> dict[str, Any]:
@@ -201,6 +194,27 @@ def _structure_phase(data: Any, _: type) -> Phase:
     return load_phases([data])[0]
 
 
-converter.register_structure_hook(Phase, _structure_phase)
-converter.register_unstructure_hook(Phase, lambda p: dump_phases([p])[0])
-converter.register_unstructure_hook(Task, dump_task)
+def _make_converter() -> cattrs.Converter:
+    """The library's own cattrs converter, with every hook; the global one is never touched."""
+    import cattrs
+
+    made = cattrs.Converter()
+    made.register_structure_hook(Op, _structure_op)
+    for cls in OPS.values():
+        made.register_unstructure_hook(cls, _unstructure_op)
+    made.register_structure_hook(Phase, _structure_phase)
+    made.register_unstructure_hook(Phase, lambda p: dump_phases([p])[0])
+    made.register_unstructure_hook(Task, dump_task)
+    return made
+
+
+_converter: list[cattrs.Converter] = []
+
+
+def __getattr__(name: str) -> Any:
+    """``converter`` is built on first use: importing cattrs is most of the import time."""
+    if name == "converter":
+        if not _converter:
+            _converter.append(_make_converter())
+        return _converter[0]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,10 +8,12 @@ whole list. Untouched phases are shared with the input, which is never mutated.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from operator import attrgetter
 
 import attrs
 
 from ..errors import InvalidOptionType
+from .columns import apply_columns, load_columns, remember
 from .jsstring import trim_end
 from .model import Phase, Status, Task, make_task
 from .ops import Append, Done, Drop, Init, Note, Op, Rm, Start, View
@@ -20,6 +22,7 @@ __all__ = ["Outcome", "PhaseDraft", "TaskSlot", "WorkingCopy", "apply", "normali
 
 _PENDING = Status.PENDING
 _ACTIVE = Status.IN_PROGRESS
+_status_of = attrgetter("status")
 _EMPTY_HINT = " (todo list is empty — was it replaced or not yet created?)"
 
 
@@ -59,13 +62,14 @@ class _Slot:
 class _Draft:
     """A phase in the working copy; ``source`` is reused when nothing changed."""
 
-    __slots__ = ("dirty", "name", "slots", "source")
+    __slots__ = ("dirty", "name", "slots", "source", "uniform")
 
     def __init__(self, name: str, source: Phase | None) -> None:
         self.name = name
         self.source = source
         self.slots: list[_Slot] = []
         self.dirty = source is None
+        self.uniform: Status | None = None  # every task has this status (set by a whole-phase op)
 
     def freeze(self) -> Phase:
         if not self.dirty and self.source is not None:
@@ -99,6 +103,7 @@ class _Work:
         self.by_content: dict[str, list[_Slot]] = {}
         self.active: dict[_Slot, None] = {}
         self.count = 0
+        self.uniform: Status | None = None  # every task has this status (set by a whole-list op)
 
     def _add_phase(self, name: str, source: Phase | None) -> _Draft:
         draft = _Draft(name, source)
@@ -116,6 +121,7 @@ class _Work:
         if slot.status is _ACTIVE:
             self.active[slot] = None
         self.count += 1
+        draft.uniform = self.uniform = None
 
     def _unindex(self, slot: _Slot) -> None:
         same = self.by_content[slot.content]
@@ -134,6 +140,7 @@ class _Work:
             self.active[slot] = None
         slot.status = status
         slot.phase.dirty = True
+        slot.phase.uniform = self.uniform = None
 
     # -- lookups ---------------------------------------------------------------
 
@@ -190,8 +197,27 @@ class _Work:
         self._set(slot, _ACTIVE)
 
     def mark(self, op: Done | Drop, status: Status) -> None:
+        """Repeating a whole-phase or whole-list mark costs nothing: it is idempotent."""
+        if not op.task and not op.phase:
+            if self.uniform is not status:
+                for draft in self.drafts:
+                    self._mark_draft(draft, status)
+                self.uniform = status
+            return
+        if not op.task and op.phase:
+            found = self.find_phase(op.phase)
+            if found is not None:
+                self._mark_draft(found, status)
+            return
         for slot in self.targets(op):
             self._set(slot, status)
+
+    def _mark_draft(self, draft: _Draft, status: Status) -> None:
+        if draft.uniform is status:
+            return
+        for slot in draft.slots:
+            self._set(slot, status)
+        draft.uniform = status
 
     def rm(self, op: Rm) -> None:
         if op.task:
@@ -205,9 +231,13 @@ class _Work:
         if op.phase:
             draft = self.find_phase(op.phase)
             drafts = () if draft is None else (draft,)
+        elif not self.count:
+            return  # every phase is already empty: repeating it costs nothing
         else:
             drafts = self.drafts
         for draft in drafts:
+            if not draft.slots:
+                continue
             for slot in draft.slots:
                 self._unindex(slot)
             draft.slots = []
@@ -289,8 +319,15 @@ def apply(phases: Iterable[Phase], ops: Iterable[Op | View]) -> Outcome:
     Errors are collected, not raised: each op that cannot apply adds the
     reference's message and the batch goes on. ``phases`` is left untouched.
     """
-    work = _Work(phases)
-    for op in ops:
+    items = phases if type(phases) in (list, tuple) else tuple(phases)
+    batch = ops if type(ops) in (list, tuple) else tuple(ops)
+    fast = load_columns(items)
+    if fast is not None and apply_columns(fast, batch):
+        outcome = Outcome(fast.phases(), tuple(fast.errors))
+        remember(outcome, fast)
+        return outcome
+    work = _Work(items)
+    for op in batch:
         work.run(op)
     work.normalize()
     return Outcome(work.freeze(), tuple(work.errors))
@@ -303,20 +340,22 @@ def normalize(phases: Iterable[Phase]) -> tuple[Phase, ...]:
     None: the first pending task is started. Unchanged phases are reused.
     """
     items = tuple(phases)
-    first_pending: tuple[int, int] | None = None
-    active: list[tuple[int, int]] = []
-    for p, phase in enumerate(items):
-        for t, task in enumerate(phase.tasks):
-            if task.status is _ACTIVE:
-                active.append((p, t))
-            elif task.status is _PENDING and first_pending is None:
-                first_pending = (p, t)
-    if len(active) == 1 or (not active and first_pending is None):
-        return items
-    if active:
+    columns = [list(map(_status_of, phase.tasks)) for phase in items]
+    active = [
+        (p, t)
+        for p, statuses in enumerate(columns)
+        if _ACTIVE in statuses
+        for t, status in enumerate(statuses)
+        if status is _ACTIVE
+    ]
+    if len(active) > 1:
         return _restatus(items, active[1:], _PENDING)
-    assert first_pending is not None
-    return _restatus(items, [first_pending], _ACTIVE)
+    if active:
+        return items
+    for p, statuses in enumerate(columns):
+        if _PENDING in statuses:
+            return _restatus(items, [(p, statuses.index(_PENDING))], _ACTIVE)
+    return items
 
 
 def _restatus(

@@ -204,13 +204,17 @@ class Limits:
         if phases <= self.max_phases and tasks <= self.max_tasks:
             return
         old = tuple(before)
+        self.check_sizes(len(old), sum(len(p.tasks) for p in old), phases, tasks)
+
+    def check_sizes(self, before_phases: int, before_tasks: int, phases: int, tasks: int) -> None:
+        """:meth:`check_result` on counts: phases and tasks before and after the call."""
         found: list[str] = []
-        if phases > self.max_phases and phases > len(old):
+        if phases > self.max_phases and phases > before_phases:
             found.append(
                 f"phases: the list would hold {_count(phases)} phases, over the limit "
                 f"max_phases={_count(self.max_phases)}"
             )
-        if tasks > self.max_tasks and tasks > sum(len(p.tasks) for p in old):
+        if tasks > self.max_tasks and tasks > before_tasks:
             found.append(
                 f"phases: the list would hold {_count(tasks)} tasks, over the limit "
                 f"max_tasks={_count(self.max_tasks)}"

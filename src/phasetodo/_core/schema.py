@@ -8,10 +8,8 @@ with its place (``ops[2].items: must contain at least 1 item``).
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
-
-import fastjsonschema
 
 from ..errors import InvalidParams
 from .model import Status
@@ -140,14 +138,68 @@ def _strict_schema() -> dict[str, Any]:
 #: plus ``view`` (read-only: a task with its notes, a phase, or the whole list).
 STRICT_PARAMS_SCHEMA: dict[str, Any] = _strict_schema()
 
-_validate = fastjsonschema.compile(PARAMS_SCHEMA)
-_validate_strict = fastjsonschema.compile(STRICT_PARAMS_SCHEMA)
+_compiled: dict[str, Callable[[object], object]] = {}
+
+
+def _validator(name: str) -> Callable[[object], object]:
+    """The compiled check for ``"parity"`` or ``"strict"``, compiled on first use (not at import)."""
+    check = _compiled.get(name)
+    if check is None:
+        import fastjsonschema
+
+        check = _compiled[name] = fastjsonschema.compile(
+            PARAMS_SCHEMA if name == "parity" else STRICT_PARAMS_SCHEMA
+        )
+    return check
+
+
+_PARITY_OPS = frozenset(OP_NAMES)
+_STRICT_OPS = frozenset((*OP_NAMES, "view"))
+_ARRAYS = (list, tuple)
+
+
+def _strings(value: Any) -> bool:
+    """A non-empty array of strings (``items`` of ``append`` and of ``init``'s entries)."""
+    return type(value) in _ARRAYS and bool(value) and all(type(v) is str for v in value)
+
+
+def _plainly_valid(params: Any, names: frozenset[str]) -> bool:
+    """A quick check of the common shape: ``True`` only if the schema surely accepts ``params``.
+
+    Exact built-in types only; anything else (a subclass, a missing field) is
+    left to the compiled schema, which decides.
+    """
+    if type(params) is not dict:
+        return False
+    ops = params.get("ops")
+    if type(ops) not in _ARRAYS or not ops:
+        return False
+    for op in ops:
+        if type(op) is not dict or type(op.get("op")) is not str or op["op"] not in names:
+            return False
+        for key in ("task", "phase", "text"):
+            if key in op and type(op[key]) is not str:
+                return False
+        if "items" in op and not _strings(op["items"]):
+            return False
+        if "list" in op:
+            entries = op["list"]
+            if type(entries) not in _ARRAYS:
+                return False
+            for entry in entries:
+                if type(entry) is not dict or type(entry.get("phase")) is not str:
+                    return False
+                if not _strings(entry.get("items")):
+                    return False
+    return True
 
 
 def is_valid_strict(params: object) -> bool:
     """Whether ``params`` satisfies :data:`STRICT_PARAMS_SCHEMA`."""
+    if _plainly_valid(params, _STRICT_OPS):
+        return True
     try:
-        _validate_strict(params)
+        _validator("strict")(params)
     except Exception:  # a schema breach, or a value that is not JSON-shaped at all
         return False
     return True
@@ -155,11 +207,11 @@ def is_valid_strict(params: object) -> bool:
 
 def is_valid(params: object) -> bool:
     """Whether ``params`` satisfies :data:`PARAMS_SCHEMA`."""
+    if _plainly_valid(params, _PARITY_OPS):
+        return True
     try:
-        _validate(params)
-    except fastjsonschema.JsonSchemaException:
-        return False
-    except Exception:  # a value that is not JSON-shaped at all
+        _validator("parity")(params)
+    except Exception:  # a schema breach, or a value that is not JSON-shaped at all
         return False
     return True
 

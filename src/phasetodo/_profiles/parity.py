@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from .._core import schema
 from .._core.codec import dump_phases, parse_params
+from .._core.columns import recall
 from .._core.engine import Outcome, apply
 from .._core.model import Phase
 from .._core.ops import Op
@@ -60,13 +61,17 @@ Examples:
 
 
 def parity_report(outcome: Outcome, storage: Storage) -> ToolResult:
-    """The reference's result: the summary (errors first) and ``{"phases", "storage"}``."""
-    return ToolResult(
-        format_summary(outcome.phases, outcome.errors),
-        {"phases": dump_phases(outcome.phases), "storage": storage},
-        phases=outcome.phases,
-        errors=outcome.errors,
-    )
+    """The reference's result: the summary (errors first) and ``{"phases", "storage"}``.
+
+    An outcome the engine built on columns is written from them in one pass.
+    """
+    work = recall(outcome)
+    if work is not None:
+        text, details = work.parts(storage)
+    else:
+        text = format_summary(outcome.phases, outcome.errors)
+        details = {"phases": dump_phases(outcome.phases), "storage": storage}
+    return ToolResult(text, details, phases=outcome.phases, errors=outcome.errors)
 
 
 def _apply(phases: tuple[Phase, ...], ops: Sequence[Op], call: CallContext) -> Outcome:

@@ -17,15 +17,13 @@ same ops run on the same engine with these differences:
 
 from __future__ import annotations
 
-import difflib
-import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Union
 
 import attrs
 
 from .._core import schema
-from .._core.codec import converter, dump_phases
+from .._core.codec import _structure_op, dump_phases
 from .._core.engine import Outcome, PhaseDraft, TaskSlot, WorkingCopy
 from .._core.jsstring import is_blank
 from .._core.model import Phase, Status
@@ -33,6 +31,7 @@ from .._core.ops import Append, Done, Drop, Init, Op, Rm, View
 from .._views.diff import StatusChange
 from .._views.summary import SYMBOLS, format_summary
 from ..errors import InvalidParams
+from .hints import HINT_BUDGET, Hints, id_number
 from .parity import DESCRIPTION
 from .registry import CallContext, Profile
 from .result import Storage, ToolResult
@@ -84,38 +83,9 @@ def parse_strict_params(params: object) -> tuple[StrictOp, ...]:
     return tuple(
         View(entry.get("task"), entry.get("phase"))
         if entry["op"] == "view"
-        else converter.structure(entry, Op)  # type: ignore[arg-type]
+        else _structure_op(entry, Op)
         for entry in params["ops"]
     )
-
-
-#: ``task-3``, ``Task 3``, ``#3``, ``3``, ``t3``, ``item_3``: an id or number, not a name.
-_ID = re.compile(r"\s*(?:(?:task|todo|item|step|phase|t|p)\s*[-_#:.]?\s*)?#?(\d+)\s*", re.I)
-
-
-
-def _fold(text: str) -> str:
-    return " ".join(text.casefold().split())
-
-
-def _closest(query: str, candidates: Sequence[str]) -> str | None:
-    """The candidate the query most likely meant, or ``None``.
-
-    Tried in order: the same text up to case and spacing, the only candidate
-    containing the query, then the most similar one by ``difflib`` (ratio >= 0.6).
-    """
-    folded = _fold(query)
-    if not folded:
-        return None
-    for candidate in candidates:
-        if _fold(candidate) == folded:
-            return candidate
-    containing = [c for c in candidates if folded in _fold(c)]
-    if len(containing) == 1:
-        return containing[0]
-    unique = list(dict.fromkeys(candidates))
-    found = difflib.get_close_matches(query, unique, n=1, cutoff=0.6)
-    return found[0] if found else None
 
 
 def _ordinal(number: int) -> str:
@@ -124,34 +94,74 @@ def _ordinal(number: int) -> str:
     return f"{number}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(number % 10, 'th') }"
 
 
-def not_found_hint(query: str, names: Sequence[str], kind: str) -> str:
-    """What to add to a "not found" error: an id hint or a did-you-mean."""
-    number = _ID.fullmatch(query)
+def _miss_hint(query: str, hints: Hints | None, kind: str) -> str:
+    """What to add to a "not found" error: an id hint or a did-you-mean.
+
+    ``hints`` is ``None`` once the call's hint budget is spent: then only the
+    id hint is given, without naming the n-th task.
+    """
+    number = id_number(query)
     if number is not None:
         hint = f" — {kind}s have no ids or numbers: name a {kind} by its exact " + (
             "content" if kind == "task" else "name"
         )
-        index = int(number[1])
-        if 1 <= index <= len(names):
-            hint += f'; the {_ordinal(index)} {kind} in the list is "{names[index - 1]}"'
+        index = int(number)
+        if hints is not None and 1 <= index <= len(hints.names):
+            hint += f'; the {_ordinal(index)} {kind} in the list is "{hints.names[index - 1]}"'
         return hint
-    guess = _closest(query, names)
+    guess = hints.closest(query) if hints is not None else None
     return f' — did you mean "{guess}"?' if guess is not None else ""
+
+
+#: The hint text for other profiles' "not found" errors (the team profile's).
+not_found_hint = _miss_hint
 
 
 class _StrictWork(WorkingCopy):
     """The engine's working copy with the strict profile's checks and messages."""
 
     def __init__(self, phases: Iterable[Phase]) -> None:
+        self.shape = 0  # bumped whenever a task or phase is added or removed
+        self.hints: dict[str, tuple[int, Hints]] = {}
+        self.hint_spent = 0
         super().__init__(phases)
         self.views: list[Callable[[], str]] = []
 
+    def _reset(self) -> None:
+        self.shape += 1
+        super()._reset()
+
+    def _add_phase(self, name: str, source: Phase | None) -> PhaseDraft:
+        self.shape += 1
+        return super()._add_phase(name, source)
+
+    def _add_slot(self, draft: PhaseDraft, slot: TaskSlot) -> None:
+        self.shape += 1
+        super()._add_slot(draft, slot)
+
+    def _unindex(self, slot: TaskSlot) -> None:
+        self.shape += 1
+        super()._unindex(slot)
+
     def miss_hint(self, query: str, kind: str) -> str:
-        if kind == "task":
-            names = [s.content for d in self.drafts for s in d.slots]
+        """The hint for a miss; names are indexed once per shape of the list, within the budget."""
+        cached = self.hints.get(kind)
+        if cached is not None and cached[0] == self.shape:
+            hints: Hints | None = cached[1]
         else:
-            names = [d.name for d in self.drafts]
-        return not_found_hint(query, names, kind)
+            size = self.count if kind == "task" else len(self.drafts)
+            spent = self.hint_spent + (cached[1].spent if cached is not None else 0)
+            if spent + size > HINT_BUDGET:
+                hints = None
+            else:
+                if kind == "task":
+                    names = [s.content for d in self.drafts for s in d.slots]
+                else:
+                    names = [d.name for d in self.drafts]
+                self.hint_spent = spent + size
+                hints = Hints(names, budget=HINT_BUDGET - self.hint_spent)
+                self.hints[kind] = (self.shape, hints)
+        return _miss_hint(query, hints, kind)
 
     def init(self, op: Init) -> None:
         if op.list is not None:

@@ -33,6 +33,7 @@ from .._core.engine import Outcome
 from .._core.jsstring import trim_end
 from .._core.model import Phase, Status, Task
 from .._core.ops import Done, Drop, Note, Rm, Start
+from .hints import Hints
 from .strict import not_found_hint
 from .team_ops import After, Block, TeamAppend, TeamInit, TeamItem, TeamOp, Unblock
 
@@ -176,7 +177,7 @@ class _Plan:
         rec = self.by_content.get(content)
         if rec is None:
             names = [r.content for r in self.in_scope()]
-            self.errors.append(f'Task "{content}" not found{not_found_hint(content, names, "task")}')
+            self.errors.append(f'Task "{content}" not found{not_found_hint(content, Hints(names), "task")}')
         elif self.scope is not None and self.phase_of[content] != self.scope:
             self.errors.append(f'Task "{content}" is not in phase "{self.scope}", the one you work on')
             return None
@@ -190,7 +191,7 @@ class _Plan:
             if phase == name:
                 return recs
         names = [phase for phase, _ in self.phases]
-        self.errors.append(f'Phase "{name}" not found{not_found_hint(name, names, "phase")}')
+        self.errors.append(f'Phase "{name}" not found{not_found_hint(name, Hints(names), "phase")}')
         return None
 
     # -- ops -----------------------------------------------------------------------

@@ -24,9 +24,10 @@ from typing import Any
 import attrs
 
 from .._core.codec import as_phases
+from .._core.columns import read_columns
 from .._core.engine import normalize
-from .._core.jsstring import DOT, DOT_UNIT, WHITESPACE, WS, trim
-from .._core.model import Phase, Status, Task, make_task
+from .._core.jsstring import WHITESPACE, trim
+from .._core.model import Phase, Status, Task, make_task, make_tasks
 from .status import LOOKS
 
 __all__ = ["LOSSLESS_MARKER", "markdown_to_phases", "phases_to_markdown"]
@@ -40,9 +41,69 @@ _STATUS_OF = {
     if status is not Status.BLOCKED
 }
 
-_NOTE = re.compile(f"{WS}*>{WS}?({DOT}*)")
-_HEADING = re.compile(f"#{{1,6}}{WS}+({DOT}+?){WS}*")
-_TASK = re.compile(rf"[-*+]{WS}*\[({DOT_UNIT}?)\]{WS}+({DOT}+?){WS}*")
+_LINE_ENDS = "\n\r\u2028\u2029"  # what JavaScript's "." does not match
+_BULLETS = "-*+"
+
+
+def _note(raw: str) -> str | None:
+    """The text of a ``>`` note line, as ``/^\\s*>\\s?(.*)$/`` gives it; ``None`` if not one."""
+    rest = raw.lstrip(WHITESPACE)
+    if rest[:1] != ">":
+        return None
+    body = rest[2:] if rest[1:2] and rest[1] in WHITESPACE else rest[1:]
+    if any(end in body for end in _LINE_ENDS):
+        return None
+    return body
+
+
+def _tail(line: str, start: int) -> str | None:
+    """What ``\\s+(.+?)\\s*$`` captures from ``start`` of a trimmed line, or ``None``.
+
+    The line ends in a non-space, so the capture is everything after the
+    space run, provided there is one and it holds no line terminator.
+    """
+    if start >= len(line) or line[start] not in WHITESPACE:
+        return None
+    body = line[start:].lstrip(WHITESPACE)
+    if not body or any(end in body for end in _LINE_ENDS):
+        return None
+    return body
+
+
+def _heading(line: str) -> str | None:
+    """The name in a trimmed ``# heading`` line (``/^#{1,6}\\s+(.+?)\\s*$/``), or ``None``."""
+    level = len(line) - len(line.lstrip("#"))
+    if not 1 <= level <= 6:
+        return None
+    return _tail(line, level)
+
+
+def _is_unit(char: str) -> bool:
+    """Whether JavaScript's ``.`` matches ``char`` as one UTF-16 code unit."""
+    return char not in _LINE_ENDS and ord(char) < 0x10000
+
+
+def _task(line: str) -> tuple[str, str] | None:
+    """Marker and content of a trimmed task line, as ``/^[-*+]\\s*\\[(.?)\\]\\s+(.+?)\\s*$/`` gives them.
+
+    Linear: the pattern's only choice is whether the marker is one character
+    or none, and both are tried, the longer first as the regular expression does.
+    """
+    if not line or line[0] not in _BULLETS:
+        return None
+    open_at = len(line) - len(line[1:].lstrip(WHITESPACE))
+    if line[open_at : open_at + 1] != "[":
+        return None
+    marker = line[open_at + 1 : open_at + 2]
+    if marker and _is_unit(marker) and line[open_at + 2 : open_at + 3] == "]":
+        content = _tail(line, open_at + 3)
+        if content is not None:
+            return marker, content
+    if marker == "]":
+        content = _tail(line, open_at + 2)
+        if content is not None:
+            return "", content
+    return None
 
 
 def phases_to_markdown(
@@ -54,13 +115,38 @@ def phases_to_markdown(
     adds the lossless marker and escapes what the reference's format would
     lose, so that :func:`markdown_to_phases` gives back exactly ``phases``.
     """
-    items = as_phases(phases)
     if lossless:
-        return _lossless_markdown(items)
-    if not items:
+        return _lossless_markdown(as_phases(phases))
+    cols = read_columns(phases)
+    if cols is None:  # malformed (as_phases raises, naming each place), or a team plan
+        return _markdown_of_values(as_phases(phases))
+    if not cols:
         return "# Todos\n"
     out: list[str] = []
-    for phase in items:
+    marks = _MARKERS
+    for col in cols:
+        if out:
+            out.append("")
+        out.append(f"# {col.name}")
+        if not any(col.notes):
+            out += [f"- [{marks[s]}] {c}" for c, s in zip(col.contents, col.statuses, strict=True)]  # type: ignore[index]
+            continue
+        for content, status, notes in zip(col.contents, col.statuses, col.notes, strict=True):
+            out.append(f"- [{marks[status]}] {content}")  # type: ignore[index]
+            for index, note in enumerate(notes or ()):
+                if index:
+                    out.append("  >")
+                out.extend(f"  > {line}" if line else "  >" for line in note.split("\n"))
+    return "\n".join(out) + "\n"
+
+
+def _markdown_of_values(phases: tuple[Phase, ...]) -> str:
+    """The reference's checklist from ``Phase`` values, for lists the columns do not take
+    (a team plan's, whose ``blocked`` tasks are written ``[!]``)."""
+    if not phases:
+        return "# Todos\n"
+    out: list[str] = []
+    for phase in phases:
         if out:
             out.append("")
         out.append(f"# {phase.name}")
@@ -71,20 +157,6 @@ def phases_to_markdown(
                     out.append("  >")
                 out.extend(f"  > {line}" if line else "  >" for line in note.split("\n"))
     return "\n".join(out) + "\n"
-
-
-_NOT_WS = f"[^{re.escape(WHITESPACE)}]"
-#: A run of task lines in the exact form ``phases_to_markdown`` writes, each with
-#: a known marker and content without edge whitespace or line terminators.
-_TASK_RUN = re.compile(
-    rf"(?:- \[[ xX/>~-]\] {_NOT_WS}(?:{DOT}*{_NOT_WS})?\n)+"
-)
-#: The same runs for a text with no ``\r``, U+2028 or U+2029, where ``[^\n]``
-#: equals JavaScript's ``.`` and the engine scans about twice as fast.
-_PLAIN_TASK_RUN = re.compile(
-    rf"(?:- \[[ xX/>~-]\] (?!{WS})[^\n]*(?<!{WS})\n)+"
-)
-_LINE_BREAKS = re.compile("[\r\u2028\u2029]")
 
 
 class _Reader:
@@ -121,47 +193,45 @@ class _Reader:
             self.phases.append(("Todos", self.tasks))
         return self.tasks
 
-    def run(self, block: str) -> None:
-        """Take a run of plain task lines (each ending in a newline)."""
+    def run(self, contents: list[str], statuses: list[Status]) -> None:
+        """Take a run of plain task lines, already split into contents and statuses."""
         self.close()
-        lines = block[:-1].split("\n")
-        contents = [line[6:] for line in lines]
-        statuses = [_STATUS_OF[line[3]] for line in lines]
-        self.phase_tasks().extend(map(make_task, contents, statuses))
+        self.phase_tasks().extend(make_tasks(contents, statuses))
         self.has_task = True
 
     def note(self, raw: str) -> bool:
-        match = _NOTE.fullmatch(raw)
-        if match is None or not self.has_task:
+        text = _note(raw) if self.has_task else None
+        if text is None:
             return False
-        if match[1]:
-            self.lines.append(match[1])
+        if text:
+            self.lines.append(text)
         else:
             self.flush()
         return True
 
     def heading(self, line: str) -> bool:
-        match = _HEADING.fullmatch(line)
-        if match is None:
+        name = _heading(line)
+        if name is None:
             return False
         self.close()
         self.tasks = []
-        self.phases.append((trim(match[1]), self.tasks))
+        self.phases.append((name, self.tasks))
         return True
 
     def task(self, line: str, number: int) -> bool:
-        match = _TASK.fullmatch(line)
-        if match is None:
+        found = _task(line)
+        if found is None:
             return False
         self.close()
         tasks = self.phase_tasks()
-        status = _STATUS_OF.get(match[1])
+        marker, content = found
+        status = _STATUS_OF.get(marker)
         if status is None:
             self.errors.append(
-                f'Line {number}: unknown status marker "[{match[1]}]" (use [ ], [x], [/], [-])'
+                f'Line {number}: unknown status marker "[{marker}]" (use [ ], [x], [/], [-])'
             )
         else:
-            tasks.append(Task(trim(match[2]), status))
+            tasks.append(make_task(content, status))
             self.has_task = True
         return True
 
@@ -193,14 +263,16 @@ def markdown_to_phases(text: str) -> tuple[tuple[Phase, ...], list[str]]:
         if lossless is not None:
             return tuple(lossless[0]), lossless[1]
     reader = _Reader()
-    runs = _TASK_RUN if _LINE_BREAKS.search(text) else _PLAIN_TASK_RUN
+    # Runs of task lines in the form phases_to_markdown writes are taken whole,
+    # without the line patterns, when no "\r", U+2028 or U+2029 can change a line.
+    runs = _PLAIN_TASK_RUN if "\r" not in text and "\u2028" not in text and "\u2029" not in text else None
     number, pos = 1, 0
     while True:
-        run = runs.match(text, pos)
+        run = runs.match(text, pos) if runs is not None else None
         if run is not None:
-            block = run[0]
-            reader.run(block)
-            number += block.count("\n")
+            lines = text[pos : run.end() - 1].split("\n")
+            reader.run([line[6:] for line in lines], [_STATUS_OF[line[3]] for line in lines])
+            number += len(lines)
             pos = run.end()
             continue
         newline = text.find("\n", pos)
@@ -212,6 +284,13 @@ def markdown_to_phases(text: str) -> tuple[tuple[Phase, ...], list[str]]:
         number += 1
         pos = newline + 1
     return tuple(reader.result()), reader.errors
+
+
+_WS = f"[{re.escape(WHITESPACE)}]"
+#: A run of task lines in the exact form ``phases_to_markdown`` writes: a known
+#: marker, content without edge whitespace. Linear: ``[^\n]*`` stops at the line
+#: end and the lookbehind only checks one character, so no line is scanned twice.
+_PLAIN_TASK_RUN = re.compile(rf"(?:- \[[ xX/>~-]\] (?!{_WS})[^\n]*(?<!{_WS})\n)+")
 
 
 # -- the lossless form -----------------------------------------------------------------

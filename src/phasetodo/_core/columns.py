@@ -1,0 +1,584 @@
+"""The fast working copy: one parity batch over lists of columns, not task objects.
+
+A phase is held as three parallel lists (contents, statuses, notes), read from
+``Phase`` values or straight from JSON dicts, so loading 10,000 tasks builds no
+per-task object. Task contents must be unique in the list (the normal case):
+then one dict, content -> phase, finds any task, and each touched phase builds
+its own content -> position map on first use. A list with duplicate contents,
+or an ``init`` that makes one, and a team plan's tasks (``blocked``, ``owner``,
+``reason``, ``after``) are handed to the general engine instead
+(:func:`load_columns` gives ``None``, :func:`apply_columns` ``False``).
+
+The result is built from the columns in one pass per phase: the summary text
+and the JSON-ready ``details.phases`` (fresh dicts and lists, never the
+caller's), or frozen ``Phase`` values that reuse every unchanged input value.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain, count, repeat
+from operator import attrgetter, itemgetter, methodcaller
+from typing import Any
+
+from .jsstring import trim_end
+from .model import Phase, Status, Task, make_task
+from .ops import Append, Done, Drop, Init, Note, Op, Rm, Start, View
+
+__all__ = ["Columns", "apply_columns", "load_columns", "read_columns", "recall", "remember"]
+
+_PENDING = Status.PENDING
+_ACTIVE = Status.IN_PROGRESS
+_COMPLETED = Status.COMPLETED
+_ABANDONED = Status.ABANDONED
+_STATUSES = {s.value: s for s in Status}
+_WIRE = {s: s.value for s in Status}
+_PREFIX = {
+    _PENDING: "    ○ ",
+    _ACTIVE: "    → ",
+    _COMPLETED: "    ✓ ",
+    _ABANDONED: "    ✗ ",
+}
+_EMPTY_HINT = " (todo list is empty — was it replaced or not yet created?)"
+_content = itemgetter("content")
+_status = itemgetter("status")
+_notes = methodcaller("get", "notes")
+_task_fields = attrgetter("content", "status", "notes")
+_owner = attrgetter("owner")
+_reason = attrgetter("reason")
+_after = attrgetter("after")
+_ONLY_NONE = frozenset((None,))
+_BLOCKED = Status.BLOCKED
+_TEAM_KEYS = frozenset(("owner", "reason", "after"))
+_ONLY_STR = frozenset((str,))
+_ARRAYS = frozenset((list, tuple))
+_name = itemgetter("name")
+_tasks = itemgetter("tasks")
+
+
+class _Col:
+    """One phase as columns; ``tasks`` keeps the input ``Task`` values for reuse."""
+
+    __slots__ = (
+        "contents",
+        "dirty",
+        "holes",
+        "name",
+        "notes",
+        "place",
+        "source",
+        "statuses",
+        "tasks",
+        "touched",
+        "uniform",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        contents: list[str],
+        statuses: list[Status | None],
+        notes: list[Any],
+        source: Phase | None = None,
+    ) -> None:
+        self.name = name
+        self.contents = contents
+        self.statuses = statuses
+        self.notes = notes
+        self.source = source
+        self.tasks: Sequence[Task | None] | None = source.tasks if source is not None else None
+        self.dirty = source is None
+        self.holes = 0  # removed tasks still in the lists, with status None
+        self.place: dict[str, int] | None = None  # content -> position, built on first use
+        self.uniform: Status | None = None  # every live task has this status
+        #: Positions changed or added since loading; ``None`` once that is not known
+        #: (a whole-phase op, a removal): then every task is compared with the input's.
+        self.touched: set[int] | None = set()
+
+    def position(self, content: str) -> int:
+        place = self.place
+        if place is None:
+            place = self.place = dict(zip(self.contents, count()))
+        return place[content]
+
+    def compact(self) -> None:
+        """Drop removed tasks from the lists (their status is ``None``)."""
+        if not self.holes:
+            return
+        keep = [i for i, s in enumerate(self.statuses) if s is not None]
+        self.contents = [self.contents[i] for i in keep]
+        self.statuses = [self.statuses[i] for i in keep]
+        self.notes = [self.notes[i] for i in keep]
+        if self.tasks is not None:
+            self.tasks = [self.tasks[i] for i in keep]
+        self.holes = 0
+        self.place = None
+
+
+def _from_value(phase: Phase) -> _Col:
+    tasks = phase.tasks
+    if not tasks:
+        return _Col(phase.name, [], [], [], phase)
+    contents, statuses, notes = map(list, zip(*map(_task_fields, tasks), strict=True))
+    if (
+        _BLOCKED in statuses
+        or not _ONLY_NONE.issuperset(map(_owner, tasks))
+        or not _ONLY_NONE.issuperset(map(_reason, tasks))
+        or any(map(_after, tasks))
+    ):
+        raise TypeError  # a team plan's fields: the general engine carries them
+    return _Col(phase.name, contents, statuses, notes, phase)
+
+
+def _from_dicts(items: Sequence[Mapping[str, Any]]) -> list[_Col]:
+    """Columns from JSON phases, read over all their tasks at once.
+
+    Anything unusual raises (``TypeError``, ``KeyError``, ...) for the careful
+    loader, which names the place. Each field is read by ``map`` in C, once
+    for the whole list rather than once per phase.
+    """
+    names = list(map(_name, items))
+    lists = list(map(_tasks, items))
+    if not _ONLY_STR.issuperset(map(type, names)) or not _ARRAYS.issuperset(map(type, lists)):
+        raise TypeError
+    flat = list(chain.from_iterable(lists))
+    contents = list(map(_content, flat))
+    if not _ONLY_STR.issuperset(map(type, contents)):
+        raise TypeError
+    statuses: list[Status | None] = list(map(_STATUSES.__getitem__, map(_status, flat)))
+    if _BLOCKED in statuses:
+        raise TypeError  # a team plan: the general engine carries its fields
+    if list(map(len, flat)).count(2) == len(flat):
+        notes: list[Any] = [None] * len(flat)  # two keys, content and status: no notes
+    else:
+        if any(not _TEAM_KEYS.isdisjoint(item) for item in flat if len(item) > 2):
+            raise TypeError  # owner, reason or after: the general engine carries them
+        notes = list(map(_notes, flat))
+        for value in notes:
+            if value is not None and (type(value) is not list or not _ONLY_STR.issuperset(map(type, value))):
+                raise TypeError  # notes must be a list of strings, [] or absent
+    cols = []
+    start = 0
+    for name, size in zip(names, map(len, lists), strict=True):
+        end = start + size
+        cols.append(_Col(name, contents[start:end], statuses[start:end], notes[start:end]))
+        start = end
+    return cols
+
+
+def read_columns(phases: Iterable[Phase | Mapping[str, Any]]) -> list[_Col] | None:
+    """Phases (values or JSON dicts) as columns, or ``None`` when a dict is malformed."""
+    items = phases if type(phases) in (list, tuple) else list(phases)
+    try:
+        if all(type(p) is Phase for p in items):
+            return [_from_value(p) for p in items]  # type: ignore[arg-type]
+        if any(isinstance(p, Phase) for p in items):
+            return None
+        return _from_dicts(items)  # type: ignore[arg-type]
+    except (TypeError, KeyError, AttributeError, ValueError):
+        return None
+
+
+class Columns:
+    """The mutable working copy one parity batch is applied to."""
+
+    def __init__(self, phases: Iterable[Phase | Mapping[str, Any]]) -> None:
+        self.errors: list[str] = []
+        cols = read_columns(phases)
+        if cols is None:
+            raise TypeError  # the careful loader names the bad places
+        self._index(cols)
+        self.before_tasks = self.count
+        self.before_phases = len(cols)
+
+    def _index(self, cols: list[_Col]) -> None:
+        self.cols = cols
+        self.by_name: dict[str, _Col] = {}
+        self.by_content: dict[str, _Col] = {}
+        self.active: dict[tuple[_Col, int], None] = {}
+        self.uniform: Status | None = None
+        total = 0
+        for col in reversed(cols):
+            self.by_name[col.name] = col
+            contents = col.contents
+            total += len(contents)
+            self.by_content.update(zip(contents, repeat(col)))
+            if _ACTIVE in col.statuses:
+                for index, status in enumerate(col.statuses):
+                    if status is _ACTIVE:
+                        self.active[(col, index)] = None
+        #: Duplicate contents, or an op it does not know: the general engine must take the batch.
+        self.general = len(self.by_content) != total
+        self.count = total
+        if len(self.active) > 1:  # keep list order: the first active one is kept
+            order = {col: n for n, col in enumerate(cols)}
+            self.active = dict.fromkeys(sorted(self.active, key=lambda a: (order[a[0]], a[1])))
+
+    # -- lookups ---------------------------------------------------------------
+
+    def find_task(self, content: str | None) -> tuple[_Col, int] | None:
+        if not content:
+            self.errors.append("Missing task content")
+            return None
+        col = self.by_content.get(content)
+        if col is not None:
+            return col, col.position(content)
+        hint = _EMPTY_HINT if self.count == 0 else ""
+        self.errors.append(f'Task "{content}" not found{hint}')
+        return None
+
+    def find_phase(self, name: str) -> _Col | None:
+        col = self.by_name.get(name)
+        if col is None:
+            self.errors.append(f'Phase "{name}" not found')
+        return col
+
+    # -- changes ---------------------------------------------------------------
+
+    def _set(self, col: _Col, index: int, status: Status) -> None:
+        old = col.statuses[index]
+        if old is status:
+            return
+        if old is _ACTIVE:
+            del self.active[(col, index)]
+        elif status is _ACTIVE:
+            self.active[(col, index)] = None
+        col.statuses[index] = status
+        col.dirty = True
+        if col.touched is not None:
+            col.touched.add(index)
+        col.uniform = None
+        self.uniform = None
+
+    def _mark_col(self, col: _Col, status: Status) -> None:
+        """Give every live task of ``col`` ``status``; free when it already has."""
+        if col.uniform is status or len(col.contents) == col.holes:
+            return
+        if self.active:
+            for key in [a for a in self.active if a[0] is col]:
+                del self.active[key]
+        if col.holes:
+            col.statuses = [None if s is None else status for s in col.statuses]
+        else:
+            col.statuses = [status] * len(col.statuses)
+        col.dirty = True
+        col.touched = None
+        col.uniform = status
+        self.uniform = None
+        if status is _ACTIVE:
+            for index, now in enumerate(col.statuses):
+                if now is not None:
+                    self.active[(col, index)] = None
+
+    def _empty(self, col: _Col) -> None:
+        live = len(col.contents) - col.holes
+        if not live:
+            return
+        by_content = self.by_content
+        for content, status in zip(col.contents, col.statuses, strict=True):
+            if status is not None:
+                del by_content[content]
+        if self.active:
+            for key in [a for a in self.active if a[0] is col]:
+                del self.active[key]
+        col.contents, col.statuses, col.notes = [], [], []
+        col.tasks, col.place, col.holes = None, None, 0
+        col.dirty = True
+        self.count -= live
+
+    # -- ops ---------------------------------------------------------------------
+
+    def mark(self, op: Done | Drop, status: Status) -> None:
+        if op.task:
+            found = self.find_task(op.task)
+            if found is not None:
+                self._set(found[0], found[1], status)
+        elif op.phase:
+            col = self.find_phase(op.phase)
+            if col is not None:
+                self._mark_col(col, status)
+        elif self.uniform is not status:
+            for col in self.cols:
+                self._mark_col(col, status)
+            self.uniform = status
+
+    def start(self, op: Start) -> None:
+        found = self.find_task(op.task)
+        if found is None:
+            return
+        for other in list(self.active):
+            if other != found:
+                self._set(other[0], other[1], _PENDING)
+        self._set(found[0], found[1], _ACTIVE)
+
+    def rm(self, op: Rm) -> None:
+        if op.task:
+            found = self.find_task(op.task)
+            if found is None:
+                return
+            col, index = found
+            self.active.pop(found, None)
+            del self.by_content[col.contents[index]]
+            col.statuses[index] = None
+            col.holes += 1
+            col.dirty = True
+            col.touched = None
+            self.count -= 1
+        elif op.phase:
+            col = self.find_phase(op.phase)  # type: ignore[assignment]
+            if col is not None:
+                self._empty(col)
+        elif self.count:
+            for col in self.cols:
+                self._empty(col)
+
+    def append(self, op: Append) -> None:
+        if not op.phase:
+            self.errors.append("Missing phase name for append operation")
+            return
+        if not op.items:
+            self.errors.append("Missing items for append operation")
+            return
+        col = self.by_name.get(op.phase)
+        if col is None:
+            col = self._new_col(op.phase)
+        by_content = self.by_content
+        for content in op.items:
+            if content in by_content:
+                self.errors.append(f'Task "{content}" already exists')
+                continue
+            if col.place is not None:
+                col.place[content] = len(col.contents)
+            col.contents.append(content)
+            col.statuses.append(_PENDING)
+            col.notes.append(None)
+            if col.tasks is not None:
+                if not isinstance(col.tasks, list):
+                    col.tasks = list(col.tasks)
+                if col.touched is not None:
+                    col.touched.add(len(col.tasks))
+                col.tasks.append(None)
+            by_content[content] = col
+            self.count += 1
+            col.dirty = True
+            if col.uniform is not _PENDING:
+                col.uniform = None
+            self.uniform = None
+
+    def _new_col(self, name: str) -> _Col:
+        col = _Col(name, [], [], [])
+        self.cols.append(col)
+        self.by_name.setdefault(name, col)
+        return col
+
+    def note(self, op: Note) -> None:
+        found = self.find_task(op.task)
+        if found is None:
+            return
+        text = trim_end(op.text or "")
+        if not text:
+            self.errors.append("Missing text for note operation")
+            return
+        col, index = found
+        col.notes[index] = (*(col.notes[index] or ()), text)
+        col.dirty = True
+        if col.touched is not None:
+            col.touched.add(index)
+
+    def init(self, op: Init) -> None:
+        if op.list is None:
+            self.errors.append("Missing list for init operation")
+            self._index([])
+            return
+        cols = []
+        for entry in op.list:
+            items = list(entry.items)
+            cols.append(_Col(entry.phase, items, [_PENDING] * len(items), [None] * len(items)))
+        self._index(cols)
+
+    def run(self, op: Op | View) -> None:
+        kind = type(op)
+        if kind is Done:
+            self.mark(op, _COMPLETED)  # type: ignore[arg-type]
+        elif kind is Drop:
+            self.mark(op, _ABANDONED)  # type: ignore[arg-type]
+        elif kind is Start:
+            self.start(op)  # type: ignore[arg-type]
+        elif kind is Note:
+            self.note(op)  # type: ignore[arg-type]
+        elif kind is Rm:
+            self.rm(op)  # type: ignore[arg-type]
+        elif kind is Append:
+            self.append(op)  # type: ignore[arg-type]
+        elif kind is Init:
+            self.init(op)  # type: ignore[arg-type]
+        elif kind is not View:  # a view changes nothing; anything else is the general engine's
+            self.general = True
+
+    def normalize(self) -> None:
+        """Keep exactly one task active: the first one, else the first pending."""
+        if len(self.active) == 1 or self.count == 0:
+            return
+        if self.active:
+            order = {col: n for n, col in enumerate(self.cols)}
+            _first, *rest = sorted(self.active, key=lambda a: (order[a[0]], a[1]))
+            for col, index in rest:
+                self._set(col, index, _PENDING)
+            return
+        for col in self.cols:
+            if _PENDING in col.statuses:
+                self._set(col, col.statuses.index(_PENDING), _ACTIVE)
+                return
+
+    # -- results -----------------------------------------------------------------
+
+    def phases(self) -> tuple[Phase, ...]:
+        """The list as frozen values; unchanged phases and tasks are the input's."""
+        out = []
+        for col in self.cols:
+            if not col.dirty and col.source is not None:
+                out.append(col.source)
+                continue
+            col.compact()
+            old = col.tasks
+            if old is not None and col.touched is not None:
+                out.append(Phase(col.name, tuple(self._patched(col, old, col.touched))))
+                continue
+            tasks = []
+            for index, (content, status, notes) in enumerate(
+                zip(col.contents, col.statuses, col.notes, strict=True)
+            ):
+                task = old[index] if old is not None else None
+                if task is not None and task.status is status and task.notes is notes:
+                    tasks.append(task)
+                else:
+                    tasks.append(make_task(content, status, tuple(notes) if notes else ()))  # type: ignore[arg-type]
+            out.append(Phase(col.name, tuple(tasks)))
+        return tuple(out)
+
+    @staticmethod
+    def _patched(col: _Col, old: Sequence[Task | None], touched: set[int]) -> list[Task]:
+        """The input's tasks with only the touched positions rebuilt."""
+        tasks = list(old)
+        for index in touched:
+            task = tasks[index]
+            status, notes = col.statuses[index], col.notes[index]
+            if task is None or task.status is not status or task.notes is not notes:
+                tasks[index] = make_task(col.contents[index], status, tuple(notes) if notes else ())  # type: ignore[arg-type]
+        return tasks  # type: ignore[return-value]
+
+    def result(self, storage: str = "memory") -> dict[str, Any]:
+        """The tool result as JSON-ready data, straight from the columns."""
+        text, details = self.parts(storage)
+        return {"content": [{"type": "text", "text": text}], "details": details}
+
+    def parts(self, storage: str = "memory") -> tuple[str, dict[str, Any]]:
+        """The summary text and the JSON-ready details, in one pass over the columns."""
+        wire, prefix = _WIRE, _PREFIX
+        tree: list[str] = []
+        remaining: list[str] = []
+        dumped: list[dict[str, Any]] = []
+        tasks: list[dict[str, Any]]
+        current = -1
+        for number, col in enumerate(self.cols):
+            col.compact()
+            name = col.name
+            tree.append(f"  {name}:")
+            tasks = []
+            opened = len(remaining)
+            for c, s, n in zip(col.contents, col.statuses, col.notes, strict=True):
+                if s is _PENDING or s is _ACTIVE:
+                    remaining.append(f"  - {c} [{wire[s]}] ({name})")
+                if n:
+                    _noted(tree, c, s, n)  # type: ignore[arg-type]
+                    tasks.append({"content": c, "status": wire[s], "notes": list(n)})  # type: ignore[index]
+                else:
+                    tree.append(f"{prefix[s]}{c}")  # type: ignore[index]
+                    tasks.append({"content": c, "status": wire[s]})  # type: ignore[index]
+            dumped.append({"name": name, "tasks": tasks})
+            if current < 0 and len(remaining) > opened:
+                current = number
+        return self._summary(tree, remaining, current), {"phases": dumped, "storage": storage}
+
+    def _summary(self, tree: list[str], remaining: list[str], current: int) -> str:
+        head = [f"Errors: {'; '.join(self.errors)}"] if self.errors else []
+        if not self.count:
+            return head[0] if head else "Todo list cleared."
+        if remaining:
+            head.append(f"Remaining items ({len(remaining)}):")
+            head += remaining
+        else:
+            head.append("Remaining items: none.")
+        cols = self.cols
+        col = cols[current]
+        statuses = col.statuses
+        closed = len(statuses) - statuses.count(_PENDING) - statuses.count(_ACTIVE)
+        head.append(
+            f'Phase {current % len(cols) + 1}/{len(cols)} "{col.name}"'
+            f" — {closed}/{len(statuses)} tasks complete"
+        )
+        head += tree
+        return "\n".join(head)
+
+
+def _noted(lines: list[str], content: str, status: Status, notes: Sequence[str]) -> None:
+    """A noted task's summary line, and under the active task its notes."""
+    size = len(notes)
+    lines.append(f"{_PREFIX[status]}{content} (+{size} note{'' if size == 1 else 's'})")
+    if status is _ACTIVE:
+        for index, note in enumerate(notes):
+            if index:
+                lines.append("        ---")
+            lines.extend(f"        {line}" for line in note.split("\n"))
+
+
+def load_columns(phases: Iterable[Phase | Mapping[str, Any]]) -> Columns | None:
+    """The working copy of ``phases``, or ``None`` when the general path must take them.
+
+    ``None`` means duplicate contents or malformed dicts; the general path then
+    applies the batch or names each malformed place.
+    """
+    try:
+        work = Columns(phases)
+    except (TypeError, KeyError, AttributeError, ValueError):
+        return None
+    return None if work.general else work
+
+
+def apply_columns(work: Columns, ops: Iterable[Op | View]) -> bool:
+    """Apply ``ops`` in order to ``work`` and normalize; ``False`` if the general path must.
+
+    An ``init`` that makes duplicate contents needs the general engine; the
+    caller then applies the whole batch again from the input.
+    """
+    for op in ops:
+        work.run(op)
+        if work.general:
+            return False
+    work.normalize()
+    return True
+
+
+#: Outcomes built from columns, by ``id``, with the columns they came from: the tool
+#: result of such an outcome is built from the columns in one pass. An entry goes when
+#: its outcome does; both are never changed after the batch.
+_BUILT: dict[int, tuple[weakref.ref[Any], Columns]] = {}
+
+
+def remember(outcome: object, work: Columns) -> None:
+    """Keep ``work`` for :func:`recall` while ``outcome`` (a frozen value made from it) lives."""
+    key = id(outcome)
+
+    def forget(_: object, key: int = key) -> None:
+        _BUILT.pop(key, None)
+
+    _BUILT[key] = (weakref.ref(outcome, forget), work)
+
+
+def recall(outcome: object) -> Columns | None:
+    """The columns ``outcome`` was made from, if it was."""
+    entry = _BUILT.get(id(outcome))
+    if entry is None or entry[0]() is not outcome:
+        return None
+    return entry[1]
