@@ -1,6 +1,6 @@
-"""Per-call cost of a durable session beside the in-memory call, and open time.
+"""Per-call cost of a durable session beside the in-memory call, open time, throughput and log bytes.
 
-Usage: ``python -m benchmarks.sessions [--rounds N] [--calls N]``.
+Usage: ``python -m benchmarks.sessions [--rounds N] [--calls N] [--dsn DSN] [--only log]``.
 
 * ``w1``: one ``todo_write`` of the w1 workload, on a session whose list is
   reset to w1's ``before`` (untimed) before each timed call;
@@ -8,15 +8,24 @@ Usage: ``python -m benchmarks.sessions [--rounds N] [--calls N]``.
 * ``open``: ``Session.open`` on logs of 1,000 and 10,000 w1-sized events, with
   the peak memory it allocates beside the log's size.
 
+* ``writes/s``: small ``todo_write`` calls per second with 1 writer and with 8
+  writer processes on one session, on JSONL, SQLite and PostgreSQL;
+* ``open 10k``: ``Session.open`` of a 10,000-event log (the w5 trace replayed
+  50 times) on JSONL, SQLite and PostgreSQL;
+* ``bytes/write``: log bytes per ``todo_write`` on sessions of 10 and 10,000
+  tasks (a ``done`` and an ``append`` per call, checkpoints included).
+
 Stores: ``memory`` (MemoryStore), ``jsonl`` (fsync per call, the default),
-``jsonl-nofsync``, ``sqlite`` (WAL, synchronous=FULL). Run it under ``nice``
-on a shared machine and compare ratios, not absolute figures.
+``jsonl-nofsync``, ``sqlite`` (WAL, synchronous=FULL), ``postgres`` (``--dsn``,
+else ``$PHASETODO_TEST_DSN``, else a throwaway cluster as the tests start one).
+Run it under ``nice`` on a shared machine and compare ratios, not absolute figures.
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import statistics
 import tempfile
 import time
@@ -129,14 +138,168 @@ def open_cost(where: Path, rounds: int) -> list[tuple[str, int, float, int, int]
     return rows
 
 
+def _durable(name: str, where: Path, dsn: str | None) -> str:
+    """A ``--store`` string for one durable store kind."""
+    if name == "jsonl":
+        return f"jsonl:{where / 'logs'}"
+    if name == "sqlite":
+        return f"sqlite:{where / 's.db'}"
+    assert dsn is not None
+    return dsn
+
+
+def _fresh(name: str, where: Path, dsn: str | None) -> phasetodo.Store:
+    if name == "postgres":
+        assert dsn is not None
+        import psycopg
+
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute("DROP TABLE IF EXISTS phasetodo_events, phasetodo_sessions")
+    return phasetodo.stores.store_from_url(_durable(name, where, dsn))
+
+
+def _writer(spec: str, tag: str, count: int, ready: Any, go: Any) -> None:
+    """One writer process: open the session, wait for ``go``, then ``count`` small calls."""
+    store = phasetodo.stores.store_from_url(spec)
+    with phasetodo.Session.open("tp", store, resume="keep", clear_delay=-1) as session:
+        ready.release()
+        go.wait()
+        for k in range(count):
+            session.todo_write({"ops": [{"op": "append", "phase": tag, "items": [f"{tag}-{k}"]}]})
+    store.close()
+
+
+def throughput(where: Path, dsn: str | None, calls: int) -> list[tuple[str, float, float]]:
+    """(store, writes/s with 1 writer, writes/s with 8 writer processes), timed from a common start."""
+    import multiprocessing
+
+    rows = []
+    context = multiprocessing.get_context("spawn")
+    for name in ("jsonl", "sqlite", "postgres"):
+        rates = []
+        for writers in (1, 8):
+            place = where / f"tp-{name}-{writers}"
+            _fresh(name, place, dsn).close()
+            spec = _durable(name, place, dsn)
+            ready, go = context.Semaphore(0), context.Event()
+            procs = [
+                context.Process(target=_writer, args=(spec, f"w{i}", calls, ready, go))
+                for i in range(writers)
+            ]
+            for proc in procs:
+                proc.start()
+            for _ in procs:  # every writer imported phasetodo and opened the session
+                ready.acquire()
+            start = time.perf_counter()
+            go.set()
+            for proc in procs:
+                proc.join()
+            elapsed = time.perf_counter() - start
+            rates.append(writers * calls / elapsed)
+        rows.append((name, rates[0], rates[1]))
+    return rows
+
+
+def open_10k(where: Path, dsn: str | None, rounds: int) -> list[tuple[str, float, int]]:
+    """(store, µs to open a 10,000-event session, bytes read where countable)."""
+    trace = load("w5_trace")["calls"]
+    rows = []
+    for name in ("jsonl", "sqlite", "postgres"):
+        place = where / f"open10k-{name}"
+        store = _fresh(name, place, dsn)
+        log = store.open("big")
+        phases: tuple[phasetodo.Phase, ...] = ()
+        with log.lock():
+            for version in range(1, 10_001):
+                params = trace[(version - 1) % len(trace)]
+                phases = phasetodo.call(params, phases, limits=None).phases
+                log.append(Event(version, "write", float(version), phases, ops=tuple(params["ops"]),
+                                 profile="parity"))
+        log.close()
+        store.close()
+        again = phasetodo.stores.store_from_url(_durable(name, place, dsn))
+        elapsed = median_us(lambda s=again: phasetodo.Session.open("big", s).close(), rounds)  # type: ignore[misc]
+        with phasetodo.Session.open("big", again) as session:
+            read = getattr(session._log, "bytes_read", -1)
+        again.close()
+        rows.append((name, elapsed, read))
+    return rows
+
+
+def _log_bytes(store: phasetodo.Store) -> int:
+    if isinstance(store, phasetodo.JsonlStore):
+        return sum(p.stat().st_size for p in store.directory.glob("*.jsonl"))
+    if isinstance(store, phasetodo.SqliteStore):
+        return int(store.read("SELECT coalesce(sum(length(body)), 0) FROM events", ())[0][0])
+    assert isinstance(store, phasetodo.PostgresStore)
+    return int(store.read("SELECT coalesce(sum(octet_length(body)), 0) FROM phasetodo_events", ())[0][0])
+
+
+def bytes_per_write(where: Path, dsn: str | None, writes: int) -> list[tuple[str, int, float, float]]:
+    """(store, tasks, log bytes per write, bytes of the write's ops) on 10 and 10,000 tasks."""
+    rows = []
+    for name in ("jsonl", "sqlite", "postgres"):
+        for tasks in (10, 10_000):
+            per = min(tasks, 100)
+            init = {"ops": [{"op": "init", "list": [
+                {"phase": f"Phase {p}", "items": [f"task {p}-{t} with a realistic name" for t in range(per)]}
+                for p in range(tasks // per)]}]}
+            store = _fresh(name, where / f"bytes-{name}-{tasks}", dsn)
+            session = phasetodo.Session.open("b", store, resume="keep", clear_delay=-1)
+            session.todo_write(init)
+            session.todo_write({"ops": [{"op": "start", "task": "task 0-0 with a realistic name"}]})
+            start, ops_bytes = _log_bytes(store), 0
+            for k in range(writes):
+                target = f"task {k % (tasks // per)}-{(k // (tasks // per)) % per} with a realistic name"
+                params = {"ops": [{"op": "done", "task": target},
+                                  {"op": "append", "phase": "Late", "items": [f"late {k}"]}]}
+                ops_bytes += len(json.dumps(params["ops"]))
+                session.todo_write(params)
+            rows.append((name, tasks, (_log_bytes(store) - start) / writes, ops_bytes / writes))
+            session.close()
+            store.close()
+    return rows
+
+
+def _postgres(dsn: str | None) -> Any:
+    """A context giving a DSN: the one given, ``$PHASETODO_TEST_DSN``, or a throwaway cluster."""
+    import contextlib
+    import os
+
+    given = dsn or os.environ.get("PHASETODO_TEST_DSN")
+    if given:
+        return contextlib.nullcontext(given)
+    from tests.postgres_support import cluster
+
+    return cluster()
+
+
 def main(argv: list[str] | None = None) -> None:
     """Print the three tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--calls", type=int, default=300, help="timed w1 calls per store")
+    parser.add_argument("--dsn", help="a PostgreSQL server to use (default: start a throwaway one)")
+    parser.add_argument("--writes", type=int, default=200, help="writes per writer process")
+    parser.add_argument(
+        "--bytes-writes", type=int, default=2_000,
+        help="writes per bytes-per-write run (enough to include a checkpoint on 10,000 tasks)",
+    )
+    parser.add_argument("--only", choices=["log"], help="only the event-log tables (writes/s, open, bytes)")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, _postgres(args.dsn) as dsn:
         where = Path(tmp)
+        print(f"{'writes/s':<10}{'1 writer':>10}{'8 writers':>11}")
+        for name, one, eight in throughput(where, dsn, args.writes):
+            print(f"{name:<10}{one:>10,.0f}{eight:>11,.0f}")
+        print(f"\n{'open 10k':<10}{'ms':>10}{'bytes read':>12}")
+        for name, us, read in open_10k(where, dsn, args.rounds):
+            print(f"{name:<10}{us / 1000:>10,.1f}{read if read >= 0 else '-':>12}")
+        print(f"\n{'bytes/write':<12}{'tasks':>8}{'log B':>8}{'ops B':>8}")
+        for name, tasks, per, ops in bytes_per_write(where, dsn, args.bytes_writes):
+            print(f"{name:<12}{tasks:>8,}{per:>8,.0f}{ops:>8,.0f}")
+        if args.only == "log":
+            return
         first = w1(where, args.calls)
         print(f"{'w1 µs/call':<16}{'µs':>10}{'x in-memory':>13}")
         for name, us in first.items():

@@ -45,9 +45,12 @@ def _make_store(kind: str, where: Path) -> phasetodo.Store:
     return phasetodo.MemoryStore()
 
 
-@pytest.fixture(params=["jsonl", "sqlite", "memory"])
+@pytest.fixture(params=["jsonl", "sqlite", "memory", "postgres"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[phasetodo.Store]:
-    """Each store kind, fresh."""
+    """Each store kind, fresh (PostgreSQL on a real server)."""
+    if request.param == "postgres":
+        yield request.getfixturevalue("postgres_store")
+        return
     made = _make_store(request.param, tmp_path)
     yield made
     made.close()

@@ -31,13 +31,16 @@ def _contents(phases: tuple[phasetodo.Phase, ...]) -> list[str]:
     return [t.content for p in phases for t in p.tasks]
 
 
-@pytest.mark.parametrize("kind", ["jsonl", "sqlite"])
+@pytest.mark.parametrize("kind", ["jsonl", "sqlite", "postgres"])
 class TestForkedWriters:
     def test_a_session_used_from_forked_children_loses_no_acknowledged_write(
-        self, kind: str, tmp_path: Path
+        self, kind: str, tmp_path: Path, request: pytest.FixtureRequest
     ) -> None:
         """Children forked from a process holding an open session exclude each other and the parent."""
-        store = _store(kind, tmp_path)
+        if kind == "postgres":
+            store: phasetodo.Store = request.getfixturevalue("postgres_store")
+        else:
+            store = _store(kind, tmp_path)
         session = phasetodo.Session.open("s", store, resume="keep", clear_delay=-1)
         _append(session, "seed")
         pids = []
@@ -94,6 +97,8 @@ class TestSymlinksAreNeverFollowed:
         """Moving a torn tail aside refuses a `<id>.jsonl.torn` symlink and changes nothing."""
         store = phasetodo.JsonlStore(tmp_path / "logs")
         log = store.open("s")
+        with log.lock():  # creates the file
+            pass
         log.close()
         path = tmp_path / "logs" / "s.jsonl"
         with path.open("ab") as handle:

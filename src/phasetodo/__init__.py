@@ -50,7 +50,7 @@ from .errors import (
 )
 from .session import ScopedSession, Session, run_auto_clear
 from .session_changes import Change
-from .stores import Event, JsonlStore, MemoryStore, SqliteStore, Store
+from .stores import Event, JsonlStore, MemoryStore, PostgresStore, SqliteStore, Store
 from .tool import MemoryState, TodoState, TodoWriteTool, ToolResult, call, todo_write
 
 __all__ = [
@@ -99,6 +99,7 @@ __all__ = [
     "PhaseJSON",
     "PhasetodoError",
     "PhasetodoWarning",
+    "PostgresStore",
     "Profile",
     "ProfileLike",
     "ResultJSON",

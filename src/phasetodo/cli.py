@@ -1,7 +1,8 @@
 """The ``phasetodo`` command: look at and edit the list an agent keeps.
 
 It works on one session of a session store: ``--store PATH`` (a directory for
-the JSONL store, ``sqlite:FILE`` for SQLite; default ``./.phasetodo``) and
+the JSONL store, ``sqlite:FILE`` for SQLite, ``postgresql://...`` for
+PostgreSQL; default ``./.phasetodo``) and
 ``--session ID`` (default ``default``). ``apply`` is one ``todo_write`` call,
 as an agent makes it; every other change (``edit``, ``import``, ``append``,
 ``start``, ``done``, ``drop``, ``rm``) is recorded as a user edit.
@@ -48,7 +49,7 @@ from ._views.markdown import markdown_to_phases, phases_to_markdown
 from ._views.render import render_rich, render_text, visible
 from .errors import InvalidParams, InvalidSessionId, NoAgentSession, NotSessionOwner, PhasetodoError
 from .session import Session
-from .stores import JsonlStore, SqliteStore, check_session_id
+from .stores import JsonlStore, SqliteStore, Store, check_session_id, store_from_url
 from .tool import call
 
 __all__ = ["DEFAULT_SESSION", "DEFAULT_STORE", "DEMO_CALLS", "DEMO_SESSION", "MAX_INPUT_BYTES", "main"]
@@ -113,12 +114,14 @@ def _usage(message: str) -> NoReturn:
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:")
 
 
-def _store(spec: str, *, must_exist: bool = False) -> JsonlStore | SqliteStore:
+def _store(spec: str, *, must_exist: bool = False) -> Store:
     """The store ``--store`` names; raises ``_Exit`` naming what is wrong with it.
 
     ``must_exist`` (the reading verbs): a store that is not there is an error
     (exit 1), and nothing is created.
     """
+    if spec.startswith(("postgresql://", "postgres://")):
+        return store_from_url(spec)  # PostgreSQL, for agents on many machines
     if spec.startswith("sqlite:"):
         file = spec.removeprefix("sqlite:")
         if not file:
@@ -776,7 +779,7 @@ def _parser() -> argparse.ArgumentParser:
         "--store",
         metavar="PATH",
         default=argparse.SUPPRESS,
-        help=f"a directory (JSONL store) or sqlite:FILE (default {DEFAULT_STORE})",
+        help=f"a directory (JSONL store), sqlite:FILE or postgresql://DSN (default {DEFAULT_STORE})",
     )
     common.add_argument(
         "--session",

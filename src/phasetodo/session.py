@@ -1,12 +1,14 @@
 """Durable sessions: one agent's todo list kept as an append-only event log.
 
-Every successful ``todo_write`` appends an event holding the full phases
-snapshot; a person's edit appends a distinct ``user_edit`` event and
-auto-clear a ``clear`` event. The list is the newest snapshot
-(last-write-wins), so reopening a session re-derives it from the log alone,
-reading only the newest event. Writes hold the store's lock, build on the
-newest version in the log (another process may have written since) and
-return only once their event is durable.
+Every successful ``todo_write`` appends an event holding the validated ops it
+applied (and the profile that ran them); a person's edit appends a distinct
+``user_edit`` event and auto-clear a ``clear`` event, each as a structural
+diff. Now and then the store writes a checkpoint (the whole list), so that
+reopening a session reads one checkpoint and replays a bounded tail. Writes
+hold the store's lock, build on the newest version in the log (another process
+may have written since) and return only once their event is durable. Reads
+(:attr:`Session.phases`, :attr:`Session.version`) look at the store's newest
+version first, so they are never stale; :meth:`Session.watch` follows new events.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, TypeVar
@@ -22,7 +24,7 @@ from typing import Any, Literal, TypeVar
 from ._core.codec import as_phases
 from ._core.limits import DEFAULT_LIMITS, Limits
 from ._core.model import Phase
-from ._profiles.builtin import ProfileLike, resolve
+from ._profiles.builtin import BUILTIN, ProfileLike, resolve
 from ._profiles.registry import Profile
 from ._profiles.result import ResultJSON, Storage, ToolResult
 from .errors import (
@@ -35,6 +37,7 @@ from .errors import (
 )
 from .session_changes import Change, TaskKey, change, closed_tasks, remove_closed, strip_closed
 from .stores import Event, EventKind, JsonlStore, Log, Store
+from .stores._base import check_agent
 from .tool import DEFAULT, call
 
 __all__ = ["ResumePolicy", "ScopedSession", "Session", "default_directory", "run_auto_clear"]
@@ -72,8 +75,9 @@ def _check_policies(resume: object, clear_delay: object) -> None:
 class Session:
     """One agent's todo list, durable in a store. Create it with :meth:`open`.
 
-    ``phases`` and ``version`` are this object's view, brought up to date by
-    every write, :meth:`refresh` and :meth:`tick`.
+    ``phases`` and ``version`` are fresh: each read first looks at the store's
+    newest version (a ``stat`` for JSONL, one indexed query for SQLite and
+    PostgreSQL) and catches up when another writer appended.
     """
 
     def __init__(
@@ -94,15 +98,15 @@ class Session:
         #: The limits calls are checked against unless they give others (``None``: none).
         self.limits: Limits | None = limits
         self._log = log
-        self._agent = agent
+        self._agent = check_agent(agent)
         self._clear_delay = float(clear_delay)
         self._clock = clock
         self._own_store = own_store
         self._closed = False
+        self._written: int | None = None
         self._deadlines: dict[TaskKey, float] = {}
         self._last: tuple[tuple[Phase, ...], tuple[Phase, ...]] | Change | None = None
-        with log.lock():
-            latest = log.latest()
+        latest = log.latest()  # reading takes no lock and creates nothing
         self._version = latest.version if latest is not None else 0
         phases = latest.phases if latest is not None else ()
         self._phases = strip_closed(phases) if resume == "strip" else phases
@@ -140,6 +144,7 @@ class Session:
         ``agent``). ``resume`` then defaults to ``"keep"``, since one agent's
         reopening must not strip the plan everyone shares (else ``"strip"``).
         """
+        check_agent(agent)
         chosen = resolve(profile)
         if resume is None:
             resume = "keep" if chosen.shared else "strip"
@@ -149,6 +154,9 @@ class Session:
             store = own = JsonlStore(default_directory())
         log = store.open(session_id, owner=(lead or agent) if chosen.shared else agent)
         try:
+            if agent is not None and log.owner == agent:
+                with log.lock():  # an agent's session is claimed at open; others create nothing
+                    pass
             if chosen.shared:
                 pass  # every agent may write a shared plan; the log's owner is its lead
             elif agent is not None and log.owner is not None and agent != log.owner:
@@ -187,13 +195,20 @@ class Session:
 
     @property
     def phases(self) -> tuple[Phase, ...]:
-        """The current list as this session last saw it."""
+        """The current list: the newest event in the store, whoever wrote it."""
+        self._fresh()
         return self._phases
 
     @property
     def version(self) -> int:
-        """How many events the log held when this session last looked."""
+        """How many events the store's log holds now (0 for a new session)."""
+        self._fresh()
         return self._version
+
+    @property
+    def written(self) -> int | None:
+        """The version of the newest event this session object appended, or None."""
+        return self._written
 
     @property
     def closed(self) -> bool:
@@ -214,22 +229,68 @@ class Session:
         return self._clock
 
     def refresh(self) -> tuple[Phase, ...]:
-        """Catch up with events other writers appended; returns the list."""
-        self._check_open()
-        with self._log.lock():
-            return self._sync()
+        """Catch up with events other writers appended; returns the list.
 
-    def events(self) -> Iterator[Event]:
-        """Every event of the log in order: version, kind, time, phases, source."""
+        Reading :attr:`phases` or :attr:`version` does this already.
+        """
         self._check_open()
-        return self._log.events()
+        return self._sync()
+
+    def events(self, after: int = 0) -> Iterator[Event]:
+        """The log's events above version ``after`` in order, each with the list after it."""
+        self._check_open()
+        return self._log.events(after)
 
     def logged_phases(self) -> tuple[Phase, ...]:
-        """The newest snapshot in the log, before any resume stripping."""
+        """The newest list in the log, before any resume stripping."""
         self._check_open()
-        with self._log.lock():
-            latest = self._log.latest()
+        latest = self._log.latest()
         return latest.phases if latest is not None else ()
+
+    def watch(self, timeout: float | None = None, *, after: int | None = None) -> Iterator[Event]:
+        """Yield each new event as it lands in the store, whoever wrote it, in version order.
+
+        Starts after this session's current version (or after ``after``) and
+        keeps :attr:`phases` up to date as it goes. Stops once ``timeout``
+        seconds pass without a new event (``None``: never) or the session
+        closes. JSONL and SQLite poll cheaply; PostgreSQL waits on LISTEN/NOTIFY.
+        """
+        cursor = self.version if after is None else after
+        while not self._closed:
+            moved = False
+            for event in self._log.events(cursor):
+                cursor, moved = event.version, True
+                self._advance_to(event.version, event.phases)
+                yield event
+            if not moved and not self._log.wait(cursor, timeout):
+                return
+
+    async def awatch(
+        self, timeout: float | None = None, *, after: int | None = None
+    ) -> AsyncIterator[Event]:
+        """:meth:`watch` for asyncio: waits in a worker thread, never blocking the loop."""
+        import asyncio
+
+        cursor = self.version if after is None else after
+        while not self._closed:
+            batch = await asyncio.to_thread(self._next_batch, cursor, timeout)
+            if not batch:
+                return
+            for event in batch:
+                cursor = event.version
+                self._advance_to(event.version, event.phases)
+                yield event
+
+    def _next_batch(self, cursor: int, timeout: float | None) -> list[Event]:
+        batch = list(self._log.events(cursor))
+        if batch or not self._log.wait(cursor, timeout):
+            return batch
+        return list(self._log.events(cursor))
+
+    def compact(self) -> None:
+        """Rewrite the log in the newest format (deltas and checkpoints), keeping its history."""
+        self._check_open()
+        self._log.compact()
 
     # -- writes ------------------------------------------------------------------
 
@@ -292,13 +353,24 @@ class Session:
         def make(current: tuple[Phase, ...]) -> tuple[tuple[Phase, ...] | None, ToolResult]:
             result = call(
                 params, current, profile=chosen, limits=bound, storage=self.storage,
-                agent=writer, lead=lead, scope=scope,
+                agent=writer, lead=self._log.owner if chosen.shared else None, scope=scope,
             )
             if result.is_error and chosen.atomic:
                 return None, result  # refused: nothing applied, nothing appended
             return result.phases, result
 
-        return self._commit("write", make, expected_version, agent=writer)
+        # The log keeps the validated ops and replays them with the same built-in
+        # profile and agent; a call of a profile it could not name again is kept
+        # as what it changed. So is a call on a shared plan: it also depends on
+        # the plan's lead and the call's scope, which a replay would not know.
+        replayable = BUILTIN.get(chosen.name) is chosen and not chosen.shared and scope is None
+
+        def ops() -> tuple[Any, ...] | None:  # asked once the call validated them
+            return tuple(params["ops"]) if replayable else None
+
+        return self._commit(
+            "write", make, expected_version, agent=writer, ops=ops, profile=chosen.name, chosen=chosen
+        )
 
     def scoped(self, *, agent: str, phase: str) -> ScopedSession:
         """A handle for a subagent that sees and changes only ``phase`` of this shared plan.
@@ -387,24 +459,24 @@ class Session:
     # -- notebook display (see phasetodo.render) -----------------------------------
 
     def _display_title(self) -> str:
-        return f"session {self.session_id} · version {self._version}"
+        return f"session {self.session_id} · version {self.version}"
 
     def _repr_html_(self) -> str:
         from ._views.render import render_html
 
-        return render_html(self._phases, title=self._display_title())
+        return render_html(self.phases, title=self._display_title())
 
     def _repr_markdown_(self) -> str:
         from ._views.render import render_markdown
 
-        return render_markdown(self._phases, title=self._display_title())
+        return render_markdown(self.phases, title=self._display_title())
 
     def _repr_mimebundle_(
         self, include: object = None, exclude: object = None
     ) -> dict[str, str]:
         from ._views.render import mimebundle
 
-        return mimebundle(self._phases, title=self._display_title())
+        return mimebundle(self.phases, title=self._display_title())
 
     # -- internals ---------------------------------------------------------------
 
@@ -438,9 +510,14 @@ class Session:
         *,
         source: str | None = None,
         agent: str | None = None,
+        ops: Callable[[], tuple[Any, ...] | None] | None = None,
+        profile: str | None = None,
+        chosen: Profile | None = None,
     ) -> _T:
         self._check_open()
         with self._log.lock():
+            if kind == "write":  # the lock created the log, maybe with another agent as owner
+                self._writer(agent, chosen if chosen is not None else self.profile)
             current = self._sync()
             if expected_version is not None and expected_version != self._version:
                 raise VersionConflict(self.session_id, expected_version, self._version)
@@ -448,14 +525,25 @@ class Session:
             if after is None:  # the call was refused: nothing to append
                 return result
             version = self._version + 1
-            self._log.append(Event(version, kind, float(self._clock()), after, source, agent))
+            done = ops() if ops is not None else None
+            event = Event(
+                version, kind, float(self._clock()), after, source, agent, done,
+                profile if done is not None else None,
+            )
+            self._log.append(event)
         # Only once the lock is released is the event committed (SQLite commits then):
         # a failed commit raised above and left this view on the saved state.
+        self._written = version
         self._advance_to(version, after)
         return result
 
+    def _fresh(self) -> None:
+        """Catch up if the store holds a newer version than this view (a cheap look)."""
+        if not self._closed and self._log.version() != self._version:
+            self._sync()
+
     def _sync(self) -> tuple[Phase, ...]:
-        """Adopt the log's newest event if another writer appended (lock held)."""
+        """Adopt the log's newest event if another writer appended."""
         latest = self._log.latest()
         version = latest.version if latest is not None else 0
         if version != self._version:

@@ -2,6 +2,8 @@
 
 * :class:`JsonlStore` — the embedded default, one JSON Lines file per session;
 * :class:`SqliteStore` — many sessions in one SQLite file (WAL);
+* :class:`PostgresStore` — many sessions in one PostgreSQL database, for agents
+  on many machines (``phasetodo[postgres]``);
 * :class:`MemoryStore` — this process only (``storage == "memory"``).
 
 A server-backed store is one more module implementing :class:`Store` and
@@ -20,8 +22,10 @@ from ._base import (
     event_from_json,
     event_to_json,
 )
+from ._url import store_from_url
 from .jsonl import JsonlLog, JsonlStore
 from .memory import MemoryLog, MemoryStore
+from .postgres import PostgresLog, PostgresStore
 from .sqlite import SqliteLog, SqliteStore
 
 __all__ = [
@@ -33,10 +37,13 @@ __all__ = [
     "Log",
     "MemoryLog",
     "MemoryStore",
+    "PostgresLog",
+    "PostgresStore",
     "SqliteLog",
     "SqliteStore",
     "Store",
     "check_session_id",
     "event_from_json",
     "event_to_json",
+    "store_from_url",
 ]

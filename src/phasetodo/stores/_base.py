@@ -27,9 +27,11 @@ __all__ = [
     "EventKind",
     "Log",
     "Store",
+    "check_agent",
     "check_session_id",
     "event_from_json",
     "event_to_json",
+    "poll_wait",
 ]
 
 #: ``write``: a successful todo_write call; ``user_edit``: a person changed the
@@ -40,12 +42,14 @@ EVENT_KINDS: tuple[EventKind, ...] = ("write", "user_edit", "clear")
 
 @attrs.frozen
 class Event:
-    """One entry of a session log: the full phases snapshot after a change.
+    """One entry of a session log, with the list after it.
 
-    Replay is last-write-wins: the newest event's ``phases`` is the list.
     ``version`` counts events from 1; ``time`` is the session clock's reading
     (seconds); ``source`` says where a user edit came from; ``agent`` is the
-    agent that made a tool write, when known.
+    agent that made a tool write, when known. A ``write`` carries the ``ops``
+    it applied (JSON data, as validated) and the ``profile`` that ran them: a
+    store keeps those, not the list, and materializes ``phases`` by replaying
+    them. ``ops`` is None for edits, clears, and writes a store cannot replay.
     """
 
     version: int
@@ -54,6 +58,21 @@ class Event:
     phases: tuple[Phase, ...]
     source: str | None = None
     agent: str | None = None
+    ops: tuple[Any, ...] | None = attrs.field(default=None, eq=False)
+    profile: str | None = attrs.field(default=None, eq=False)
+
+
+def check_agent(agent: object, place: str = "agent") -> str | None:
+    """Return ``agent`` if it is None or a non-empty string without control characters."""
+    if agent is None:
+        return None
+    if not isinstance(agent, str):
+        raise TypeError(f"{place}: must be a string or None, not {type(agent).__name__}")
+    try:
+        agent.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{place}: {agent!r} holds a lone surrogate") from None
+    return agent
 
 
 def event_to_json(event: Event) -> dict[str, Any]:
@@ -95,6 +114,10 @@ def event_from_json(data: object) -> Event:
 
 
 _MAX_ID = 200
+#: Bytes a file name may take on common file systems, and the longest name a store
+#: makes from an id: ``<id>.jsonl.torn``.
+_NAME_MAX = 255
+_LONGEST_SUFFIX = len(".jsonl.torn")
 _BAD_ID = re.compile(r"[\x00-\x1f\x7f/\\:]")
 
 
@@ -102,8 +125,9 @@ def check_session_id(session_id: object) -> str:
     """Return ``session_id`` if it is safe as a file name in any store.
 
     Rejects non-strings, empty ids, ``.`` and ``..``, path separators, drive
-    colons, NUL and other control characters, and ids over 200 characters, so
-    no id can name a place outside its store.
+    colons, NUL and other control characters, lone surrogates, ids over 200
+    characters and ids whose longest file name (``<id>.jsonl.torn``) would pass
+    255 bytes, so no id can name a place outside its store or fail as a name.
     """
     if not isinstance(session_id, str):
         raise InvalidSessionId(f"session_id: must be a string, not {type(session_id).__name__}")
@@ -111,6 +135,16 @@ def check_session_id(session_id: object) -> str:
         raise InvalidSessionId(f"session_id: {session_id!r} is not a usable name")
     if len(session_id) > _MAX_ID:
         raise InvalidSessionId(f"session_id: longer than {_MAX_ID} characters")
+    try:
+        size = len(session_id.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InvalidSessionId(
+            f"session_id: {session_id!r} holds a lone surrogate, which no file name or database can keep"
+        ) from None
+    if size + _LONGEST_SUFFIX > _NAME_MAX:
+        raise InvalidSessionId(
+            f"session_id: {size} bytes in UTF-8; at most {_NAME_MAX - _LONGEST_SUFFIX} fit in a file name"
+        )
     bad = _BAD_ID.search(session_id)
     if bad is not None:
         raise InvalidSessionId(
@@ -122,8 +156,14 @@ def check_session_id(session_id: object) -> str:
 class Log(Protocol):
     """One session's append-only event log, as a store opened it.
 
-    Writers call :meth:`latest` and :meth:`append` inside :meth:`lock`, so the
-    version they build on is the version they append after.
+    A writer holds :meth:`lock`, reads :meth:`latest` (the newest version, other
+    processes' writes included), builds the next event from it and
+    appends it; the event is durable once the block exits. So every
+    call is applied to the newest version under the store's writer lock, on
+    every store. Readers need no lock: :meth:`version` is a cheap look at the
+    newest version, :meth:`latest` materializes its list (one checkpoint plus a
+    bounded tail of deltas), :meth:`events` replays the history and :meth:`wait`
+    blocks until a newer version lands.
     """
 
     @property
@@ -144,27 +184,41 @@ class Log(Protocol):
     def lock(self) -> AbstractContextManager[None]:
         """Hold the session exclusively across threads and processes (re-entrant).
 
-        Events appended inside are durable when the block exits.
+        Creates the log if it does not exist yet. Events appended inside are
+        durable when the block exits.
         """
+        ...
+
+    def version(self) -> int:
+        """The newest version in the store (0 for an empty log); cheap enough for every read."""
         ...
 
     def latest(self) -> Event | None:
-        """The newest event (its snapshot is the list), or None for an empty log.
-
-        Costs the size of one snapshot, not of the history.
-        """
+        """The newest event with its list, or None for an empty log."""
         ...
 
     def append(self, event: Event) -> None:
-        """Append ``event``, whose version must be the latest version plus one."""
+        """Append ``event`` (inside :meth:`lock`); its version must be the latest plus one.
+
+        A ``write`` event with ``ops`` is kept as its ops; any other as a
+        structural diff; now and then as a checkpoint holding the whole list.
+        """
         ...
 
-    def events(self) -> Iterator[Event]:
-        """Every event in version order, read lazily."""
+    def events(self, after: int = 0) -> Iterator[Event]:
+        """Every event with a version above ``after``, in version order, lists materialized."""
+        ...
+
+    def wait(self, after: int, timeout: float | None = None) -> bool:
+        """Block until the newest version is above ``after``; False if ``timeout`` seconds passed."""
+        ...
+
+    def compact(self) -> None:
+        """Rewrite the log in the newest format: deltas and checkpoints, history kept."""
         ...
 
     def close(self) -> None:
-        """Release the log's file handles; the store stays open."""
+        """Release the log's handles; the store stays open."""
         ...
 
 
@@ -177,7 +231,10 @@ class Store(Protocol):
         ...
 
     def open(self, session_id: str, *, owner: str | None = None) -> Log:
-        """Open (creating if needed) one session's log; a new log records ``owner``."""
+        """Open one session's log; the log is created (recording ``owner``) at its first write.
+
+        Opening creates nothing, so reading needs no write access.
+        """
         ...
 
     def sessions(self) -> list[str]:
@@ -187,3 +244,19 @@ class Store(Protocol):
     def close(self) -> None:
         """Release the store's resources."""
         ...
+
+
+def poll_wait(log: Log, after: int, timeout: float | None, interval: float = 0.05) -> bool:
+    """:meth:`Log.wait` by polling :meth:`Log.version` every ``interval`` seconds."""
+    import time
+
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while log.version() <= after:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(interval, left))
+        else:
+            time.sleep(interval)
+    return True

@@ -20,16 +20,17 @@ file there, so the ``flock`` of parent and children exclude each other.
 from __future__ import annotations
 
 import errno
-import json
 import os
 import re
 import threading
 import warnings
+from collections import deque
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, cast
 
+from .._core.model import Phase
 from ..errors import (
     CorruptLog,
     CorruptLogWarning,
@@ -38,7 +39,8 @@ from ..errors import (
     TornTailWarning,
     VersionConflict,
 )
-from ._base import Event, check_session_id, event_from_json, event_to_json
+from ._base import Event, check_session_id, poll_wait
+from ._records import FORMAT, Tail, decode, dumps, encode, is_checkpoint, is_slow, loads
 
 try:  # POSIX; elsewhere only threads of one process are kept apart.
     import fcntl
@@ -47,14 +49,18 @@ except ImportError:  # pragma: no cover - not on the platforms we test
 
 __all__ = ["FORMAT", "JsonlLog", "JsonlStore", "OnCorrupt"]
 
-#: The header's format number; a reader refuses logs of a newer format.
-FORMAT = 1
 _BLOCK = 1 << 16
+#: How many recent events a log keeps to serve ``events(after)`` to watchers.
+_RECENT = 512
+#: Reading backwards starts small (a tail of deltas is short) and doubles.
+_FIRST_BLOCK = 1 << 12
 #: Flushes the data and the size (what a reader needs), skipping timestamps.
 _datasync = getattr(os, "fdatasync", os.fsync)
 OnCorrupt = Literal["raise", "skip"]
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+#: Marks a line that may be a checkpoint (the key of the whole list), to parse only those.
+_CHECKPOINT = re.compile(rb'"phases"\s*:')
 #: Our writer puts ``version`` first; this reads it without parsing the snapshot.
 _VERSION = re.compile(rb'\{\s*"version"\s*:\s*([0-9]+)\s*[,}]')
 
@@ -88,18 +94,22 @@ def _event_version(line: bytes) -> int | None:
     if match is not None:
         return int(match.group(1))
     try:
-        version = json.loads(line).get("version")
-    except (ValueError, AttributeError, RecursionError):
+        version = loads(line).get("version")
+    except (ValueError, AttributeError):
         return None
     return version if type(version) is int else None
 
 
+class _Counter(Protocol):
+    bytes_read: int
+
+
 def _encode(data: dict[str, Any]) -> bytes:
     # ASCII escapes keep lone surrogates and odd line terminators out of the file.
-    return json.dumps(data, separators=(",", ":")).encode("ascii") + b"\n"
+    return dumps(data).encode("ascii") + b"\n"
 
 
-def _reverse_lines(fd: int, end: int) -> Iterator[tuple[int, bytes]]:
+def _reverse_lines(fd: int, end: int, counter: _Counter) -> Iterator[tuple[int, bytes]]:
     """Complete lines before ``end`` (just past a newline), newest first, as
     ``(offset, line without its newline)``. Reads blocks from the end only.
     """
@@ -108,7 +118,7 @@ def _reverse_lines(fd: int, end: int) -> Iterator[tuple[int, bytes]]:
     base = end - 1  # file offset of ``buf[0]``; the final newline is dropped
     buf = b""
     limit = 0  # ``buf[:limit]`` is what is left to split; slicing it would copy the block
-    block = _BLOCK
+    block = _FIRST_BLOCK
     while True:
         cut = buf.rfind(b"\n", 0, limit)
         if cut >= 0:
@@ -120,12 +130,14 @@ def _reverse_lines(fd: int, end: int) -> Iterator[tuple[int, bytes]]:
             return
         size = min(block, base)
         base -= size
-        buf = os.pread(fd, size, base) + buf[:limit]
+        chunk = os.pread(fd, size, base)
+        counter.bytes_read += len(chunk)
+        buf = chunk + buf[:limit]
         limit = len(buf)
         block = min(block * 2, 1 << 24)
 
 
-def _forward_lines(fd: int, start: int, end: int) -> Iterator[tuple[int, bytes]]:
+def _forward_lines(fd: int, start: int, end: int, counter: _Counter) -> Iterator[tuple[int, bytes]]:
     """Complete lines in ``[start, end)`` in order, as ``(offset, line without newline)``."""
     pending = b""
     offset = pos = start
@@ -133,6 +145,7 @@ def _forward_lines(fd: int, start: int, end: int) -> Iterator[tuple[int, bytes]]
         chunk = os.pread(fd, min(_BLOCK, end - pos), pos)
         if not chunk:
             return
+        counter.bytes_read += len(chunk)
         pos += len(chunk)
         pending += chunk
         lines = pending.split(b"\n")
@@ -143,7 +156,12 @@ def _forward_lines(fd: int, start: int, end: int) -> Iterator[tuple[int, bytes]]
 
 
 class JsonlLog:
-    """One session's JSONL file. Use through :class:`JsonlStore`."""
+    """One session's JSONL file. Use through :class:`JsonlStore`.
+
+    The file is created, with its header, at the first write; until then the
+    log reads as empty, and a file that cannot be written is still read.
+    ``bytes_read`` counts the bytes read from the file (for cost checks).
+    """
 
     storage: Literal["session"] = "session"
 
@@ -152,47 +170,78 @@ class JsonlLog:
     ) -> None:
         self.path = path
         self.session_id = session_id
+        self.owner = owner
+        self._wanted_owner = owner
         self._fsync = fsync
         self._on_corrupt = on_corrupt
-        self._pid = os.getpid()
         self._thread_lock = threading.RLock()
-        self._depth = 0
-        self._fd = self._open_log()
-        self._end = -1  # file size up to which ``_latest`` is known
-        self._latest: Event | None = None
-        self._body = 0  # offset of the first event line (after the header)
-        self._first_checked = False
+        self.bytes_read = 0
+        self._fd = -1
+        self._reset()
         try:
-            with self.lock():
-                self.owner = self._header(session_id, owner)
+            self._open_log(create=False)
+            if self._fd >= 0 and self._writable:
+                with self.lock():  # moves a torn tail aside now, with the warning
+                    pass
+            else:
+                self._load()
         except BaseException:
-            os.close(self._fd)
+            self.close()
             raise
 
-    def _open_log(self) -> int:
-        return _open_inside(self.path.parent, self.path.name, os.O_RDWR | os.O_CREAT | os.O_APPEND)
+    def _reset(self) -> None:
+        self._pid = os.getpid()
+        self._depth = 0
+        self._writable = False
+        self._inode = -1
+        self._format = FORMAT
+        self._body = 0  # offset of the first event line (after the header); 0: header unread
+        self._end = 0  # file offset up to which ``_latest`` is known
+        self._latest: Event | None = None
+        self._tail = Tail()
+        self._recent: deque[Event] = deque(maxlen=_RECENT)
+
+    def _open_log(self, *, create: bool) -> None:
+        """Open the file if it exists (read-only when it cannot be written), or create it."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+        self._reset()
+        flags = os.O_RDWR | os.O_APPEND
+        if create:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            flags |= os.O_CREAT
+        try:
+            self._fd = _open_inside(self.path.parent, self.path.name, flags)
+            self._writable = True
+        except (PermissionError, OSError) as error:
+            if isinstance(error, StoreError):
+                raise
+            if error.errno == errno.ENOENT and not create:
+                return
+            if error.errno not in (errno.EACCES, errno.EROFS, errno.EPERM) or create:
+                raise
+            self._fd = _open_inside(self.path.parent, self.path.name, os.O_RDONLY)
+        self._inode = os.fstat(self._fd).st_ino
 
     # -- locking ---------------------------------------------------------------
 
-    def _after_fork(self) -> None:
-        """In a forked child: a file description (and flock) of our own, and fresh thread state."""
-        inherited = self._fd
-        self._pid = os.getpid()
-        self._thread_lock = threading.RLock()
-        self._depth = 0
-        self._fd = self._open_log()
-        self._end = -1
-        if inherited >= 0:
-            os.close(inherited)
+    def _replaced(self) -> bool:
+        """Whether the path now names another file (a compaction replaced it) or none."""
+        try:
+            st = os.stat(self.path, follow_symlinks=False)
+        except FileNotFoundError:
+            return self._fd >= 0
+        return st.st_ino != self._inode
 
     @contextmanager
     def lock(self) -> Iterator[None]:
-        """Hold the session across threads and processes (re-entrant)."""
-        if self._pid != os.getpid():
-            self._after_fork()
+        """Hold the session across threads and processes (re-entrant); creates the file."""
         with self._thread_lock:
-            if self._depth == 0 and fcntl is not None:
-                fcntl.flock(self._fd, fcntl.LOCK_EX)
+            if self._pid != os.getpid():  # a forked child: a file description (and flock) of its own
+                self._open_log(create=False)
+            if self._depth == 0:
+                self._acquire()
             self._depth += 1
             try:
                 yield
@@ -201,62 +250,89 @@ class JsonlLog:
                 if self._depth == 0 and fcntl is not None:
                     fcntl.flock(self._fd, fcntl.LOCK_UN)
 
-    # -- reading ---------------------------------------------------------------
-
-    def _header(self, session_id: str, owner: str | None) -> str | None:
-        end = self._clean_end()
-        if end == 0:
-            header = {"format": FORMAT, "session": session_id, "owner": owner}
+    def _acquire(self) -> None:
+        while True:
+            if self._fd < 0 or self._replaced():
+                self._open_log(create=True)
+            if not self._writable:
+                raise StoreError(f"{self.path}: the log is read-only here, so it cannot be written")
+            if fcntl is not None:
+                fcntl.flock(self._fd, fcntl.LOCK_EX)
+            if not self._replaced():
+                break
+            if fcntl is not None:  # compacted while we waited: lock the new file instead
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+            self._open_log(create=True)
+        if self._clean_end() == 0:
+            header = {"format": FORMAT, "session": self.session_id, "owner": self._wanted_owner}
             self._write(_encode(header))
             if self._fsync:
                 _fsync_dir(self.path.parent)
-            self._body = self._end = os.fstat(self._fd).st_size
-            return owner
-        first = b""
+        self._load()
+
+    # -- reading ---------------------------------------------------------------
+
+    def _pread(self, size: int, offset: int) -> bytes:
+        data = os.pread(self._fd, size, offset)
+        self.bytes_read += len(data)
+        return data
+
+    def _read_header(self, end: int) -> None:
+        first, block = b"", 512
         while b"\n" not in first:  # a clean end follows a newline, so there is one
-            chunk = os.pread(self._fd, _BLOCK, len(first))
+            chunk = self._pread(block, len(first))
+            block = min(block * 2, _BLOCK)
             if not chunk:
                 raise CorruptLog(str(self.path), 1, "the file shrank while it was read")
             first += chunk
+            if len(first) > end:
+                break
+        if b"\n" not in first[:end]:
+            raise CorruptLog(str(self.path), 1, "the header line is torn")
         first = first[: first.index(b"\n") + 1]
-        self._body = len(first)
         try:
-            data = json.loads(first)
+            data = loads(first)
             version = data["format"]
             recorded = data.get("owner")
             named = data.get("session")
-        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as error:
+        except (ValueError, TypeError, KeyError, AttributeError) as error:
             raise CorruptLog(str(self.path), 1, f"not a phasetodo session header ({error})") from None
         if type(version) is not int or not 1 <= version <= FORMAT:
             raise CorruptLog(str(self.path), 1, f"header.format: unsupported log format {version!r}")
-        if named != session_id:
+        if named != self.session_id:
             raise CorruptLog(
-                str(self.path), 1, f"header.session: names {named!r}, not this session {session_id!r}"
+                str(self.path), 1, f"header.session: names {named!r}, not this session {self.session_id!r}"
             )
         if recorded is not None and type(recorded) is not str:
             raise CorruptLog(str(self.path), 1, "header.owner: must be a string")
-        return recorded
+        self.owner, self._format, self._body = recorded, version, len(first)
 
-    def _clean_end(self) -> int:
-        """The file size after moving a torn last line aside (caller holds the lock)."""
+    def _complete_end(self) -> int:
+        """The offset just past the last newline: complete lines only (no lock needed)."""
         size = os.fstat(self._fd).st_size
         if size == self._end:
             return size
-        start = size
-        while start > 0:
-            step = min(_BLOCK, start)
-            chunk = os.pread(self._fd, step, start - step)
+        start, block = size, _FIRST_BLOCK
+        while start > self._end:
+            step = min(block, start - self._end)
+            chunk = self._pread(step, start - step)
             cut = chunk.rfind(b"\n")
             if cut >= 0:
-                start = start - step + cut + 1
-                break
+                return start - step + cut + 1
             start -= step
-        if start < size:
-            self._set_aside(start, size)
-        return start
+            block = min(block * 2, _BLOCK)
+        return self._end
+
+    def _clean_end(self) -> int:
+        """The file size after moving a torn last line aside (writer lock held)."""
+        size = os.fstat(self._fd).st_size
+        end = self._complete_end()
+        if end < size:
+            self._set_aside(end, size)
+        return end
 
     def _set_aside(self, start: int, size: int) -> None:
-        torn = os.pread(self._fd, size - start, start)
+        torn = self._pread(size - start, start)
         aside = self.path.with_name(self.path.name + ".torn")
         fd = _open_inside(aside.parent, aside.name, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
         with os.fdopen(fd, "ab") as handle:
@@ -269,7 +345,7 @@ class JsonlLog:
             f"{self.path}: 1 torn line ({size - start} bytes) at the end of the log, left by "
             f"an interrupted write, was moved to {aside}; every complete event was kept",
             TornTailWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
 
     def _line_number(self, offset: int) -> int:
@@ -287,32 +363,57 @@ class JsonlLog:
         warnings.warn(
             f"{self.path}:{line}: skipped a corrupt session log line: {reason}",
             CorruptLogWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
 
-    def latest(self) -> Event | None:
-        """The newest event, reading backwards from the end of the file."""
-        with self.lock():
-            end = self._clean_end()
+    def _load(self) -> None:
+        """Bring ``_latest`` up to the file's complete lines: the whole log the first
+        time (newest checkpoint plus the tail after it), only new lines after that.
+        """
+        with self._thread_lock:
+            if self._pid != os.getpid() or self._fd < 0 or self._replaced():
+                self._open_log(create=False)  # forked, created by another writer, or compacted
+            if self._fd < 0:
+                return
+            end = self._complete_end()
             if end == self._end:
-                return self._latest
-            latest = None
-            lines = _reverse_lines(self._fd, end)
-            for offset, line in lines:
-                if offset < self._body:
-                    break
+                return
+            if self._body == 0:
+                self._read_header(end)
+                self._end = self._body
+                self._open_tail(end)
+            else:
+                for _ in self._advance(self._end, end):
+                    pass
+
+    def _open_tail(self, end: int) -> None:
+        """Find the newest checkpoint reading backwards, then replay the lines after it."""
+        start, base = self._body, None
+        lines = _reverse_lines(self._fd, end, self)
+        for offset, line in lines:
+            if offset < self._body:
+                break
+            if _CHECKPOINT.search(line) is not None or self._format == 1:
                 try:
-                    latest = event_from_json(json.loads(line))
-                except (ValueError, RecursionError) as error:
+                    data = loads(line)
+                    if is_checkpoint(data):
+                        base = decode(data, None)
+                except ValueError as error:
                     self._corrupt(offset, str(error))
                     continue
-                self._check_step(offset, latest.version, lines)
-                break
-            self._end, self._latest = end, latest
-            return latest
+                if base is not None:
+                    self._check_previous(offset, base.version, lines)
+                    start = offset + len(line) + 1
+                    break
+        if base is not None:
+            self._latest = base
+            self._recent.append(base)
+            self._tail = Tail(base=_checkpoint_size(line))
+        for _ in self._advance(start, end):
+            pass
 
-    def _check_step(self, offset: int, version: int, earlier: Iterator[tuple[int, bytes]]) -> None:
-        """The newest event must follow the one before it (or be version 1 if it is the first)."""
+    def _check_previous(self, offset: int, version: int, earlier: Iterator[tuple[int, bytes]]) -> None:
+        """A checkpoint must follow the line before it (or be version 1 if it is the first)."""
         before = next(earlier, None)
         if before is None or before[0] < self._body:
             expected = 1
@@ -321,46 +422,135 @@ class JsonlLog:
             if previous is None:  # a corrupt line before it: events() reports that one
                 return
             expected = previous + 1
-            if not self._first_checked:  # the log only grows: one look at its first event will do
-                first = os.pread(self._fd, min(256, offset - self._body), self._body)
-                if _event_version(first) not in (1, None):
-                    raise CorruptLog(str(self.path), 2, "version: the first event is not version 1")
-                self._first_checked = True
+            first = self._pread(min(256, offset - self._body), self._body)
+            if _event_version(first) not in (1, None):
+                raise CorruptLog(str(self.path), 2, "version: the first event is not version 1")
         if version != expected:
             raise CorruptLog(
                 str(self.path), self._line_number(offset), f"version {version} follows version {expected - 1}"
             )
 
-    def events(self) -> Iterator[Event]:
-        """Every event up to now, in order; corrupt lines raise or are skipped."""
-        with self.lock():
-            end = self._clean_end()
-            fd = self._fd
-        last, skipped = 0, False
-        for offset, line in _forward_lines(fd, self._body, end):
+    def _advance(self, start: int, end: int) -> Iterator[Event]:
+        """Decode the lines in ``[start, end)`` on top of ``_latest``, adopting each event."""
+        skipped = False
+        for offset, line in _forward_lines(self._fd, start, end, self):
+            latest = self._latest
+            last = latest.version if latest is not None else 0
             try:
-                event = event_from_json(json.loads(line))
-            except (ValueError, RecursionError) as error:
+                data = loads(line)
+                event = decode(data, latest.phases if latest is not None else ())
+            except ValueError as error:
                 self._corrupt(offset, str(error))
                 skipped = True
                 continue
             if event.version <= last or (event.version != last + 1 and not skipped):
                 number = self._line_number(offset)
                 raise CorruptLog(str(self.path), number, f"version {event.version} follows version {last}")
-            last, skipped = event.version, False
+            skipped = False
+            self._latest, self._end = event, offset + len(line) + 1
+            self._recent.append(event)
+            self._tail.add(
+                len(line) + 1, _checkpoint_size(line) if is_checkpoint(data) else None, slow=is_slow(data)
+            )
             yield event
+        self._end = end
+
+    def version(self) -> int:
+        """The newest version: a ``stat`` when nothing changed, else the new lines only."""
+        self._load()
+        latest = self._latest
+        return latest.version if latest is not None else 0
+
+    def latest(self) -> Event | None:
+        """The newest event, with its list."""
+        self._load()
+        return self._latest
+
+    def events(self, after: int = 0) -> Iterator[Event]:
+        """Every event above version ``after`` up to now, in order; corrupt lines raise or are skipped."""
+        with self._thread_lock:
+            self._load()
+            if self._fd < 0:
+                return iter(())
+            latest = self._latest
+            if latest is not None and after == latest.version:
+                return iter(())
+            recent = self._recent
+            if after > 0 and recent and recent[0].version <= after + 1:  # a watcher's step
+                return iter([e for e in recent if e.version > after])
+            end = self._end
+            reader = JsonlLog.__new__(JsonlLog)  # a private cursor over the same file
+            reader.__dict__.update(self.__dict__)
+            reader._reset()
+            reader._fd = os.dup(self._fd)
+            reader._body, reader._format, reader._thread_lock = self._body, self._format, threading.RLock()
+        return reader._replay(after, end)
+
+    def _replay(self, after: int, end: int) -> Iterator[Event]:
+        try:
+            for event in self._advance(self._body, end):
+                if event.version > after:
+                    yield event
+        finally:
+            os.close(self._fd)
+            self._fd = -1
+
+    def wait(self, after: int, timeout: float | None = None) -> bool:
+        """Poll the file's size (a ``stat``) until a version above ``after`` lands."""
+        return poll_wait(self, after, timeout)
 
     # -- writing ---------------------------------------------------------------
 
     def append(self, event: Event) -> None:
         """Write one line and fsync it; returns once the event is durable."""
         with self.lock():
-            latest = self.latest()
+            latest = self._latest
             version = latest.version if latest is not None else 0
             if event.version != version + 1:
                 raise VersionConflict(self.session_id, event.version - 1, version)
-            self._write(_encode(event_to_json(event)))
-            self._end, self._latest = os.fstat(self._fd).st_size, event
+            before = latest.phases if latest is not None else ()
+            checkpoint = self._format == 1 or self._tail.due()
+            record = encode(event, before, checkpoint=checkpoint)
+            line = _encode(record)
+            self._write(line)
+            self._latest, self._end = event, os.fstat(self._fd).st_size
+            self._recent.append(event)
+            self._tail.add(len(line), _checkpoint_size(line) if checkpoint else None, slow=is_slow(record))
+
+    def compact(self) -> None:
+        """Rewrite the file in the newest format (history kept) and swap it in atomically."""
+        with self.lock():
+            end = self._end
+            temp = self.path.with_name(self.path.name + ".compact")
+            try:
+                _unlink_inside(temp)
+                fd = _open_inside(temp.parent, temp.name, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+                with os.fdopen(fd, "wb") as out:
+                    out.write(_encode({"format": FORMAT, "session": self.session_id, "owner": self.owner}))
+                    tail, before = Tail(), cast("tuple[Phase, ...]", ())
+                    for event in self.events():
+                        checkpoint = tail.due() or event.version == self._latest_version()
+                        record = encode(event, before, checkpoint=checkpoint)
+                        line = _encode(record)
+                        out.write(line)
+                        size = _checkpoint_size(line) if checkpoint else None
+                        tail.add(len(line), size, slow=is_slow(record))
+                        before = event.phases
+                    out.flush()
+                    os.fsync(out.fileno())
+                if os.fstat(self._fd).st_size != end:
+                    raise StoreError(f"{self.path}: the log changed while it was compacted")
+                _rename_inside(temp, self.path)
+                if self._fsync:
+                    _fsync_dir(self.path.parent)
+            except BaseException:
+                _unlink_inside(temp)
+                raise
+        self._open_log(create=False)
+        self._load()
+
+    def _latest_version(self) -> int:
+        return self._latest.version if self._latest is not None else 0
 
     def _write(self, data: bytes) -> None:
         view = memoryview(data)
@@ -375,6 +565,22 @@ class JsonlLog:
             if self._fd >= 0:
                 os.close(self._fd)
                 self._fd = -1
+
+
+def _checkpoint_size(line: bytes) -> int:
+    """Roughly the bytes of a checkpoint's list: its whole line."""
+    return len(line)
+
+
+def _unlink_inside(path: Path) -> None:
+    with suppress(FileNotFoundError):
+        os.unlink(path)
+
+
+def _rename_inside(source: Path, target: Path) -> None:
+    if target.is_symlink():
+        raise StoreError(f"{target}: is a symbolic link; a phasetodo store never follows links")
+    os.rename(source, target)
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -403,8 +609,7 @@ class JsonlStore:
     ) -> None:
         if on_corrupt not in ("raise", "skip"):
             raise InvalidOption(f"on_corrupt: must be 'raise' or 'skip', not {on_corrupt!r}")
-        self.directory = Path(directory)
-        self.directory.mkdir(parents=True, exist_ok=True)
+        self.directory = Path(directory)  # made at the first write, not before
         self.fsync = fsync
         self.on_corrupt: OnCorrupt = on_corrupt
 
@@ -420,6 +625,8 @@ class JsonlStore:
 
     def sessions(self) -> list[str]:
         """The ids of the ``*.jsonl`` logs in the directory."""
+        if not self.directory.is_dir():
+            return []
         return sorted(p.name[: -len(".jsonl")] for p in self.directory.glob("*.jsonl"))
 
     def close(self) -> None:

@@ -23,6 +23,7 @@ class MemoryLog:
         self.owner = owner
         self._events: list[Event] = []
         self._lock = threading.RLock()
+        self._landed = threading.Condition(self._lock)
 
     def lock(self) -> AbstractContextManager[None]:
         """Hold the session against other threads of this process."""
@@ -40,12 +41,25 @@ class MemoryLog:
             if event.version != version + 1:
                 raise VersionConflict(self.session_id, event.version - 1, version)
             self._events.append(event)
+            self._landed.notify_all()
 
-    def events(self) -> Iterator[Event]:
-        """The events so far, in order."""
+    def version(self) -> int:
+        """How many events the log holds."""
+        return len(self._events)
+
+    def events(self, after: int = 0) -> Iterator[Event]:
+        """The events above version ``after`` so far, in order."""
         with self._lock:
-            snapshot = list(self._events)
+            snapshot = self._events[max(after, 0) :]
         return iter(snapshot)
+
+    def wait(self, after: int, timeout: float | None = None) -> bool:
+        """Block until an event above version ``after`` is appended (or ``timeout`` passes)."""
+        with self._landed:
+            return self._landed.wait_for(lambda: len(self._events) > after, timeout)
+
+    def compact(self) -> None:
+        """Nothing to rewrite: events are kept as values."""
 
     def close(self) -> None:
         """Nothing to release: the events stay in the store."""

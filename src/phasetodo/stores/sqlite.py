@@ -1,37 +1,49 @@
 """Many sessions in one SQLite file (stdlib ``sqlite3``, WAL journal).
 
-Events are rows keyed by ``(session, version)``, so the latest snapshot is one
-index lookup and two writers can never both append the same version. The lock
-is a ``BEGIN IMMEDIATE`` transaction (SQLite's single writer, across processes)
-plus a thread lock around the store's one connection; leaving the lock commits
-with ``synchronous=FULL``, so an event is durable once the write returns.
+Events are rows keyed by ``(session, version)``, each one record (a delta or,
+now and then, a checkpoint marked in the ``checkpoint`` column, found through a
+partial index), so two writers can never both append the same version and
+opening reads one checkpoint plus a bounded tail. The lock is a ``BEGIN
+IMMEDIATE`` transaction (SQLite's single writer, across processes) plus a
+thread lock around the store's one connection; leaving the lock commits with
+``synchronous=FULL``, so an event is durable once the write returns.
 
 Errors of the database (a full disk, a read-only file) are raised as
-:class:`~phasetodo.errors.StoreError` naming the file and the cause. A store
-object used in a forked child opens a connection of its own there, and the
-database file and its journals are never symbolic links we follow.
+:class:`~phasetodo.errors.StoreError` naming the file and the cause, and a
+damaged file or row as :class:`~phasetodo.errors.CorruptLog` naming the file
+and the row. A store object used in a forked child opens a connection of its
+own there, and the database file and its journals are never symbolic links we
+follow. Nothing is created until the first write, and a database that cannot
+be written is opened read-only, so reading needs no write access.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import CorruptLog, StoreError, VersionConflict
-from ._base import Event, check_session_id, event_from_json, event_to_json
+from ..errors import CorruptLog, StoreError
+from ._base import check_session_id
+from ._rows import RowLog
 
 __all__ = ["SqliteLog", "SqliteStore"]
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, owner TEXT)",
     "CREATE TABLE IF NOT EXISTS events (session TEXT NOT NULL, version INTEGER NOT NULL,"
-    " body TEXT NOT NULL, PRIMARY KEY (session, version)) WITHOUT ROWID",
+    " body TEXT NOT NULL, checkpoint INTEGER NOT NULL DEFAULT 1,"
+    " PRIMARY KEY (session, version)) WITHOUT ROWID",
+)
+#: Rows written before checkpoints existed each hold the whole list: default 1.
+_MIGRATE = "ALTER TABLE events ADD COLUMN checkpoint INTEGER NOT NULL DEFAULT 1"
+_INDEX = (
+    "CREATE INDEX IF NOT EXISTS events_checkpoints ON events (session, version) WHERE checkpoint = 1"
 )
 _PAGE = 256
 #: The database file and the journal files SQLite makes beside it.
@@ -39,7 +51,7 @@ _FILES = ("", "-wal", "-shm", "-journal")
 
 
 class SqliteStore:
-    """Session logs in the SQLite database at ``path`` (created, with its folder, if missing).
+    """Session logs in the SQLite database at ``path`` (created, with its folder, at the first write).
 
     ``timeout`` is how long a writer waits for another process's lock, in seconds.
     """
@@ -56,77 +68,144 @@ class SqliteStore:
                         f"{self.path + suffix}: is a symbolic link; a phasetodo store never follows "
                         "links, so that no planted link can make it write outside its file"
                     )
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._connect()
-        with self.transaction() as conn:
-            for statement in _SCHEMA:
-                conn.execute(statement)
-
-    def _connect(self) -> None:
-        """A connection and thread state for this process (again after a fork)."""
+        self._conn: sqlite3.Connection | None = None
+        self._readonly = False
+        self._marked = True  # whether the events table has the checkpoint column
         self._pid = os.getpid()
         self._mutex = threading.RLock()
         self._depth = 0
-        with self._errors():
-            self._conn = sqlite3.connect(
-                self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False
-            )
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=FULL")
+        self._setup = threading.Lock()
+        if self.path == ":memory:" or os.path.exists(self.path):
+            self._connect(create=False)
+
+    def _connect(self, *, create: bool) -> None:
+        """A connection and thread state for this process (again after a fork)."""
+        with self._setup:
+            if self._conn is not None and self._pid == os.getpid() and not (create and self._readonly):
+                return  # another thread connected first
+            memory = self.path == ":memory:"
+            folder = os.path.dirname(os.path.abspath(self.path))
+            writable = memory or create or (os.access(self.path, os.W_OK) and os.access(folder, os.W_OK))
+            with self._errors():
+                if create and not memory:
+                    Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+                if writable:
+                    conn = sqlite3.connect(
+                        self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False
+                    )
+                    self._wal(conn)
+                    conn.execute("PRAGMA synchronous=FULL")
+                    conn.execute("BEGIN IMMEDIATE")
+                    try:
+                        for statement in _SCHEMA:
+                            conn.execute(statement)
+                        columns = [row[1] for row in conn.execute("PRAGMA table_info(events)")]
+                        if "checkpoint" not in columns:
+                            conn.execute(_MIGRATE)
+                        conn.execute(_INDEX)
+                        conn.execute("COMMIT")
+                    except BaseException:
+                        if conn.in_transaction:
+                            conn.execute("ROLLBACK")
+                        conn.close()
+                        raise
+                else:
+                    uri = "file:" + Path(self.path).absolute().as_posix() + "?mode=ro"
+                    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+                    columns = [row[1] for row in conn.execute("PRAGMA table_info(events)")]
+                    self._marked = "checkpoint" in columns or not columns
+            self._pid = os.getpid()
+            self._mutex = threading.RLock()
+            self._depth = 0
+            self._readonly = not writable
+            self._conn = conn
+
+    def _wal(self, conn: sqlite3.Connection) -> None:
+        """Switch to WAL; processes creating the file together may find it locked for a moment."""
+        deadline = time.monotonic() + self._timeout
+        while True:
+            try:
+                if conn.execute("PRAGMA journal_mode=WAL").fetchone()[0] in ("wal", "memory"):
+                    return
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() > deadline:
+                    raise
+            time.sleep(0.01)
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
-        """Raise the database's own errors as StoreError naming the file."""
+        """Raise the database's own errors as ours: a damaged file as CorruptLog, the rest as StoreError."""
         try:
             yield
-        except sqlite3.Error as error:
+        except sqlite3.OperationalError as error:
             raise StoreError(f"{self.path}: {error}") from error
+        except sqlite3.DatabaseError as error:
+            raise CorruptLog(self.path, 0, f"the database is damaged ({error})") from error
+        except UnicodeDecodeError as error:
+            raise CorruptLog(self.path, 0, f"text that is not UTF-8 ({error.reason})") from None
 
-    def _mine(self) -> None:
-        if self._pid != os.getpid():
-            self._connect()  # never use a connection inherited across fork()
+    def _mine(self, *, write: bool) -> bool:
+        """Make sure this process has a connection (a writable one for writes); False if none is needed."""
+        if self._conn is not None and self._pid != os.getpid():
+            self._conn = None  # never use a connection inherited across fork()
+        if self._conn is None:
+            if not write and not os.path.exists(self.path):
+                return False
+            self._connect(create=write)
+        if write and self._readonly:
+            raise StoreError(f"{self.path}: the database is read-only here, so it cannot be written")
+        return True
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """Hold the database's write lock (re-entrant); commit on exit, roll back on error."""
-        self._mine()
+        if self._conn is None or self._pid != os.getpid():
+            self._mine(write=True)
+        if self._readonly:
+            raise StoreError(f"{self.path}: the database is read-only here, so it cannot be written")
+        conn = self._conn
+        assert conn is not None
         with self._mutex, self._errors():
             if self._depth == 0:
-                self._conn.execute("BEGIN IMMEDIATE")
+                conn.execute("BEGIN IMMEDIATE")
             self._depth += 1
             try:
-                yield self._conn
+                yield conn
             except BaseException:
                 self._depth -= 1
-                if self._depth == 0 and self._conn.in_transaction:  # a full disk already rolled back
-                    self._conn.execute("ROLLBACK")
+                if self._depth == 0 and conn.in_transaction:  # a full disk already rolled back
+                    conn.execute("ROLLBACK")
                 raise
             self._depth -= 1
             if self._depth == 0:
                 try:
-                    self._conn.execute("COMMIT")
+                    conn.execute("COMMIT")
                 except BaseException:
-                    if self._conn.in_transaction:
-                        self._conn.execute("ROLLBACK")
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
                     raise
 
     def read(self, sql: str, args: tuple[Any, ...]) -> list[Any]:
-        """Run one query under the thread lock and return its rows."""
-        self._mine()
+        """Run one query under the thread lock and return its rows (none before the first write)."""
+        if not self._mine(write=False):
+            return []
         with self._mutex, self._errors():
-            return self._conn.execute(sql, args).fetchall()
+            assert self._conn is not None
+            try:
+                return self._conn.execute(sql, args).fetchall()
+            except sqlite3.OperationalError as error:
+                if "no such table" in str(error):
+                    return []
+                raise
 
     def open(self, session_id: str, *, owner: str | None = None) -> SqliteLog:
-        """Open the session, recording ``owner`` when it is new."""
+        """Open the session; a new one records ``owner`` at its first write."""
         check_session_id(session_id)
-        with self.transaction() as conn:
-            conn.execute(
-                "INSERT OR IGNORE INTO sessions (id, owner) VALUES (?, ?)", (session_id, owner)
-            )
-            (recorded,) = conn.execute(
-                "SELECT owner FROM sessions WHERE id = ?", (session_id,)
-            ).fetchone()
-        return SqliteLog(self, session_id, recorded)
+        rows = self.read("SELECT owner FROM sessions WHERE id = ?", (session_id,))
+        recorded = rows[0][0] if rows else owner
+        if recorded is not None and type(recorded) is not str:
+            raise CorruptLog(self.path, 0, f"session {session_id!r}: owner is not text")
+        return SqliteLog(self, session_id, recorded, owner)
 
     def sessions(self) -> list[str]:
         """The ids of every session in the database."""
@@ -135,71 +214,78 @@ class SqliteStore:
     def close(self) -> None:
         """Close the connection."""
         with self._mutex:
-            self._conn.close()
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
 
     def __repr__(self) -> str:
         return f"SqliteStore({self.path!r})"
 
 
-class SqliteLog:
+class SqliteLog(RowLog):
     """One session's rows in a :class:`SqliteStore`."""
 
-    storage: Literal["session"] = "session"
-
-    def __init__(self, store: SqliteStore, session_id: str, owner: str | None) -> None:
+    def __init__(self, store: SqliteStore, session_id: str, owner: str | None, wanted: str | None) -> None:
         self.store = store
-        self.session_id = session_id
-        self.owner = owner
+        self._wanted = wanted
+        super().__init__(store.path, session_id, owner)
 
-    def lock(self) -> Any:
-        """A write transaction on the database (re-entrant)."""
-        return self.store.transaction()
+    @property
+    def _state(self) -> threading.RLock:
+        return self.store._mutex
 
-    def _event(self, version: int, body: str) -> Event:
-        try:
-            event = event_from_json(json.loads(body))
-        except ValueError as error:
-            raise CorruptLog(
-                self.store.path, version, f"session {self.session_id!r}, event {version}: {error}"
-            ) from None
-        return event
-
-    def latest(self) -> Event | None:
-        """The newest event: one lookup on the primary key."""
-        rows = self.store.read(
-            "SELECT version, body FROM events WHERE session = ? ORDER BY version DESC LIMIT 1",
-            (self.session_id,),
-        )
-        return self._event(*rows[0]) if rows else None
-
-    def append(self, event: Event) -> None:
-        """Insert the event's row; durable when the enclosing lock commits."""
+    @contextmanager
+    def _transaction(self) -> Iterator[object]:
         with self.store.transaction() as conn:
-            row = conn.execute(
-                "SELECT max(version) FROM events WHERE session = ?", (self.session_id,)
-            ).fetchone()
-            version = row[0] or 0
-            if event.version != version + 1:
-                raise VersionConflict(self.session_id, event.version - 1, version)
             conn.execute(
-                "INSERT INTO events (session, version, body) VALUES (?, ?, ?)",
-                (self.session_id, event.version, json.dumps(event_to_json(event))),
+                "INSERT OR IGNORE INTO sessions (id, owner) VALUES (?, ?)", (self.session_id, self._wanted)
             )
+            (recorded,) = conn.execute(
+                "SELECT owner FROM sessions WHERE id = ?", (self.session_id,)
+            ).fetchone()
+            if recorded is not None and type(recorded) is not str:
+                raise CorruptLog(self.store.path, 0, f"session {self.session_id!r}: owner is not text")
+            self.owner = recorded
+            yield conn
 
-    def events(self) -> Iterator[Event]:
-        """Every event in version order, fetched a page at a time."""
-        after = 0
+    def _max_version(self) -> int:
+        rows = self.store.read("SELECT max(version) FROM events WHERE session = ?", (self.session_id,))
+        value = rows[0][0] if rows else None
+        if value is not None and type(value) is not int:
+            raise CorruptLog(self.store.path, 0, f"session {self.session_id!r}: a version is not an integer")
+        return value or 0
+
+    def _last_checkpoint(self) -> int:
+        marked = " AND checkpoint = 1" if self.store._marked else ""
+        rows = self.store.read(
+            f"SELECT max(version) FROM events WHERE session = ?{marked}", (self.session_id,)
+        )
+        value = rows[0][0] if rows else None
+        return value if type(value) is int else 0
+
+    def _rows(self, after: int) -> Iterable[tuple[object, object]]:
         while True:
             rows = self.store.read(
-                "SELECT version, body FROM events WHERE session = ? AND version > ? "
+                "SELECT version, CAST(body AS BLOB) FROM events WHERE session = ? AND version > ? "
                 "ORDER BY version LIMIT ?",
                 (self.session_id, after, _PAGE),
             )
-            for version, body in rows:
-                yield self._event(version, body)
-            if len(rows) < _PAGE:
+            yield from rows
+            if len(rows) < _PAGE or type(rows[-1][0]) is not int:
                 return
             after = rows[-1][0]
 
-    def close(self) -> None:
-        """Nothing to release: the store owns the connection."""
+    def _insert(self, version: int, body: str, checkpoint: bool) -> None:
+        with self.store.transaction() as conn:
+            conn.execute(
+                "INSERT INTO events (session, version, body, checkpoint) VALUES (?, ?, ?, ?)",
+                (self.session_id, version, body, int(checkpoint)),
+            )
+
+    def _replace_all(self, rows: list[tuple[int, str, bool]]) -> None:
+        with self.store.transaction() as conn:
+            conn.execute("DELETE FROM events WHERE session = ?", (self.session_id,))
+            conn.executemany(
+                "INSERT INTO events (session, version, body, checkpoint) VALUES (?, ?, ?, ?)",
+                [(self.session_id, v, body, int(cp)) for v, body, cp in rows],
+            )

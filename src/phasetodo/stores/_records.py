@@ -1,0 +1,285 @@
+"""How an event is kept in a log: a delta, and now and then a checkpoint.
+
+A record is one event as JSON data. A ``write`` record carries the validated
+``ops`` and the ``profile`` that ran them; a ``user_edit`` or ``clear`` record
+carries ``edit``, a structural diff against the list before it. A *checkpoint*
+record also carries ``phases``, the whole list after it, so that opening a log
+reads its newest checkpoint and replays only the records after it.
+
+Replay applies a write's ops with the same engine and profile (no limits: the
+call passed them when it was made), so the list after every record is exactly
+the list the writer saw. Records of format 1 logs always carry ``phases``: every
+one of them is a checkpoint, and they read as they always did.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from .._core.codec import dump_phases, load_phases
+from .._core.model import Phase, Task
+from .._profiles.builtin import BUILTIN
+from .._profiles.registry import CallContext
+from ..errors import InvalidParams, InvalidPhases
+from ._base import EVENT_KINDS, Event
+
+__all__ = [
+    "FORMAT",
+    "Tail",
+    "decode",
+    "dumps",
+    "encode",
+    "is_checkpoint",
+    "is_slow",
+    "loads",
+]
+
+#: The newest record format: 1 kept a snapshot per event, 2 keeps deltas and checkpoints.
+FORMAT = 2
+#: A checkpoint is due once the deltas since the last one weigh this much more than it...
+_MIN_TAIL_BYTES = 4096
+#: ...or once this many events follow it; on big lists the count grows with the
+#: list so that checkpoints cost at most ``_BYTES_PER_EVENT`` per event on average.
+_MIN_TAIL_EVENTS = 64
+_BYTES_PER_EVENT = 768
+#: A write also keeps its structural diff (replayed in O(phases), not O(tasks)) when
+#: the diff is at most this many bytes larger than its ops.
+EDIT_SLACK = 256
+
+
+def dumps(data: Any) -> str:
+    """One record as compact ASCII JSON (no lone surrogate or odd line break can leak)."""
+    return json.dumps(data, separators=(",", ":"))
+
+
+def loads(text: str | bytes) -> Any:
+    """Parse one record; raises ``ValueError`` for bad JSON, too deep nesting included."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("nested too deeply to be a phasetodo record") from None
+    except UnicodeDecodeError as error:
+        raise ValueError(f"not UTF-8 text ({error.reason})") from None
+
+
+@attrs.define
+class Tail:
+    """What follows the newest checkpoint of a log: how many bytes, and how many
+    records that only the engine can replay (each costs a pass over the list).
+
+    ``base`` is the size of that checkpoint; :meth:`due` says when the next
+    record should be a checkpoint again: once the deltas outweigh it, or once
+    the slow records would cost more than a few reads of it to replay (on big
+    lists their number grows with the list, so that checkpoints cost at most
+    ``_BYTES_PER_EVENT`` bytes per write on average).
+    """
+
+    slow: int = 0
+    size: int = 0
+    base: int = 0
+
+    def due(self) -> bool:
+        """Whether the next record should carry the whole list."""
+        if self.size >= max(self.base, _MIN_TAIL_BYTES):
+            return True
+        return self.slow >= max(_MIN_TAIL_EVENTS, self.base // _BYTES_PER_EVENT)
+
+    def add(self, record_bytes: int, checkpoint_bytes: int | None, *, slow: bool = True) -> None:
+        """Account for one more record (``checkpoint_bytes``: the size of its list, if it has one)."""
+        if checkpoint_bytes is not None:
+            self.slow, self.size, self.base = 0, 0, checkpoint_bytes
+        else:
+            self.slow += slow
+            self.size += record_bytes
+
+
+def is_slow(data: object) -> bool:
+    """Whether a parsed record can only be replayed by the engine (no diff, no list)."""
+    return isinstance(data, Mapping) and "edit" not in data and "phases" not in data
+
+
+def encode(event: Event, before: tuple[Phase, ...], *, checkpoint: bool) -> dict[str, Any]:
+    """The record of ``event``, which follows the list ``before``."""
+    out: dict[str, Any] = {"version": event.version, "kind": event.kind, "time": event.time}
+    if event.source is not None:
+        out["source"] = event.source
+    if event.agent is not None:
+        out["agent"] = event.agent
+    if event.ops is not None:
+        out["profile"] = event.profile or "parity"
+        out["ops"] = list(event.ops)
+        if not checkpoint:
+            edit = diff(before, event.phases, same=True)
+            if len(dumps(edit)) <= len(dumps(out["ops"])) + EDIT_SLACK:
+                out["edit"] = edit
+    elif not checkpoint:
+        out["edit"] = diff(before, event.phases)
+    if checkpoint:
+        out["phases"] = dump_phases(event.phases)
+    return out
+
+
+def is_checkpoint(data: object) -> bool:
+    """Whether a parsed record carries the whole list."""
+    return isinstance(data, Mapping) and "phases" in data
+
+
+def decode(data: object, before: tuple[Phase, ...] | None) -> Event:
+    """The event a parsed record holds, its list materialized from ``before``.
+
+    ``before`` is the list after the previous record (``()`` for the first);
+    ``None`` when it is unknown, which only a checkpoint can follow. Raises
+    ``ValueError`` naming the bad field.
+    """
+    if not isinstance(data, Mapping):
+        raise ValueError("event: must be an object")
+    version = data.get("version")
+    if type(version) is not int or version < 1:
+        raise ValueError("event.version: must be an integer >= 1")
+    kind = data.get("kind")
+    if kind not in EVENT_KINDS:
+        raise ValueError(f"event.kind: must be one of {', '.join(EVENT_KINDS)}")
+    time = data.get("time")
+    if not isinstance(time, (int, float)) or isinstance(time, bool) or not math.isfinite(time):
+        raise ValueError("event.time: must be a finite number")
+    for key in ("source", "agent", "profile"):
+        if data.get(key) is not None and type(data[key]) is not str:
+            raise ValueError(f"event.{key}: must be a string")
+    ops = data.get("ops")
+    profile = data.get("profile")
+    if ops is not None:
+        if type(ops) is not list:
+            raise ValueError("event.ops: must be a list")
+        if profile is None:
+            profile = "parity"
+        if profile not in BUILTIN:
+            raise ValueError(f"event.profile: {profile!r} is not a profile this version knows")
+    if "phases" in data:
+        try:
+            phases = load_phases(data["phases"])
+        except InvalidPhases as error:
+            raise ValueError(f"event.phases: {'; '.join(error.problems)}") from error
+    elif before is None:
+        raise ValueError("event: a delta with no checkpoint before it")
+    elif "edit" in data:
+        phases = patch(before, data["edit"])
+    elif ops is not None:
+        phases = _replay(ops, str(profile), before, data.get("agent"))
+    else:
+        raise ValueError("event: has neither phases, ops nor edit")
+    return Event(
+        version, kind, float(time), phases, data.get("source"), data.get("agent"),
+        tuple(ops) if ops is not None else None, profile if ops is not None else None,
+    )
+
+
+def _replay(ops: list[Any], name: str, before: tuple[Phase, ...], agent: str | None) -> tuple[Phase, ...]:
+    """The list after a write: its ops parsed and applied again by the same profile, for the same agent."""
+    profile = BUILTIN[name]
+    try:
+        return profile.apply(before, profile.parse({"ops": ops}), CallContext(agent)).phases
+    except InvalidParams as error:
+        raise ValueError(f"event.ops: {'; '.join(error.problems)}") from error
+
+
+# -- structural diff -------------------------------------------------------------------
+#
+# An edit is a list of entries that build the new list in order: ``[a, b]`` copies the
+# previous list's phases ``a`` to ``b - 1``; ``{"at": i, "name": ..., "tasks": [...]}``
+# is a phase built from previous phase ``i``'s tasks (``[a, b]`` ranges) and new task
+# objects; a phase object without ``at`` is new. Unchanged runs cost a few bytes.
+
+
+def diff(before: Sequence[Phase], after: Sequence[Phase], *, same: bool = False) -> list[Any]:
+    """An edit that turns ``before`` into ``after``, sized by what changed.
+
+    ``same=True`` matches unchanged phases and tasks by identity (the engine
+    shares them), which costs what changed instead of hashing the whole list.
+    """
+    where: dict[Any, int] = {}
+    named: dict[str, int] = {}
+    for index, phase in enumerate(before):
+        where.setdefault(id(phase) if same else phase, index)
+        named.setdefault(phase.name, index)
+    out: list[Any] = []
+    for phase in after:
+        found = where.get(id(phase) if same else phase)
+        if found is not None:
+            _extend(out, found)
+            continue
+        at = named.get(phase.name)
+        if at is None:
+            out.append(dump_phases([phase])[0])
+        else:
+            tasks = _task_diff(before[at].tasks, phase.tasks, same)
+            out.append({"at": at, "name": phase.name, "tasks": tasks})
+    return out
+
+
+def _extend(out: list[Any], index: int) -> None:
+    last = out[-1] if out else None
+    if isinstance(last, list) and last[1] == index:
+        last[1] = index + 1
+    else:
+        out.append([index, index + 1])
+
+
+def _task_diff(before: Sequence[Task], after: Sequence[Task], same: bool) -> list[Any]:
+    where: dict[Any, int] = {}
+    for index, task in enumerate(before):
+        where.setdefault(id(task) if same else task, index)
+    out: list[Any] = []
+    for task in after:
+        found = where.get(id(task) if same else task)
+        if found is None:
+            out.append(dump_phases([Phase("", (task,))])[0]["tasks"][0])
+        else:
+            _extend(out, found)
+    return out
+
+
+def patch(before: tuple[Phase, ...], edit: object) -> tuple[Phase, ...]:
+    """Apply an edit made by :func:`diff`; raises ``ValueError`` when it does not fit."""
+    if type(edit) is not list:
+        raise ValueError("event.edit: must be a list")
+    out: list[Phase] = []
+    for entry in edit:
+        if type(entry) is list:
+            out.extend(_span(before, entry, "event.edit"))
+        elif isinstance(entry, dict) and "at" in entry:
+            at = entry["at"]
+            if type(at) is not int or not 0 <= at < len(before):
+                raise ValueError("event.edit.at: not a phase of the list before")
+            parts = entry.get("tasks")
+            name = entry.get("name")
+            if type(parts) is not list or type(name) is not str:
+                raise ValueError("event.edit: a changed phase needs a name and a list of tasks")
+            tasks: list[Task] = []
+            for part in parts:
+                if type(part) is list:
+                    tasks.extend(_span(before[at].tasks, part, "event.edit.tasks"))
+                else:
+                    tasks.extend(_load([{"name": name, "tasks": [part]}])[0].tasks)
+            out.append(Phase(name, tuple(tasks)))
+        else:
+            out.extend(_load([entry]))
+    return tuple(out)
+
+
+def _span(items: Sequence[Any], entry: list[Any], place: str) -> Sequence[Any]:
+    ok = len(entry) == 2 and all(type(i) is int for i in entry)
+    if not ok or not 0 <= entry[0] < entry[1] <= len(items):
+        raise ValueError(f"{place}: {entry!r} is not a range of the list before")
+    return items[entry[0] : entry[1]]
+
+
+def _load(data: Iterable[Any]) -> tuple[Phase, ...]:
+    try:
+        return load_phases(list(data))
+    except InvalidPhases as error:
+        raise ValueError(f"event.edit: {'; '.join(error.problems)}") from error

@@ -1,0 +1,215 @@
+"""What the database stores share: a log whose events are rows keyed by (session, version).
+
+A row holds one record (see :mod:`._records`) and says whether it is a
+checkpoint. Opening finds the newest checkpoint by index and replays the rows
+after it; afterwards only rows newer than the cached version are read, so
+:meth:`RowLog.version` is one indexed ``max(version)`` and a read is fresh.
+The cache is dropped when a write's transaction does not commit.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from typing import Literal
+
+from .._core.model import Phase
+from ..errors import CorruptLog, VersionConflict
+from ._base import Event, poll_wait
+from ._records import Tail, decode, dumps, encode, is_checkpoint, is_slow, loads
+
+__all__ = ["RowLog"]
+
+#: How many recent events a log keeps to serve ``events(after)`` to watchers.
+_RECENT = 512
+
+
+class RowLog:
+    """The store-independent half of a database log; a store subclasses the row access."""
+
+    storage: Literal["session"] = "session"
+
+    def __init__(self, where: str, session_id: str, owner: str | None) -> None:
+        self.where = where
+        self.session_id = session_id
+        self.owner = owner
+        self._own_state = threading.RLock()
+        self._local = threading.local()
+        self._forget()
+
+    @property
+    def _state(self) -> threading.RLock:
+        """Guards the cache; the store's connection lock, so that the two are always taken in one order."""
+        return self._own_state
+
+    # -- what a database provides ------------------------------------------------------
+
+    def _transaction(self) -> AbstractContextManager[object]:
+        raise NotImplementedError
+
+    def _max_version(self) -> int:
+        raise NotImplementedError
+
+    def _last_checkpoint(self) -> int:
+        raise NotImplementedError
+
+    def _rows(self, after: int) -> Iterable[tuple[object, object]]:
+        """``(version, body)`` of the rows above ``after``, in order (body as text or bytes)."""
+        raise NotImplementedError
+
+    def _insert(self, version: int, body: str, checkpoint: bool) -> None:
+        raise NotImplementedError
+
+    def _replace_all(self, rows: list[tuple[int, str, bool]]) -> None:
+        raise NotImplementedError
+
+    # -- the log ---------------------------------------------------------------------
+
+    def _forget(self) -> None:
+        self._latest: Event | None = None
+        self._tail = Tail()
+        self._recent: deque[Event] = deque(maxlen=_RECENT)
+
+    @contextmanager
+    def lock(self) -> Iterator[None]:
+        """The store's write transaction with this session's writer lock (re-entrant)."""
+        local = self._local
+        if getattr(local, "depth", 0):  # already inside, in this thread: one round trip less
+            local.depth += 1
+            try:
+                yield
+            finally:
+                local.depth -= 1
+            return
+        try:
+            with self._transaction():
+                local.depth = 1
+                try:
+                    yield
+                finally:
+                    local.depth = 0
+        except BaseException:
+            with self._state:  # nothing appended in it was committed
+                self._forget()
+            raise
+
+    def _decode(
+        self, version: object, body: object, before: Event | None, expected: int
+    ) -> tuple[Event, int, bool, bool]:
+        try:
+            if type(version) is not int:
+                raise ValueError("the version column is not an integer")
+            data = loads(body if isinstance(body, (str, bytes)) else b"")
+            event = decode(data, before.phases if before is not None else ())
+            checkpoint, slow = is_checkpoint(data), is_slow(data)
+        except ValueError as error:
+            raise CorruptLog(
+                self.where, version if type(version) is int else 0,
+                f"session {self.session_id!r}, event {version}: {error}",
+            ) from None
+        if event.version != expected or event.version != version:
+            raise CorruptLog(
+                self.where, version, f"session {self.session_id!r}: row {version} holds event "
+                f"{event.version} where event {expected} belongs",
+            )
+        size = len(body) if isinstance(body, (str, bytes)) else 0
+        return event, size, checkpoint, slow
+
+    def _catch_up(self) -> None:
+        with self._state:
+            newest = self._max_version()
+            latest = self._latest
+            if latest is not None and newest == latest.version:
+                return
+            if latest is None or newest < latest.version:
+                self._forget()
+                after = max(self._last_checkpoint() - 1, 0)  # from the newest checkpoint on
+            else:
+                after = latest.version
+            for version, body in self._rows(after):
+                before = self._latest
+                expected = before.version + 1 if before is not None else after + 1
+                event, size, checkpoint, slow = self._decode(version, body, before, expected)
+                if before is None and after > 0 and not checkpoint:
+                    raise CorruptLog(
+                        self.where, event.version, f"session {self.session_id!r}: row {version} "
+                        "is marked as a checkpoint but holds no list",
+                    )
+                self._adopt(event, size, checkpoint, slow)
+
+    def _adopt(self, event: Event, size: int, checkpoint: bool, slow: bool) -> None:
+        self._latest = event
+        self._tail.add(size, size if checkpoint else None, slow=slow)
+        self._recent.append(event)
+
+    def version(self) -> int:
+        """The newest version: one indexed query when nothing changed."""
+        self._catch_up()
+        latest = self._latest
+        return latest.version if latest is not None else 0
+
+    def latest(self) -> Event | None:
+        """The newest event with its list (cached; only newer rows are read)."""
+        self._catch_up()
+        return self._latest
+
+    def events(self, after: int = 0) -> Iterator[Event]:
+        """Events above version ``after``: from the recent ones when they reach back far enough."""
+        with self._state:
+            self._catch_up()
+            recent = self._recent
+            if recent and recent[0].version <= after + 1:
+                return iter([e for e in recent if e.version > after])
+            if self._latest is None:
+                return iter(())
+        return self._replay(after)
+
+    def _replay(self, after: int) -> Iterator[Event]:
+        before: Event | None = None
+        for version, body in self._rows(0):
+            expected = before.version + 1 if before is not None else 1
+            event, *_ = self._decode(version, body, before, expected)
+            before = event
+            if event.version > after:
+                yield event
+
+    def wait(self, after: int, timeout: float | None = None) -> bool:
+        """Poll :meth:`version` until a version above ``after`` lands."""
+        return poll_wait(self, after, timeout)
+
+    def append(self, event: Event) -> None:
+        """Insert the event's record; durable when the enclosing lock commits."""
+        with self.lock(), self._state:
+            self._catch_up()
+            latest = self._latest
+            version = latest.version if latest is not None else 0
+            if event.version != version + 1:
+                raise VersionConflict(self.session_id, event.version - 1, version)
+            checkpoint = self._tail.due()
+            before = latest.phases if latest is not None else ()
+            record = encode(event, before, checkpoint=checkpoint)
+            body = dumps(record)
+            self._insert(event.version, body, checkpoint)
+            self._adopt(event, len(body), checkpoint, is_slow(record))
+
+    def compact(self) -> None:
+        """Rewrite this session's rows in the newest format, in one transaction."""
+        with self.lock(), self._state:
+            rows: list[tuple[int, str, bool]] = []
+            tail = Tail()
+            before: tuple[Phase, ...] = ()
+            events = list(self.events())
+            for event in events:
+                checkpoint = tail.due() or event is events[-1]
+                record = encode(event, before, checkpoint=checkpoint)
+                body = dumps(record)
+                rows.append((event.version, body, checkpoint))
+                tail.add(len(body), len(body) if checkpoint else None, slow=is_slow(record))
+                before = event.phases
+            self._replace_all(rows)
+            self._forget()
+
+    def close(self) -> None:
+        """Nothing to release: the store owns the connection."""
