@@ -1,6 +1,7 @@
 """The team race, with its figures: N agent processes through one plan.
 
-Usage: ``python -m benchmarks.team_race [--agents 8] [--tasks 200] [--store jsonl|sqlite]``.
+Usage: ``python -m benchmarks.team_race [--agents 8] [--tasks 200] [--store jsonl|sqlite|postgres]
+[--dsn DSN]`` (PostgreSQL: a database whose plan ``race`` may be replaced).
 
 Each agent process loops "claim the next ready task, complete it" (the same
 worker as ``tests/test_team_race.py``). Prints the tasks, agents, completions,
@@ -35,7 +36,9 @@ def _plan(tasks: int, per_phase: int = 20) -> dict[str, Any]:
     return {"ops": [{"op": "init", "list": phases}]}
 
 
-def _store(kind: str, where: Path) -> phasetodo.Store:
+def _store(kind: str, where: Path | str) -> phasetodo.Store:
+    if kind == "postgres":
+        return phasetodo.PostgresStore(str(where))
     return phasetodo.JsonlStore(where) if kind == "jsonl" else phasetodo.SqliteStore(where)
 
 
@@ -43,10 +46,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agents", type=int, default=8)
     parser.add_argument("--tasks", type=int, default=200)
-    parser.add_argument("--store", choices=["jsonl", "sqlite"], default="jsonl")
+    parser.add_argument("--store", choices=["jsonl", "sqlite", "postgres"], default="jsonl")
+    parser.add_argument("--dsn", help="the PostgreSQL database for --store postgres (its tables are reused)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        where = Path(tmp) / ("logs" if args.store == "jsonl" else "plans.db")
+        where: Path | str = Path(tmp) / ("logs" if args.store == "jsonl" else "plans.db")
+        if args.store == "postgres":
+            if not args.dsn:
+                parser.error("--store postgres needs --dsn")
+            where = args.dsn
         store = _store(args.store, where)
         with phasetodo.Session.open("race", store=store, profile="team", agent="lead") as lead:
             lead.todo_write(_plan(args.tasks))

@@ -19,6 +19,8 @@ import pytest
 import phasetodo
 from phasetodo import Status
 
+from . import postgres_support
+
 WORKER = Path(__file__).parent / "session_helpers" / "team_worker.py"
 AGENTS = [f"agent-{i}" for i in range(8)]
 PHASES, PER_PHASE = 10, 20
@@ -36,18 +38,29 @@ def plan() -> dict[str, Any]:
     return {"ops": [{"op": "init", "list": phases}]}
 
 
-def store_for(kind: str, where: Path) -> phasetodo.Store:
+def store_for(kind: str, where: Path | str) -> phasetodo.Store:
+    if kind == "postgres":
+        return phasetodo.PostgresStore(str(where))
     return phasetodo.JsonlStore(where) if kind == "jsonl" else phasetodo.SqliteStore(where)
 
 
-@pytest.fixture(scope="module", params=["jsonl", "sqlite"])
+def place(request: pytest.FixtureRequest, kind: str, tmp_path: Path) -> Path | str:
+    """Where the store lives: a directory, a SQLite file, or an emptied PostgreSQL database's DSN."""
+    if kind == "postgres":
+        dsn: str = request.getfixturevalue("postgres_dsn")
+        postgres_support.reset(dsn)
+        return dsn
+    return tmp_path / ("logs" if kind == "jsonl" else "plans.db")
+
+
+@pytest.fixture(scope="module", params=["jsonl", "sqlite", "postgres"])
 def raced(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[str, Path, list[str]]:
     """The plan made by the lead, then raced by eight worker processes; their output lines."""
     kind = request.param
     tmp_path = tmp_path_factory.mktemp(f"race-{kind}")
-    where = tmp_path / ("logs" if kind == "jsonl" else "plans.db")
+    where = place(request, kind, tmp_path)
     store = store_for(kind, where)
     with phasetodo.Session.open("race", store=store, profile="team", agent="lead") as lead:
         assert not lead.todo_write(plan()).get("isError")
@@ -72,7 +85,7 @@ def raced(
 
 
 class TestRace:
-    def test_every_task_completed_exactly_once(self, raced: tuple[str, Path, list[str]]) -> None:
+    def test_every_task_completed_exactly_once(self, raced: tuple[str, Path | str, list[str]]) -> None:
         """The workers' completions name all 200 tasks, none twice, and the plan agrees."""
         kind, where, lines = raced
         done = Counter(line.split()[1] for line in lines if line.startswith("done "))
@@ -84,7 +97,7 @@ class TestRace:
         store.close()
         assert statuses == {Status.COMPLETED}
 
-    def test_no_event_shows_a_double_claim(self, raced: tuple[str, Path, list[str]]) -> None:
+    def test_no_event_shows_a_double_claim(self, raced: tuple[str, Path | str, list[str]]) -> None:
         """Across the log: no task changes hands in progress, no agent holds two, no task closes twice."""
         kind, where, _ = raced
         store = store_for(kind, where)
@@ -116,10 +129,12 @@ CLAIM = Path(__file__).parent / "session_helpers" / "team_claim.py"
 
 
 class TestOneTaskManyClaimants:
-    @pytest.mark.parametrize("kind", ["jsonl", "sqlite"])
-    def test_exactly_one_agent_gets_it(self, kind: str, tmp_path: Path) -> None:
+    @pytest.mark.parametrize("kind", ["jsonl", "sqlite", "postgres"])
+    def test_exactly_one_agent_gets_it(
+        self, kind: str, tmp_path: Path, request: pytest.FixtureRequest
+    ) -> None:
         """Eight processes start the same task at once: one wins, seven are told who has it."""
-        where = tmp_path / ("logs" if kind == "jsonl" else "plans.db")
+        where = place(request, kind, tmp_path)
         store = store_for(kind, where)
         with phasetodo.Session.open("prize", store=store, profile="team", agent="lead") as lead:
             lead.todo_write({"ops": [{"op": "init", "list": [{"phase": "P", "items": ["Prize", "Other"]}]}]})

@@ -17,7 +17,11 @@ import phasetodo
 
 def main() -> None:
     kind, where, plan, agent, task, go = sys.argv[1:7]
-    store = phasetodo.JsonlStore(where) if kind == "jsonl" else phasetodo.SqliteStore(where)
+    store: phasetodo.Store
+    if kind == "postgres":
+        store = phasetodo.PostgresStore(where)
+    else:
+        store = phasetodo.JsonlStore(where) if kind == "jsonl" else phasetodo.SqliteStore(where)
     with phasetodo.Session.open(plan, store=store, profile="team", agent=agent) as session:
         session.refresh()
         while not Path(go).exists():

@@ -34,7 +34,11 @@ def _any_open(phases: tuple[phasetodo.Phase, ...]) -> bool:
 
 def main() -> None:
     kind, where, plan, agent, go = sys.argv[1:6]
-    store = phasetodo.JsonlStore(where) if kind == "jsonl" else phasetodo.SqliteStore(where)
+    store: phasetodo.Store
+    if kind == "postgres":
+        store = phasetodo.PostgresStore(where)
+    else:
+        store = phasetodo.JsonlStore(where) if kind == "jsonl" else phasetodo.SqliteStore(where)
     calls = 0
     with phasetodo.Session.open(plan, store=store, profile="team", agent=agent, resume="keep") as session:
         session.refresh()  # everything imported and opened before the start
