@@ -27,6 +27,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import quote
 
 from ..errors import CorruptLog, StoreError
 from ._base import check_session_id
@@ -110,15 +111,30 @@ class SqliteStore:
                         conn.close()
                         raise
                 else:
-                    uri = "file:" + Path(self.path).absolute().as_posix() + "?mode=ro"
-                    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
-                    columns = [row[1] for row in conn.execute("PRAGMA table_info(events)")]
+                    conn, columns = self._read_only()
                     self._marked = "checkpoint" in columns or not columns
             self._pid = os.getpid()
             self._mutex = threading.RLock()
             self._depth = 0
             self._readonly = not writable
             self._conn = conn
+
+    def _read_only(self) -> tuple[sqlite3.Connection, list[str]]:
+        """A connection that never writes, for a file or folder this process may not write to.
+
+        A WAL database needs its ``-shm`` file even to read; where that cannot be made (a
+        read-only folder after the last writer closed), the file is read as immutable.
+        """
+        base = "file:" + quote(Path(self.path).absolute().as_posix()) + "?mode=ro"
+        for uri in (base, base + "&immutable=1"):
+            conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+            try:
+                return conn, [row[1] for row in conn.execute("PRAGMA table_info(events)")]
+            except sqlite3.OperationalError as error:
+                conn.close()
+                if "readonly" not in str(error) or uri != base:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def _wal(self, conn: sqlite3.Connection) -> None:
         """Switch to WAL; processes creating the file together may find it locked for a moment."""
