@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from phasetodo import Phase, Status, Task, compaction_anchor
+from phasetodo import REFERENCE_STATUSES, Phase, Status, Task, compaction_anchor
 from phasetodo._views.anchor import MIN_ANCHOR_CHARS
 
 LIST = [
@@ -90,7 +90,7 @@ class TestBound:
                 Phase,
                 _TEXT,
                 st.lists(
-                    st.builds(Task, _TEXT, st.sampled_from(list(Status)), st.lists(_TEXT, max_size=5)),
+                    st.builds(Task, _TEXT, st.sampled_from(REFERENCE_STATUSES), st.lists(_TEXT, max_size=5)),
                     max_size=8,
                 ),
             ),

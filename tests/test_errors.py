@@ -100,7 +100,7 @@ class TestInvalidPhases:
             (
                 [{"name": "P", "tasks": [{"content": "A", "status": "done"}, {"status": "pending"}]}],
                 [
-                    "[0].tasks[0].status: must be one of pending, in_progress, completed, abandoned",
+                    "[0].tasks[0].status: must be one of pending, in_progress, completed, abandoned, blocked",
                     "[0].tasks[1].content: is required",
                 ],
             ),

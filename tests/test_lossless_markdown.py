@@ -9,7 +9,14 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import phasetodo
-from phasetodo import LOSSLESS_MARKER, Phase, Status, Task, markdown_to_phases, phases_to_markdown
+from phasetodo import (
+    LOSSLESS_MARKER,
+    Phase,
+    Status,
+    Task,
+    markdown_to_phases,
+    phases_to_markdown,
+)
 
 from .conftest import read_vectors
 
@@ -27,7 +34,12 @@ def _lists(draw: st.DrawFn) -> list[Phase]:
             draw(_TEXT),
             tuple(
                 Task(
-                    draw(_TEXT), draw(st.sampled_from(list(Status))), tuple(draw(st.lists(_TEXT, max_size=3)))
+                    draw(_TEXT),
+                    draw(st.sampled_from(list(Status))),  # blocked too: team plans
+                    tuple(draw(st.lists(_TEXT, max_size=3))),
+                    draw(st.none() | _TEXT),
+                    draw(st.none() | _TEXT),
+                    tuple(draw(st.lists(_TEXT, max_size=2))),
                 )
                 for _ in range(draw(st.integers(0, 3)))
             ),
@@ -131,7 +143,7 @@ class TestReading:
         text = f"{LOSSLESS_MARKER}\n# P\n- [?] a\nhello\n- [ ] bad \\q\n> note\n"
         phases, errors = markdown_to_phases(text)
         assert errors == [
-            'Line 3: unknown status marker "[?]" (use [ ], [x], [/], [-])',
+            'Line 3: unknown status marker "[?]" (use [ ], [x], [/], [-], [!])',
             'Line 4: unrecognized syntax "hello"',
             'Line 5: invalid escape "\\q"',
         ]

@@ -20,7 +20,7 @@ from phasetodo.tool import MemoryState, TodoWriteTool
 
 INIT = {"ops": [{"op": "init", "list": [{"phase": "Fix", "items": ["Find it", "Patch it"]}]}]}
 ONE_BAD = {"ops": [{"op": "done", "task": "Find it"}, {"op": "done", "task": "Nope"}]}
-PROFILES = [phasetodo.PARITY, phasetodo.STRICT]
+PROFILES = [phasetodo.PARITY, phasetodo.STRICT, phasetodo.TEAM]
 
 
 def _op_enum(schema: Any) -> list[str]:

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import phasetodo
-from phasetodo import Phase, Status, Task, testing
+from phasetodo import REFERENCE_STATUSES, Phase, Status, Task, testing
 from phasetodo._core.jsstring import WHITESPACE
 
 NAMES = st.sampled_from(["Build", "Test", "Ship", "", " pad ", "a\nb", "Todos", "x"])
@@ -19,7 +19,7 @@ CONTENTS = st.one_of(
 )
 NOTES = st.lists(st.text(max_size=8), max_size=3).map(tuple)
 
-tasks = st.builds(Task, CONTENTS, st.sampled_from(list(Status)), NOTES)
+tasks = st.builds(Task, CONTENTS, st.sampled_from(REFERENCE_STATUSES), NOTES)
 #: Lists from the public kit, plus ones built from awkward strings (blank, padded, CRLF).
 phase_lists = st.one_of(
     testing.phases(duplicates=True),
@@ -91,7 +91,7 @@ carried_lists = st.lists(
         Phase,
         CARRIED_TEXT,
         st.lists(
-            st.builds(Task, CARRIED_TEXT, st.sampled_from(list(Status)), CARRIED_NOTES), max_size=5
+            st.builds(Task, CARRIED_TEXT, st.sampled_from(REFERENCE_STATUSES), CARRIED_NOTES), max_size=5
         ),
     ),
     min_size=1,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ._core.codec import dump_phases, load_phases, parse_params
 from ._core.engine import Outcome, apply, normalize
 from ._core.limits import DEFAULT_LIMITS, Limits
-from ._core.model import Phase, Status, Task
+from ._core.model import REFERENCE_STATUSES, Phase, Status, Task
 from ._core.ops import OPS, Append, Done, Drop, Init, Note, Op, PhaseItems, Rm, Start, View
 from ._core.schema import DETAILS_SCHEMA, PARAMS_SCHEMA, STRICT_PARAMS_SCHEMA
 from ._profiles.builtin import PROFILES, ProfileLike
@@ -18,6 +18,8 @@ from ._profiles.parity import PARITY
 from ._profiles.registry import CallContext, Profile
 from ._profiles.result import DetailsJSON, PhaseJSON, ResultJSON, Storage, TaskJSON
 from ._profiles.strict import STRICT, StrictOutcome, apply_strict
+from ._profiles.team import TEAM
+from ._profiles.team_schema import TEAM_PARAMS_SCHEMA
 from ._version import __version__
 from ._views.anchor import compaction_anchor
 from ._views.diff import ListDiff, NoteChange, StatusChange, TaskRef, diff_phases, format_diff
@@ -46,7 +48,7 @@ from .errors import (
     UnknownProfile,
     VersionConflict,
 )
-from .session import Session, run_auto_clear
+from .session import ScopedSession, Session, run_auto_clear
 from .session_changes import Change
 from .stores import Event, JsonlStore, MemoryStore, PostgresStore, SqliteStore, Store
 from .tool import MemoryState, TodoState, TodoWriteTool, ToolResult, call, todo_write
@@ -59,8 +61,11 @@ __all__ = [
     "PARAMS_SCHEMA",
     "PARITY",
     "PROFILES",
+    "REFERENCE_STATUSES",
     "STRICT",
     "STRICT_PARAMS_SCHEMA",
+    "TEAM",
+    "TEAM_PARAMS_SCHEMA",
     "AmbiguousTarget",
     "Append",
     "CallContext",
@@ -99,6 +104,7 @@ __all__ = [
     "ProfileLike",
     "ResultJSON",
     "Rm",
+    "ScopedSession",
     "Session",
     "SessionClosed",
     "SessionError",

@@ -60,6 +60,8 @@ def _strict(node: dict[str, Any]) -> dict[str, Any]:
         node["additionalProperties"] = False
     elif node.get("type") == "array" and isinstance(node.get("items"), dict):
         _strict(node["items"])
+    for branch in node.get("anyOf", ()):  # e.g. a team item: a string or {content, after}
+        _strict(branch)
     return node
 
 
@@ -76,13 +78,36 @@ OPENAI_STRICT_SCHEMA: dict[str, Any] = strict_schema(PARAMS_SCHEMA)
 
 
 def strip_nulls(params: object) -> object:
-    """``params`` as the null rule reads strict-mode payloads: ``null`` op fields left out.
+    """``params`` as the null rule reads strict-mode payloads: ``null`` op fields left out,
+    and ``null`` fields of object items (a team item's ``after``) too.
 
     The rule is :func:`phasetodo._core.schema.read_nulls`: it raises
     ``InvalidParams`` for a done/drop/rm whose targets are only ``null``
     (null never means every task).
     """
-    return read_nulls(params)
+    read = read_nulls(params)
+    if not isinstance(read, Mapping) or not isinstance(read.get("ops"), list):
+        return read
+    ops = [
+        {k: _strip_items(k, v) for k, v in op.items()} if isinstance(op, Mapping) else op
+        for op in read["ops"]
+    ]
+    return {**read, "ops": ops}
+
+
+def _strip_items(key: str, value: Any) -> Any:
+    """``items`` (and ``list[].items``) with the ``null`` fields of object items removed."""
+    if key == "items" and isinstance(value, list):
+        return [
+            {k: v for k, v in item.items() if v is not None} if isinstance(item, Mapping) else item
+            for item in value
+        ]
+    if key == "list" and isinstance(value, list):
+        return [
+            {k: _strip_items(k, v) for k, v in entry.items()} if isinstance(entry, Mapping) else entry
+            for entry in value
+        ]
+    return value
 
 
 def openai_tool(tool: ToolSpec, api: Api = "chat", *, strict: bool = False) -> dict[str, Any]:

@@ -41,6 +41,9 @@ from ._core.codec import dump_phases
 from ._core.fuzzy import AmbiguousTarget, Kind, Target, TargetNotFound, resolve
 from ._core.model import Phase, Status
 from ._profiles.builtin import PROFILES
+from ._profiles.builtin import resolve as resolve_profile
+from ._profiles.team_engine import ready_tasks
+from ._profiles.team_summary import format_team_head
 from ._version import __version__
 from ._views.diff import diff_phases, format_diff
 from ._views.markdown import markdown_to_phases, phases_to_markdown
@@ -188,8 +191,14 @@ def _session(
                 _usage(f"--store {spec}: cannot list the sessions: {error}")
             if sid not in sessions:
                 _missing_session(sid, spec, sessions)
+        profile = resolve_profile(getattr(args, "profile", None) or "parity")
         try:
-            session = Session.open(sid, store=store, resume="keep")
+            if profile.shared:  # a team plan: this handle is the agent (or a person), keep the lead
+                session = Session.open(
+                    sid, store=store, resume="keep", profile=profile, agent=getattr(args, "agent", None)
+                )
+            else:
+                session = Session.open(sid, store=store, resume="keep")
         except (PhasetodoError, OSError, sqlite3.Error) as error:
             _usage(f"--store {spec}: cannot open session {sid!r}: {error}")
         try:
@@ -404,7 +413,7 @@ def _cmd_edit(args: argparse.Namespace, out: IO[str]) -> int:
         before, version = tuple(session.refresh()), session.version
         fd, name = tempfile.mkstemp(prefix="phasetodo-", suffix=".md")
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(phases_to_markdown(before))
+            handle.write(phases_to_markdown(before, lossless=_is_team(before)))
         try:
             status = subprocess.call([*shlex.split(editor), name])
         except OSError as error:
@@ -429,9 +438,15 @@ def _cmd_edit(args: argparse.Namespace, out: IO[str]) -> int:
     return OK
 
 
+def _is_team(phases: Sequence[Phase]) -> bool:
+    """Whether tasks carry owners, reasons or dependencies, which only lossless Markdown keeps."""
+    return any(t.has_team_fields for p in phases for t in p.tasks)
+
+
 def _cmd_export(args: argparse.Namespace, out: IO[str]) -> int:
     with _session(args, must_exist=True) as session:
-        text = phases_to_markdown(session.refresh())
+        phases = session.refresh()
+        text = phases_to_markdown(phases, lossless=_is_team(phases))
     if args.path is None or args.path == "-":
         if args.json:
             _raw(out).write(_json({"markdown": text}))
@@ -469,10 +484,13 @@ def _apply_ops(
 ) -> int:
     """Run ops through the engine as a user edit; report changes and op errors."""
     before, version = tuple(session.phases), session.version
+    team = _is_team(before)
     try:
-        outcome = call({"ops": ops}, before)
+        outcome = call({"ops": ops}, before, profile="team" if team else "parity")
     except InvalidParams as error:
         raise _Exit(USAGE, f"{source}: {error}\nnothing changed", error.problems) from error
+    if team and outcome.errors:  # all or nothing by the team rules: report, change nothing
+        raise _Exit(OP_ERRORS, f"{source}: {'; '.join(outcome.errors)}; nothing changed", outcome.errors)
     _user_edit(session, outcome.phases, source, version)
     if not args.json:
         for problem in outcome.errors:
@@ -546,12 +564,33 @@ def _confirm_everything(args: argparse.Namespace, phases: Sequence[Phase]) -> No
     _usage(f"{what}; pass --all to do that, or name a TASK or PHASE. Nothing changed")
 
 
+def _as_agent(session: Session, ops: list[dict[str, Any]], args: argparse.Namespace, out: IO[str]) -> int:
+    """Make ``ops`` one team call as ``--agent``: claims and permissions are the agent's."""
+    try:
+        result = session.write({"ops": ops}, agent=args.agent, profile="team")
+    except InvalidParams as error:
+        raise _Exit(USAGE, f"{args.verb}: {error}\nnothing was applied", error.problems) from error
+    if args.json:
+        _raw(out).write(_json(result.to_json()))
+    else:
+        out.write(result.text + "\n")
+    return OP_ERRORS if result.is_error else OK
+
+
 def _cmd_status(args: argparse.Namespace, out: IO[str]) -> int:
     verb: str = args.verb
     with _session(args, must_exist=True) as session:
         phases = tuple(session.refresh())
         if args.all and (" ".join(args.target).strip() or verb == "start"):
             _usage(f"{verb}: --all means every task; give it without a TASK or PHASE")
+        if getattr(args, "agent", None) is not None:
+            if verb == "start" and not " ".join(args.target).strip():
+                return _as_agent(session, [{"op": "start"}], args, out)  # the next ready task
+            found = _target(args, phases)
+            if found is None and not args.all:
+                _confirm_everything(args, phases)
+            mine = {"op": verb} if found is None else {"op": verb, found.kind: found.name}
+            return _as_agent(session, [mine], args, out)
         target = _target(args, phases)
         if verb == "start":
             if target is None:
@@ -570,6 +609,17 @@ def _cmd_status(args: argparse.Namespace, out: IO[str]) -> int:
         else:
             op = {"op": verb, target.kind: target.name}
         return _apply_ops(session, [op], verb, args, out)
+
+
+def _cmd_ready(args: argparse.Namespace, out: IO[str]) -> int:
+    with _session(args, must_exist=True) as session:
+        phases = tuple(session.refresh())
+    if args.json:
+        ready = [{"phase": p, "task": t.content} for p, t in ready_tasks(phases)]
+        _raw(out).write(_json(ready))
+        return OK
+    out.write(format_team_head(phases, getattr(args, "agent", None)) + "\n")
+    return OK
 
 
 def _cmd_undo(args: argparse.Namespace, out: IO[str]) -> int:
@@ -846,6 +896,14 @@ def _parser() -> argparse.ArgumentParser:
         kind.add_argument("--task", action="store_true", help="match tasks only")
         kind.add_argument("--phase", action="store_true", help="match phases only")
         status.add_argument("--all", action="store_true", help="act on every task")
+        status.add_argument(
+            "--agent",
+            metavar="NAME",
+            help="act as this agent of a team plan (start with no target claims the next ready task)",
+        )
+
+    ready = verb("ready", "list the tasks ready to start, who is on what and what is blocked")
+    ready.add_argument("--agent", metavar="NAME", help="say which task this agent is on")
 
     undo = verb(
         "undo",
@@ -893,6 +951,7 @@ _VERBS = {
     "done": _cmd_status,
     "drop": _cmd_status,
     "rm": _cmd_status,
+    "ready": _cmd_ready,
     "undo": _cmd_undo,
     "history": _cmd_history,
     "demo": _cmd_demo,

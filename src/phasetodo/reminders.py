@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
-from ._core.model import Phase
+from ._core.model import Phase, Status, Task
 from ._views.diff import format_diff
 from .session_changes import Change
 
@@ -48,21 +48,46 @@ def failed_call_reminder(error: object = None) -> str:
     return _wrap(lines)
 
 
-def _open_lines(phases: Sequence[Phase]) -> list[str]:
+def _open_work(phases: Sequence[Phase], agent: str | None) -> list[tuple[str, list[Task]]]:
+    """The open tasks per phase; for an ``agent`` of a team plan, only its own
+    active task and the ready ones. Blocked tasks are never open work, and
+    neither is a pending task still waiting for its ``after``."""
+    status = {t.content: t.status for p in phases for t in p.tasks}
+
+    def counts(task: Task) -> bool:
+        if not task.status.is_open:
+            return False
+        if task.status is Status.IN_PROGRESS:
+            return agent is None or task.owner == agent
+        waiting = any(not status.get(c, Status.COMPLETED).is_closed for c in task.after)
+        return not waiting and (agent is None or task.owner is None)
+
+    found = [(p.name, [t for t in p.tasks if counts(t)]) for p in phases]
+    return [(name, tasks) for name, tasks in found if tasks]
+
+
+def _open_lines(phases: Sequence[Phase], agent: str | None = None) -> list[str]:
     out: list[str] = []
-    for phase in phases:
-        tasks = [t for t in phase.tasks if t.status.is_open]
+    for name, tasks in _open_work(phases, agent):
         if tasks:
-            out.append(f"{phase.name}:")
+            out.append(f"{name}:")
             out.extend(f"  - {t.content} [{t.status.value}]" for t in tasks)
     return out
 
 
 def stop_reminder(
-    phases: Sequence[Phase], attempt: int, max_attempts: int = DEFAULT_STOP_ATTEMPTS
+    phases: Sequence[Phase],
+    attempt: int,
+    max_attempts: int = DEFAULT_STOP_ATTEMPTS,
+    *,
+    agent: str | None = None,
 ) -> str | None:
-    """The stop-time reminder listing incomplete tasks per phase, or None if all are done."""
-    listed = _open_lines(phases)
+    """The stop-time reminder listing incomplete tasks per phase, or None if all are done.
+
+    Blocked tasks and tasks waiting for their ``after`` do not count. With
+    ``agent`` (a team plan) only that agent's active task and the ready tasks do.
+    """
+    listed = _open_lines(phases, agent)
     if not listed:
         return None
     return _wrap(
@@ -91,15 +116,18 @@ class StopGuard:
         """A new user prompt: the count starts again."""
         self.attempts = 0
 
-    def before_stop(self, phases: Sequence[Phase]) -> str | None:
-        """The reminder for this stop attempt, or None (list complete, or attempts used up)."""
-        if not any(t.status.is_open for p in phases for t in p.tasks):
+    def before_stop(self, phases: Sequence[Phase], *, agent: str | None = None) -> str | None:
+        """The reminder for this stop attempt, or None (no open work, or attempts used up).
+
+        ``agent``: the stopping agent of a team plan (see :func:`stop_reminder`).
+        """
+        if not _open_work(phases, agent):
             self.attempts = 0
             return None
         if self.attempts >= self.max_attempts:
             return None
         self.attempts += 1
-        return stop_reminder(phases, self.attempts, self.max_attempts)
+        return stop_reminder(phases, self.attempts, self.max_attempts, agent=agent)
 
 
 def user_edit_reminder(change: Change) -> str | None:

@@ -40,7 +40,7 @@ from .stores import Event, EventKind, JsonlStore, Log, Store
 from .stores._base import check_agent
 from .tool import DEFAULT, call
 
-__all__ = ["ResumePolicy", "Session", "default_directory", "run_auto_clear"]
+__all__ = ["ResumePolicy", "ScopedSession", "Session", "default_directory", "run_auto_clear"]
 
 #: ``"strip"`` (the reference's default) drops completed and abandoned tasks
 #: and the phases left empty when a session with history is reopened;
@@ -119,11 +119,12 @@ class Session:
         store: Store | None = None,
         *,
         agent: str | None = None,
-        resume: ResumePolicy = "strip",
+        resume: ResumePolicy | None = None,
         clear_delay: float = 60.0,
         clock: Callable[[], float] = time.time,
         profile: ProfileLike = "parity",
         limits: Limits | None = DEFAULT_LIMITS,
+        lead: str | None = None,
     ) -> Session:
         """Open (or start) the session ``session_id`` in ``store``.
 
@@ -136,19 +137,29 @@ class Session:
         returns the time in seconds and is injectable for tests. ``profile`` (a
         name or a :class:`~phasetodo.Profile`) and ``limits`` (``None``: no
         limits) are the defaults of every call; a call may give its own.
+
+        A shared profile (``profile="team"``) opens a plan many agents work:
+        ``agent`` is the agent this handle writes as (``None``: a person), no
+        agent is shut out, and a new log records the plan's lead (``lead``, else
+        ``agent``). ``resume`` then defaults to ``"keep"``, since one agent's
+        reopening must not strip the plan everyone shares (else ``"strip"``).
         """
-        _check_policies(resume, clear_delay)
         check_agent(agent)
         chosen = resolve(profile)
+        if resume is None:
+            resume = "keep" if chosen.shared else "strip"
+        _check_policies(resume, clear_delay)
         own = None
         if store is None:
             store = own = JsonlStore(default_directory())
-        log = store.open(session_id, owner=agent)
+        log = store.open(session_id, owner=(lead or agent) if chosen.shared else agent)
         try:
             if agent is not None and log.owner == agent:
                 with log.lock():  # an agent's session is claimed at open; others create nothing
                     pass
-            if agent is not None and log.owner is not None and agent != log.owner:
+            if chosen.shared:
+                pass  # every agent may write a shared plan; the log's owner is its lead
+            elif agent is not None and log.owner is not None and agent != log.owner:
                 raise NotSessionOwner(
                     f"session {session_id!r} belongs to agent {log.owner!r}, not {agent!r}"
                 )
@@ -166,6 +177,11 @@ class Session:
     def session_id(self) -> str:
         """The session's id in its store."""
         return self._log.session_id
+
+    @property
+    def agent(self) -> str | None:
+        """The agent this handle writes as when a call names none."""
+        return self._agent
 
     @property
     def owner(self) -> str | None:
@@ -313,27 +329,31 @@ class Session:
         profile: ProfileLike | None = None,
         limits: Limits | None = DEFAULT,
         dry_run: bool = False,
+        scope: str | None = None,
     ) -> ToolResult:
         """:meth:`todo_write`, returning the typed :class:`~phasetodo.ToolResult`.
 
         ``profile`` and ``limits`` left out mean the session's. An error result
         of an all-or-nothing profile (strict) appends nothing. ``dry_run=True``
         applies the call to the newest list without appending anything and
-        returns the would-be result with ``details.diff``.
+        returns the would-be result with ``details.diff``. ``scope`` limits a
+        call on a shared plan to one phase (see :meth:`scoped`).
         """
-        writer = self._writer(agent)
         chosen = self.profile if profile is None else resolve(profile)
+        writer = self._writer(agent, chosen)
         bound = self.limits if limits is DEFAULT else limits
+        lead = self._log.owner if chosen.shared else None
         if dry_run:
             current = self.refresh()
             return call(
                 params, current, profile=chosen, limits=bound, storage=self.storage, dry_run=True,
-                agent=writer,
+                agent=writer, lead=lead, scope=scope,
             )
 
         def make(current: tuple[Phase, ...]) -> tuple[tuple[Phase, ...] | None, ToolResult]:
             result = call(
-                params, current, profile=chosen, limits=bound, storage=self.storage, agent=writer
+                params, current, profile=chosen, limits=bound, storage=self.storage,
+                agent=writer, lead=self._log.owner if chosen.shared else None, scope=scope,
             )
             if result.is_error and chosen.atomic:
                 return None, result  # refused: nothing applied, nothing appended
@@ -341,13 +361,26 @@ class Session:
 
         # The log keeps the validated ops and replays them with the same built-in
         # profile and agent; a call of a profile it could not name again is kept
-        # as what it changed.
-        replayable = BUILTIN.get(chosen.name) is chosen
+        # as what it changed. So is a call on a shared plan: it also depends on
+        # the plan's lead and the call's scope, which a replay would not know.
+        replayable = BUILTIN.get(chosen.name) is chosen and not chosen.shared and scope is None
 
         def ops() -> tuple[Any, ...] | None:  # asked once the call validated them
             return tuple(params["ops"]) if replayable else None
 
-        return self._commit("write", make, expected_version, agent=writer, ops=ops, profile=chosen.name)
+        return self._commit(
+            "write", make, expected_version, agent=writer, ops=ops, profile=chosen.name, chosen=chosen
+        )
+
+    def scoped(self, *, agent: str, phase: str) -> ScopedSession:
+        """A handle for a subagent that sees and changes only ``phase`` of this shared plan.
+
+        Its calls are made as ``agent`` in this session's profile; ``start {}``
+        looks only in ``phase``. Closing it leaves this session open.
+        """
+        if not self.profile.shared:
+            raise InvalidOption(f"scoped: needs a shared profile such as 'team', not {self.profile.name!r}")
+        return ScopedSession(self, agent, phase)
 
     def user_edit(
         self,
@@ -365,6 +398,8 @@ class Session:
         if not isinstance(source, str) or not source:
             raise InvalidOption("source: must be a non-empty string")
         new = tuple(as_phases(phases))
+        if self.profile.repair is not None:
+            new = self.profile.repair(new)
         self._commit("user_edit", lambda _: (new, None), expected_version, source=source)
         last = self.last_change
         assert last is not None
@@ -449,8 +484,10 @@ class Session:
         if self._closed:
             raise SessionClosed(f"session {self.session_id!r} is closed")
 
-    def _writer(self, agent: str | None) -> str | None:
+    def _writer(self, agent: str | None, profile: Profile) -> str | None:
         writer = agent if agent is not None else self._agent
+        if profile.shared:
+            return writer  # any agent, or a person, writes a shared plan
         owner = self._log.owner
         if owner is None:
             return writer
@@ -475,11 +512,12 @@ class Session:
         agent: str | None = None,
         ops: Callable[[], tuple[Any, ...] | None] | None = None,
         profile: str | None = None,
+        chosen: Profile | None = None,
     ) -> _T:
         self._check_open()
         with self._log.lock():
             if kind == "write":  # the lock created the log, maybe with another agent as owner
-                self._writer(agent)
+                self._writer(agent, chosen if chosen is not None else self.profile)
             current = self._sync()
             if expected_version is not None and expected_version != self._version:
                 raise VersionConflict(self.session_id, expected_version, self._version)
@@ -547,3 +585,70 @@ async def run_auto_clear(session: Session, *, poll: float = 1.0) -> None:
         deadline = session.next_deadline()
         wait = poll if deadline is None else min(poll, max(0.0, deadline - session.clock()))
         await asyncio.sleep(wait)
+
+
+class ScopedSession:
+    """A subagent's handle on one phase of a shared plan (see :meth:`Session.scoped`).
+
+    Calls are made as ``agent`` and may only see and change ``phase``; the
+    parent session, and every other handle, sees the whole plan. It is a
+    :class:`~phasetodo.tool.TodoState`, so a ``TodoWriteTool`` can sit on it.
+    """
+
+    def __init__(self, parent: Session, agent: str, phase: str) -> None:
+        if not isinstance(agent, str) or not agent:
+            raise InvalidOptionType("agent: must be a non-empty string")
+        if not isinstance(phase, str) or not phase:
+            raise InvalidOptionType("phase: must be a non-empty string")
+        self.parent = parent
+        self.agent = agent
+        self.phase = phase
+
+    @property
+    def storage(self) -> Storage:
+        """What results report in ``details.storage``."""
+        return self.parent.storage
+
+    @property
+    def phases(self) -> tuple[Phase, ...]:
+        """The scoped phase, as the parent last saw the plan."""
+        return tuple(p for p in self.parent.phases if p.name == self.phase)
+
+    @property
+    def plan(self) -> tuple[Phase, ...]:
+        """The whole plan, as the parent last saw it (what the scoped phase's tasks may wait for)."""
+        return self.parent.phases
+
+    def refresh(self) -> tuple[Phase, ...]:
+        """Catch up with other writers; returns the scoped phase."""
+        self.parent.refresh()
+        return self.phases
+
+    def write(
+        self,
+        params: Mapping[str, Any],
+        *,
+        profile: ProfileLike | None = None,
+        limits: Limits | None = DEFAULT,
+        dry_run: bool = False,
+        expected_version: int | None = None,
+    ) -> ToolResult:
+        """One call as this handle's agent, limited to its phase."""
+        return self.parent.write(
+            params, agent=self.agent, profile=profile, limits=limits, dry_run=dry_run,
+            expected_version=expected_version, scope=self.phase,
+        )
+
+    def todo_write(
+        self,
+        params: Mapping[str, Any],
+        *,
+        profile: ProfileLike | None = None,
+        limits: Limits | None = DEFAULT,
+        dry_run: bool = False,
+        expected_version: int | None = None,
+    ) -> ResultJSON:
+        """:meth:`write`, as the JSON result."""
+        return self.write(
+            params, profile=profile, limits=limits, dry_run=dry_run, expected_version=expected_version
+        ).to_json()

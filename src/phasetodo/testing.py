@@ -31,7 +31,7 @@ except ImportError as error:  # pragma: no cover - exercised only without Hypoth
 from ._core import schema
 from ._core.codec import converter
 from ._core.jsstring import WHITESPACE, is_blank
-from ._core.model import Phase, Status, Task
+from ._core.model import REFERENCE_STATUSES, Phase, Status, Task
 from ._core.ops import OP_NAMES, OPS, Append, Done, Drop, Init, Note, Op, PhaseItems, Rm, Start
 from ._views.status import LOOKS
 
@@ -111,9 +111,10 @@ def _markdown_safe_note(text: str) -> str:
 
 
 def statuses(*, allowed: Iterable[Status | str] | None = None) -> st.SearchStrategy[Status]:
-    """One task status; ``allowed`` narrows the choice (``["pending", "completed"]``)."""
+    """One of the reference's task statuses; ``allowed`` narrows or widens the choice
+    (``["pending", "completed"]``, or ``["blocked"]`` for team plans)."""
     if allowed is None:
-        return st.sampled_from(list(Status))
+        return st.sampled_from(REFERENCE_STATUSES)
     chosen = []
     for value in allowed:
         try:

@@ -23,7 +23,7 @@ from ._profiles.registry import Profile, run
 from ._profiles.result import ResultJSON, Storage, ToolResult
 from ._profiles.strict import STRICT_NOTE
 from ._specs import Api, anthropic_tool, mcp_tool, openai_tool, strip_nulls
-from .errors import InvalidParams, InvalidPhases
+from .errors import InvalidOption, InvalidParams, InvalidPhases
 
 __all__ = [
     "DESCRIPTION",
@@ -58,16 +58,20 @@ def call(
     storage: Storage = "memory",
     dry_run: bool = False,
     agent: str | None = None,
+    lead: str | None = None,
+    scope: str | None = None,
 ) -> ToolResult:
     """One call on ``phases`` in ``profile``: the typed result.
 
     Raises :class:`~phasetodo.InvalidParams` (nothing applied) when ``params``
     break the profile's schema or ``limits`` (``None``: no limits). ``agent``
-    names the writing agent for profiles that track one.
+    names the writing agent for profiles that track one; ``lead`` and
+    ``scope`` are a shared plan's lead and the phase the call is limited to.
     """
     current = phases if isinstance(phases, tuple) else tuple(phases)
     return run(
-        resolve(profile), params, current, limits=limits, storage=storage, dry_run=dry_run, agent=agent
+        resolve(profile), params, current, limits=limits, storage=storage, dry_run=dry_run,
+        agent=agent, lead=lead, scope=scope,
     )
 
 
@@ -78,6 +82,8 @@ def todo_write(
     profile: ProfileLike = "parity",
     dry_run: bool = False,
     limits: Limits | None = DEFAULT_LIMITS,
+    agent: str | None = None,
+    lead: str | None = None,
 ) -> ResultJSON:
     """One ``todo_write`` call on a memory-backed list.
 
@@ -90,12 +96,16 @@ def todo_write(
     ``profile="strict"`` makes the batch all-or-nothing (an error result has
     ``"isError": true`` and the unchanged list); ``dry_run=True`` adds what the
     call would change (``details.diff``) and marks the result as not saved.
+    ``profile="team"`` runs the call as ``agent`` (``None``: a person) on a
+    plan led by ``lead``.
     """
     fast = None if dry_run else _parity_on_columns(params, phases, profile, limits)
     if fast is not None:
         return fast
     current = _phases_arg(phases)
-    return call(params, current, profile=profile, limits=limits, dry_run=dry_run).to_json()
+    return call(
+        params, current, profile=profile, limits=limits, dry_run=dry_run, agent=agent, lead=lead
+    ).to_json()
 
 
 def _parity_on_columns(
@@ -176,7 +186,7 @@ class MemoryState:
     """A list kept in memory only: the state of a tool that has no session.
 
     ``profile`` and ``limits`` are the defaults of its calls (``limits=None``:
-    no limits).
+    no limits). ``agent`` is who writes (a team plan's agent, and its lead).
     """
 
     def __init__(
@@ -185,10 +195,12 @@ class MemoryState:
         *,
         profile: ProfileLike = "parity",
         limits: Limits | None = DEFAULT_LIMITS,
+        agent: str | None = None,
     ) -> None:
         self._phases: tuple[Phase, ...] = _phases_arg(list(phases))
         self.profile: Profile = resolve(profile)
         self.limits = limits
+        self.agent = agent
 
     @property
     def phases(self) -> tuple[Phase, ...]:
@@ -215,6 +227,8 @@ class MemoryState:
             profile=self.profile if profile is None else profile,
             limits=self.limits if limits is DEFAULT else limits,
             dry_run=dry_run,
+            agent=self.agent,
+            lead=self.agent,
         )
         if not dry_run and not result.is_error:
             self._phases = result.phases
@@ -245,7 +259,8 @@ class TodoWriteTool:
     or a :class:`~phasetodo.Profile`) gives the prompt, the schema and the
     behaviour; ``limits`` left out means the state's own. ``execute`` never
     raises for bad arguments: it returns an error result listing the problems,
-    so the model can correct itself.
+    so the model can correct itself. ``agent`` names who writes to the memory
+    list (a team plan's agent); a session carries its own agent.
     """
 
     name: ClassVar[str] = "todo_write"
@@ -264,10 +279,15 @@ class TodoWriteTool:
         *,
         profile: ProfileLike = "parity",
         limits: Limits | None = DEFAULT,
+        agent: str | None = None,
     ) -> None:
         #: The profile every call runs in.
         self.profile: Profile = resolve(profile)
-        self.session: TodoState = session if session is not None else MemoryState()
+        if session is not None and agent is not None:
+            raise InvalidOption("agent: give it to the session (Session.open(..., agent=...)), not the tool")
+        self.session: TodoState = (
+            session if session is not None else MemoryState(profile=self.profile, agent=agent)
+        )
         self.limits: Limits | None = limits
         self.description = self.profile.description
         self.parameters = self.profile.schema

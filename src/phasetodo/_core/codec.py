@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 if TYPE_CHECKING:
     import cattrs
 
@@ -71,10 +73,24 @@ def _unstructure_op(op: Op) -> dict[str, Any]:
 
 
 def dump_task(task: Task) -> dict[str, Any]:
-    """A task as JSON data; ``notes`` is left out when there are none."""
+    """A task as JSON data; ``notes``, ``owner``, ``reason`` and ``after`` are left out when empty."""
+    out: dict[str, Any] = {"content": task.content, "status": _WIRE[task.status]}
     if task.notes:
-        return {"content": task.content, "status": _WIRE[task.status], "notes": list(task.notes)}
-    return {"content": task.content, "status": _WIRE[task.status]}
+        out["notes"] = list(task.notes)
+    if task.has_team_fields:
+        _dump_team_fields(task, out)
+    return out
+
+
+def _dump_team_fields(task: Task, out: dict[str, Any]) -> dict[str, Any]:
+    """Add a team plan's keys to a dumped task (only the ones that are set)."""
+    if task.owner is not None:
+        out["owner"] = task.owner
+    if task.reason is not None:
+        out["reason"] = task.reason
+    if task.after:
+        out["after"] = list(task.after)
+    return out
 
 
 def dump_phases(phases: Iterable[Phase | Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -84,9 +100,13 @@ def dump_phases(phases: Iterable[Phase | Mapping[str, Any]]) -> list[dict[str, A
         {
             "name": p.name,
             "tasks": [
-                {"content": t.content, "status": wire[t.status], "notes": list(t.notes)}
-                if t.notes
-                else {"content": t.content, "status": wire[t.status]}
+                (
+                    {"content": t.content, "status": wire[t.status], "notes": list(t.notes)}
+                    if t.notes
+                    else {"content": t.content, "status": wire[t.status]}
+                )
+                if t.owner is None and t.reason is None and not t.after
+                else dump_task(t)
                 for t in p.tasks
             ],
         }
@@ -145,12 +165,29 @@ def _load_phase(data: Any) -> Phase:
         if notes:
             if not isinstance(notes, list) or not all(type(n) is str for n in notes):
                 raise TypeError
-            tasks.append(make_task(content, statuses[item["status"]], tuple(notes)))
+            task = make_task(content, statuses[item["status"]], tuple(notes))
         elif notes is None or notes == []:
-            tasks.append(make_task(content, statuses[item["status"]]))
+            task = make_task(content, statuses[item["status"]])
         else:
             raise TypeError
+        if len(item) > 2 and ("owner" in item or "reason" in item or "after" in item):
+            task = _load_team_fields(task, item)
+        tasks.append(task)
     return Phase(name, tuple(tasks))
+
+
+def _load_team_fields(task: Task, item: Mapping[str, Any]) -> Task:
+    """A loaded task with a team plan's ``owner``, ``reason`` and ``after`` (type-checked)."""
+    owner, reason, after = item.get("owner"), item.get("reason"), item.get("after")
+    if owner is not None and type(owner) is not str:
+        raise TypeError
+    if reason is not None and type(reason) is not str:
+        raise TypeError
+    if after is None:
+        after = []
+    if not isinstance(after, list) or not all(type(a) is str for a in after):
+        raise TypeError
+    return attrs.evolve(task, owner=owner, reason=reason, after=tuple(after))
 
 
 def _structure_phase(data: Any, _: type) -> Phase:

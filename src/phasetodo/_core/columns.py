@@ -5,7 +5,8 @@ A phase is held as three parallel lists (contents, statuses, notes), read from
 per-task object. Task contents must be unique in the list (the normal case):
 then one dict, content -> phase, finds any task, and each touched phase builds
 its own content -> position map on first use. A list with duplicate contents,
-or an ``init`` that makes one, is handed to the general engine instead
+or an ``init`` that makes one, and a team plan's tasks (``blocked``, ``owner``,
+``reason``, ``after``) are handed to the general engine instead
 (:func:`load_columns` gives ``None``, :func:`apply_columns` ``False``).
 
 The result is built from the columns in one pass per phase: the summary text
@@ -44,6 +45,12 @@ _content = itemgetter("content")
 _status = itemgetter("status")
 _notes = methodcaller("get", "notes")
 _task_fields = attrgetter("content", "status", "notes")
+_owner = attrgetter("owner")
+_reason = attrgetter("reason")
+_after = attrgetter("after")
+_ONLY_NONE = frozenset((None,))
+_BLOCKED = Status.BLOCKED
+_TEAM_KEYS = frozenset(("owner", "reason", "after"))
 _ONLY_STR = frozenset((str,))
 _ARRAYS = frozenset((list, tuple))
 _name = itemgetter("name")
@@ -114,6 +121,13 @@ def _from_value(phase: Phase) -> _Col:
     if not tasks:
         return _Col(phase.name, [], [], [], phase)
     contents, statuses, notes = map(list, zip(*map(_task_fields, tasks), strict=True))
+    if (
+        _BLOCKED in statuses
+        or not _ONLY_NONE.issuperset(map(_owner, tasks))
+        or not _ONLY_NONE.issuperset(map(_reason, tasks))
+        or any(map(_after, tasks))
+    ):
+        raise TypeError  # a team plan's fields: the general engine carries them
     return _Col(phase.name, contents, statuses, notes, phase)
 
 
@@ -133,9 +147,13 @@ def _from_dicts(items: Sequence[Mapping[str, Any]]) -> list[_Col]:
     if not _ONLY_STR.issuperset(map(type, contents)):
         raise TypeError
     statuses: list[Status | None] = list(map(_STATUSES.__getitem__, map(_status, flat)))
+    if _BLOCKED in statuses:
+        raise TypeError  # a team plan: the general engine carries its fields
     if list(map(len, flat)).count(2) == len(flat):
         notes: list[Any] = [None] * len(flat)  # two keys, content and status: no notes
     else:
+        if any(not _TEAM_KEYS.isdisjoint(item) for item in flat if len(item) > 2):
+            raise TypeError  # owner, reason or after: the general engine carries them
         notes = list(map(_notes, flat))
         for value in notes:
             if value is not None and (type(value) is not list or not _ONLY_STR.issuperset(map(type, value))):

@@ -54,6 +54,8 @@ class _Slot:
             and task.notes is self.notes
         ):
             return task
+        if task is not None and task.has_team_fields:  # carried through untouched
+            return attrs.evolve(task, status=self.status, notes=self.notes)
         return make_task(self.content, self.status, self.notes)
 
 

@@ -18,7 +18,11 @@ import attrs
 
 from ..errors import InvalidOption, InvalidParams
 from .model import Phase
-from .ops import Append, Init, Note, Start
+from .ops import Append, Done, Drop, Init, Note, Rm, Start, View
+
+#: The core's op kinds; any other op (a profile's own) lists its texts itself
+#: through ``limit_texts()`` and says with ``grows`` whether it can add tasks.
+_CORE_KINDS = frozenset((Append, Done, Drop, Init, Note, Rm, Start, View))
 
 __all__ = ["DEFAULT_LIMITS", "Limits"]
 
@@ -82,6 +86,13 @@ class Limits:
         total = grows = 0
         for op in ops:
             kind = type(op)
+            if kind not in _CORE_KINDS:
+                size = self._scan_texts(op)
+                if size < 0:
+                    return -1
+                total += size
+                grows |= bool(getattr(op, "grows", False))
+                continue
             if kind is Append or kind is Init:
                 grows = 1
                 entries: Sequence[Any] = (op,) if kind is Append else (op.list or ())
@@ -117,9 +128,34 @@ class Limits:
                     total += size
         return grows if total <= self.max_payload else -1
 
+    def _limit(self, kind: str) -> tuple[str, int]:
+        if kind == "content":
+            return "max_content", self.max_content
+        if kind == "note":
+            return "max_note", self.max_note
+        return "max_name", self.max_name
+
+    def _scan_texts(self, op: Any) -> int:
+        """A profile op's characters, or -1 when one of its texts is over its limit."""
+        total = 0
+        for _, kind, text in op.limit_texts():
+            size = len(text)
+            if size > self._limit(kind)[1]:
+                return -1
+            total += size
+        return total
+
     def _check_op(self, op: object, index: int, found: list[str]) -> int:
         """Check one op's strings; return how many characters it carries."""
         place = f"ops[{index}]"
+        if type(op) not in _CORE_KINDS:
+            total = 0
+            for suffix, kind, text in op.limit_texts():  # type: ignore[attr-defined]
+                name, limit = self._limit(kind)
+                if len(text) > limit:
+                    found.append(self._over(f"{place}{suffix}", len(text), name, limit))
+                total += len(text)
+            return total
         if isinstance(op, Init):
             total = 0
             for number, entry in enumerate(op.list or ()):

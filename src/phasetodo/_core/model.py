@@ -12,16 +12,17 @@ from itertools import repeat
 
 import attrs
 
-__all__ = ["Phase", "Status", "Task", "make_task", "make_tasks"]
+__all__ = ["REFERENCE_STATUSES", "Phase", "Status", "Task", "make_task", "make_tasks"]
 
 
 class Status(str, enum.Enum):
-    """The four states a task can be in."""
+    """The states a task can be in: the reference's four, and ``blocked`` (team plans)."""
 
     PENDING = "pending"
     IN_PROGRESS = "in_progress"
     COMPLETED = "completed"
     ABANDONED = "abandoned"
+    BLOCKED = "blocked"
 
     def __str__(self) -> str:
         return self.value
@@ -30,6 +31,20 @@ class Status(str, enum.Enum):
     def is_open(self) -> bool:
         """Whether work remains: pending or in progress."""
         return self is Status.PENDING or self is Status.IN_PROGRESS
+
+    @property
+    def is_closed(self) -> bool:
+        """Whether the task is finished: completed or abandoned (a blocked task is not)."""
+        return self is Status.COMPLETED or self is Status.ABANDONED
+
+
+#: The reference tool's four statuses, in its order; ``blocked`` exists only in team plans.
+REFERENCE_STATUSES: tuple[Status, ...] = (
+    Status.PENDING,
+    Status.IN_PROGRESS,
+    Status.COMPLETED,
+    Status.ABANDONED,
+)
 
 
 def _to_status(value: Status | str) -> Status:
@@ -42,11 +57,24 @@ def _to_tuple(value: tuple[str, ...] | list[str]) -> tuple[str, ...]:
 
 @attrs.frozen
 class Task:
-    """One task: its content (which is also its name), status and notes."""
+    """One task: its content (which is also its name), status and notes.
+
+    Team plans add ``owner`` (the agent on it or that closed it), ``reason``
+    (why it is blocked) and ``after`` (contents of the tasks it waits for);
+    the reference's profiles carry them through untouched.
+    """
 
     content: str
     status: Status = attrs.field(default=Status.PENDING, converter=_to_status)
     notes: tuple[str, ...] = attrs.field(default=(), converter=_to_tuple)
+    owner: str | None = None
+    reason: str | None = None
+    after: tuple[str, ...] = attrs.field(default=(), converter=_to_tuple)
+
+    @property
+    def has_team_fields(self) -> bool:
+        """Whether ``owner``, ``reason`` or ``after`` is set."""
+        return self.owner is not None or self.reason is not None or bool(self.after)
 
 
 def _to_tasks(value: tuple[Task, ...] | list[Task]) -> tuple[Task, ...]:
@@ -65,6 +93,9 @@ _new = object.__new__
 _set_content = Task.__dict__["content"].__set__
 _set_status = Task.__dict__["status"].__set__
 _set_notes = Task.__dict__["notes"].__set__
+_set_owner = Task.__dict__["owner"].__set__
+_set_reason = Task.__dict__["reason"].__set__
+_set_after = Task.__dict__["after"].__set__
 
 
 def make_task(content: str, status: Status, notes: tuple[str, ...] = ()) -> Task:
@@ -78,6 +109,9 @@ def make_task(content: str, status: Status, notes: tuple[str, ...] = ()) -> Task
     _set_content(task, content)
     _set_status(task, status)
     _set_notes(task, notes)
+    _set_owner(task, None)
+    _set_reason(task, None)
+    _set_after(task, ())
     return task
 
 
@@ -119,4 +153,7 @@ def make_tasks(
     any(map(_set_content, tasks, contents))
     any(map(_set_status, tasks, statuses))
     any(map(_set_notes, tasks, repeat((), size) if notes is None else notes))
+    any(map(_set_owner, tasks, repeat(None, size)))
+    any(map(_set_reason, tasks, repeat(None, size)))
+    any(map(_set_after, tasks, repeat((), size)))
     return tasks

@@ -86,6 +86,9 @@ _TASK_SCHEMA: dict[str, Any] = {
         "content": {"type": "string"},
         "status": {"type": "string", "enum": [s.value for s in Status]},
         "notes": {"type": "array", "items": {"type": "string"}},
+        "owner": {"type": "string"},
+        "reason": {"type": "string"},
+        "after": {"type": "array", "items": {"type": "string"}},
     },
 }
 

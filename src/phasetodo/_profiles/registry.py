@@ -25,10 +25,14 @@ __all__ = ["CallContext", "Profile", "run"]
 class CallContext:
     """Who makes a call and on what: what a profile's ``apply`` may need beyond the ops.
 
-    ``agent`` is the writing agent (``None`` for a single-agent list).
+    ``agent`` is the writing agent (``None`` for a single-agent list, or a
+    person on a shared plan); ``lead`` the agent that leads a shared plan;
+    ``scope`` the one phase the call may see and change (``None``: all).
     """
 
     agent: str | None = None
+    lead: str | None = None
+    scope: str | None = None
 
 
 @attrs.frozen
@@ -43,7 +47,14 @@ class Profile:
       returning an :class:`Outcome`;
     * ``report(outcome, storage)``: the call's :class:`ToolResult`;
     * ``atomic``: a call with errors is an error result and changes nothing
-      (a session appends nothing for it).
+      (a session appends nothing for it);
+    * ``shared``: many agents write one list (team plans): a session records
+      the plan's lead instead of an owner that shuts other agents out, and
+      keeps closed tasks when it is reopened;
+    * ``repair(phases)``: what a person's edit becomes in this profile (may
+      raise :class:`~phasetodo.InvalidPhases`); ``None`` keeps it as it is;
+    * ``read(phases, call)``: the text a read-only look at the list shows the
+      caller (``todo_read``); ``None`` means the reference's summary.
     """
 
     name: str
@@ -53,6 +64,9 @@ class Profile:
     apply: Callable[[tuple[Phase, ...], Sequence[Any], CallContext], Outcome] = attrs.field(repr=False)
     report: Callable[[Outcome, Storage], ToolResult] = attrs.field(repr=False)
     atomic: bool = False
+    shared: bool = False
+    repair: Callable[[tuple[Phase, ...]], tuple[Phase, ...]] | None = attrs.field(default=None, repr=False)
+    read: Callable[[tuple[Phase, ...], CallContext], str] | None = attrs.field(default=None, repr=False)
 
 
 def run(
@@ -64,6 +78,8 @@ def run(
     storage: Storage = "memory",
     dry_run: bool = False,
     agent: str | None = None,
+    lead: str | None = None,
+    scope: str | None = None,
 ) -> ToolResult:
     """One call, arguments to result: parse, check ``limits``, apply, report.
 
@@ -71,11 +87,12 @@ def run(
     that break the profile's schema or ``limits`` (``None``: no limits).
     ``phases`` is never modified. With ``dry_run`` the result says what the
     call would change; saving it is the caller's choice (sessions do not).
-    ``agent`` is the writing agent, handed to the profile's ``apply``.
+    ``agent``, ``lead`` and ``scope`` are handed to the profile's ``apply``
+    as its :class:`CallContext`.
     """
     ops = profile.parse(params)
     grows = limits is not None and limits.check_ops(ops)
-    outcome = profile.apply(phases, ops, CallContext(agent))
+    outcome = profile.apply(phases, ops, CallContext(agent, lead, scope))
     if grows:
         assert limits is not None
         limits.check_result(phases, outcome.phases)

@@ -30,13 +30,17 @@ class TextPart(TypedDict):
 
 class _TaskBase(TypedDict):
     content: str
-    status: Literal["pending", "in_progress", "completed", "abandoned"]
+    status: Literal["pending", "in_progress", "completed", "abandoned", "blocked"]
 
 
 class TaskJSON(_TaskBase, total=False):
-    """A task in ``details.phases``; ``notes`` is absent when there are none."""
+    """A task in ``details.phases``; ``notes`` is absent when there are none, and
+    ``owner``, ``reason`` and ``after`` (team plans) when they are not set."""
 
     notes: list[str]
+    owner: str
+    reason: str
+    after: list[str]
 
 
 class PhaseJSON(TypedDict):
@@ -53,7 +57,8 @@ class _DetailsBase(TypedDict):
 
 class DetailsJSON(_DetailsBase, total=False):
     """A result's ``details``: the list after the call and where it lives, plus what the
-    profile adds (strict: ``profile``, ``transitions``, ``errors``) and a dry run's
+    profile adds (strict: ``profile``, ``transitions``, ``errors``; team: ``profile``,
+    ``agent``, ``task``, ``ready``, ``errors``, ``scope``) and a dry run's
     ``dry_run`` and ``diff``."""
 
     profile: str
@@ -61,6 +66,10 @@ class DetailsJSON(_DetailsBase, total=False):
     errors: list[str]
     dry_run: bool
     diff: dict[str, Any]
+    agent: str | None
+    task: str | None
+    ready: list[str]
+    scope: str
 
 
 class _ResultBase(TypedDict):

@@ -43,6 +43,7 @@ __all__ = [
     "StrictOutcome",
     "View",
     "apply_strict",
+    "not_found_hint",
     "parse_strict_params",
     "strict_report",
 ]
@@ -110,6 +111,10 @@ def _miss_hint(query: str, hints: Hints | None, kind: str) -> str:
         return hint
     guess = hints.closest(query) if hints is not None else None
     return f' — did you mean "{guess}"?' if guess is not None else ""
+
+
+#: The hint text for other profiles' "not found" errors (the team profile's).
+not_found_hint = _miss_hint
 
 
 class _StrictWork(WorkingCopy):

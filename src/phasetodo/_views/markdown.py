@@ -21,6 +21,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import attrs
+
 from .._core.codec import as_phases
 from .._core.columns import read_columns
 from .._core.engine import normalize
@@ -31,7 +33,13 @@ from .status import LOOKS
 __all__ = ["LOSSLESS_MARKER", "markdown_to_phases", "phases_to_markdown"]
 
 _MARKERS = {status: look.marker for status, look in LOOKS.items()}
-_STATUS_OF = {marker: status for status, look in LOOKS.items() for marker in look.markers}
+#: The reference reader's markers: ``[!]`` (blocked, team plans) stays unknown to it.
+_STATUS_OF = {
+    marker: status
+    for status, look in LOOKS.items()
+    for marker in look.markers
+    if status is not Status.BLOCKED
+}
 
 _LINE_ENDS = "\n\r\u2028\u2029"  # what JavaScript's "." does not match
 _BULLETS = "-*+"
@@ -110,9 +118,8 @@ def phases_to_markdown(
     if lossless:
         return _lossless_markdown(as_phases(phases))
     cols = read_columns(phases)
-    if cols is None:
-        as_phases(phases)  # raises InvalidPhases naming each malformed place
-        raise AssertionError("unreachable")  # pragma: no cover
+    if cols is None:  # malformed (as_phases raises, naming each place), or a team plan
+        return _markdown_of_values(as_phases(phases))
     if not cols:
         return "# Todos\n"
     out: list[str] = []
@@ -127,6 +134,25 @@ def phases_to_markdown(
         for content, status, notes in zip(col.contents, col.statuses, col.notes, strict=True):
             out.append(f"- [{marks[status]}] {content}")  # type: ignore[index]
             for index, note in enumerate(notes or ()):
+                if index:
+                    out.append("  >")
+                out.extend(f"  > {line}" if line else "  >" for line in note.split("\n"))
+    return "\n".join(out) + "\n"
+
+
+def _markdown_of_values(phases: tuple[Phase, ...]) -> str:
+    """The reference's checklist from ``Phase`` values, for lists the columns do not take
+    (a team plan's, whose ``blocked`` tasks are written ``[!]``)."""
+    if not phases:
+        return "# Todos\n"
+    out: list[str] = []
+    for phase in phases:
+        if out:
+            out.append("")
+        out.append(f"# {phase.name}")
+        for task in phase.tasks:
+            out.append(f"- [{_MARKERS[task.status]}] {task.content}")
+            for index, note in enumerate(task.notes):
                 if index:
                     out.append("  >")
                 out.extend(f"  > {line}" if line else "  >" for line in note.split("\n"))
@@ -157,7 +183,7 @@ class _Reader:
         if self.notes:
             assert self.tasks is not None
             task = self.tasks[-1]
-            self.tasks[-1] = Task(task.content, task.status, tuple(self.notes))
+            self.tasks[-1] = attrs.evolve(task, notes=tuple(self.notes))
             self.notes = []
         self.has_task = False
 
@@ -302,11 +328,28 @@ def _lossless_markdown(phases: Iterable[Phase]) -> str:
         out.append(f"# {_escape(phase.name)}")
         for task in phase.tasks:
             out.append(f"- [{_MARKERS[task.status]}] {_escape(task.content)}")
+            if task.has_team_fields:
+                out += _team_lines(task)
             for index, note in enumerate(task.notes):
                 if index:
                     out.append("  >")
                 out.extend(f"  > {_escape(line)}" for line in note.split("\n"))
     return "\n".join(out) + "\n"
+
+
+def _team_lines(task: Task) -> list[str]:
+    """A team task's owner, reason and dependencies, one ``@key value`` line each."""
+    out = []
+    if task.owner is not None:
+        out.append(f"  @owner {_escape(task.owner)}")
+    if task.reason is not None:
+        out.append(f"  @reason {_escape(task.reason)}")
+    out += [f"  @after {_escape(content)}" for content in task.after]
+    return out
+
+
+_TEAM_LINE = re.compile(f"@(owner|reason|after){_EDGE_CLASS}+(.+)", re.S)
+_LOSSLESS_STATUS_OF = {**_STATUS_OF, "!": Status.BLOCKED}
 
 
 class _LosslessReader(_Reader):
@@ -332,8 +375,25 @@ class _LosslessReader(_Reader):
 
         return _UNESCAPE.sub(one, text) if "\\" in text else text
 
+    def team_line(self, line: str) -> bool:
+        """Take an ``@owner``, ``@reason`` or ``@after`` line of the task above."""
+        match = _TEAM_LINE.fullmatch(line)
+        if match is None or not self.has_task or self.notes or self.lines:
+            return False
+        assert self.tasks is not None
+        task, value = self.tasks[-1], self.unescape(match[2])
+        if match[1] == "after":
+            self.tasks[-1] = attrs.evolve(task, after=(*task.after, value))
+        elif match[1] == "owner":
+            self.tasks[-1] = attrs.evolve(task, owner=value)
+        else:
+            self.tasks[-1] = attrs.evolve(task, reason=value)
+        return True
+
     def exact_line(self, line: str) -> None:
         """Take one edge-trimmed line of a lossless document."""
+        if line.startswith("@") and self.team_line(line):
+            return
         if line.startswith(">") and self.has_task:
             rest = line[1:].lstrip(_EDGE)
             if rest:
@@ -353,10 +413,10 @@ class _LosslessReader(_Reader):
             self.errors.append(f'Line {self.number}: unrecognized syntax "{line}"')
             return
         tasks = self.phase_tasks()
-        status = _STATUS_OF.get(task[1])
+        status = _LOSSLESS_STATUS_OF.get(task[1])
         if status is None:
             self.errors.append(
-                f'Line {self.number}: unknown status marker "[{task[1]}]" (use [ ], [x], [/], [-])'
+                f'Line {self.number}: unknown status marker "[{task[1]}]" (use [ ], [x], [/], [-], [!])'
             )
             return
         tasks.append(Task(self.unescape(task[2]), status))

@@ -27,6 +27,7 @@ from .._core.model import Phase, Status, Task
 from ..errors import InvalidOption
 from .markdown import phases_to_markdown
 from .status import LOOKS
+from .team_marks import team_marks
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -96,7 +97,7 @@ def _phases(phases: Iterable[Phase | Mapping[str, Any]]) -> tuple[Phase, ...]:
 
 
 def _closed(phase: Phase) -> int:
-    return sum(1 for t in phase.tasks if not t.status.is_open)
+    return sum(1 for t in phase.tasks if t.status.is_closed)
 
 
 def _shown(phase: Phase, collapsed: bool) -> tuple[tuple[Task, ...], int]:
@@ -135,6 +136,7 @@ _STYLE = {
     "more": "dim italic",
     "note": "italic",
     "sup": "cyan",
+    "team": "dim",
     **{status.value: look.style for status, look in LOOKS.items()},
 }
 _BOX_STYLE = {status.value: look.box_style for status, look in LOOKS.items()}
@@ -162,6 +164,8 @@ def _task_row(task: Task) -> _Row:
     ]
     if task.notes:
         pieces.append((superscript(len(task.notes)), _STYLE["sup"]))
+    if task.has_team_fields:
+        pieces.append((visible(f"  {' · '.join(team_marks(task))}"), _STYLE["team"]))
     children: tuple[tuple[Line, ...], ...] = ()
     if task.status is Status.IN_PROGRESS:
         children = tuple(
@@ -268,6 +272,9 @@ def _html_task(task: Task) -> str:
     if task.notes:
         count = len(task.notes)
         out.append(f'<sup title="{count} note{"" if count == 1 else "s"}">{count}</sup>')
+    if task.has_team_fields:
+        marks = " · ".join(_html_text(m) for m in team_marks(task))
+        out.append(f' <span class="phasetodo-team" style="opacity:.7">{marks}</span>')
     if task.status is Status.IN_PROGRESS and task.notes:
         notes = "".join(
             "<li>" + "<br>".join(_html_text(line) for line in note.split("\n")) + "</li>"
@@ -339,11 +346,13 @@ def render_markdown(phases: Iterable[Phase | Mapping[str, Any]], *, title: str |
         out.append("")
         for task in phase.tasks:
             text = _md_text(task.content)
-            if not task.status.is_open:
+            if task.status.is_closed:
                 text = f"~~{text}~~"
             elif task.status is Status.IN_PROGRESS:
                 text = f"**{text}**"
             sup = f"<sup>{len(task.notes)}</sup>" if task.notes else ""
+            if task.has_team_fields:
+                sup += " · ".join(["", *(f"*{_md_text(m)}*" for m in team_marks(task))])
             out.append(f"- {CHECKBOX[task.status]} {text}{sup}")
             if task.status is Status.IN_PROGRESS:
                 for index, note in enumerate(task.notes):

@@ -47,4 +47,6 @@ LOOKS: Mapping[Status, Look] = {
         ("-", "~"), "✗", "☒", "dim red strike", "red",
         "text-decoration:line-through;opacity:.6;color:#b33",
     ),
+    # Team plans only: written as [!]; only the lossless reader takes it back.
+    Status.BLOCKED: Look(("!",), "⊘", "⊘", "magenta", "magenta", "color:#a3a"),
 }

@@ -46,7 +46,7 @@ def format_summary(phases: Sequence[Phase], errors: Sequence[str] = ()) -> str:
     else:
         head.append("Remaining items: none.")
     phase = phases[current]
-    closed = sum(1 for t in phase.tasks if t.status not in _OPEN)
+    closed = sum(1 for t in phase.tasks if t.status.is_closed)
     head.append(
         f'Phase {current % len(phases) + 1}/{len(phases)} "{phase.name}"'
         f" — {closed}/{len(phase.tasks)} tasks complete"

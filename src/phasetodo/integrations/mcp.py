@@ -42,6 +42,7 @@ from .._core.limits import Limits
 from .._core.model import Phase
 from .._core.schema import DETAILS_SCHEMA, problems
 from .._profiles.builtin import ProfileLike
+from .._profiles.registry import CallContext
 from .._specs import mcp_tool
 from .._views.markdown import phases_to_markdown
 from .._views.summary import format_summary
@@ -117,12 +118,17 @@ class _AgentState:
         return self._session.storage
 
     @property
+    def agent(self) -> str:
+        """The agent every write comes from."""
+        return self._agent
+
+    @property
     def owner(self) -> str | None:
         """The agent the session belongs to."""
         return getattr(self._session, "owner", None)
 
     def refresh(self) -> Any:
-        """Catch up with the session's log."""
+        """Catch up with the session's log (other writers may have moved it on)."""
         return self._session.refresh()
 
     def write(self, params: Mapping[str, Any], **options: Any) -> ToolResult:
@@ -148,10 +154,15 @@ def read_result(tool: TodoWriteTool, arguments: object) -> ToolResult:
         return tool.error_result(found, called=READ_TOOL["name"])
     assert isinstance(arguments, dict)
     phases = tool.phases
+    lossless = any(t.has_team_fields for p in phases for t in p.tasks)
     if not any(phase.tasks for phase in phases):
         text = "The todo list is empty."
     elif arguments.get("format") == "markdown":
-        text = phases_to_markdown(phases)
+        text = phases_to_markdown(phases, lossless=lossless)
+    elif tool.profile.read is not None:
+        state = tool.session
+        call = CallContext(getattr(state, "agent", None), None, getattr(state, "phase", None))
+        text = tool.profile.read(tuple(getattr(state, "plan", phases)), call)
     else:
         text = format_summary(phases)
     return ToolResult(text, tool.details())

@@ -93,9 +93,12 @@ class WholeListTool:
     # -- reading -----------------------------------------------------------------
 
     def items(self) -> list[Item]:
-        """The current list as whole-list items: every phase, in order, minus abandoned tasks."""
+        """The current list as whole-list items: every phase, in order, minus abandoned tasks.
+
+        A ``blocked`` task (team plans) reads as ``pending``: no format has the status.
+        """
         return [
-            Item(task.content, task.status)
+            Item(task.content, Status.PENDING if task.status is Status.BLOCKED else task.status)
             for phase in self.tool.phases
             for task in phase.tasks
             if task.status is not Status.ABANDONED

@@ -1,0 +1,178 @@
+"""The team profile's op values: items with dependencies, ``block`` and ``unblock``.
+
+``start``, ``done``, ``drop``, ``rm`` and ``note`` are the core's values;
+``init`` and ``append`` get team versions whose items may name the tasks
+they come ``after``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import ClassVar, Union
+
+import attrs
+
+from .._core.ops import Done, Drop, Note, Rm, Start
+
+#: One text of an op for the size limits: (place after ``ops[i]``, kind, text), where the
+#: kind is ``content`` (a task), ``name`` (a phase) or ``note`` (free text).
+LimitText = tuple[str, str, str]
+
+__all__ = [
+    "TEAM_OP_NAMES",
+    "After",
+    "Block",
+    "LimitText",
+    "TeamAppend",
+    "TeamInit",
+    "TeamItem",
+    "TeamOp",
+    "TeamPhase",
+    "Unblock",
+]
+
+
+def _to_strs(value: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    return value if isinstance(value, tuple) else tuple(value)
+
+
+@attrs.frozen
+class TeamItem:
+    """One new task: its content and the contents of the tasks it comes after."""
+
+    content: str
+    after: tuple[str, ...] = attrs.field(default=(), converter=_to_strs)
+
+    def limit_texts(self, place: str) -> Iterator[LimitText]:
+        yield place, "content", self.content
+        for index, content in enumerate(self.after):
+            yield f"{place}.after[{index}]", "content", content
+
+    def to_json(self) -> str | dict[str, object]:
+        """A plain string when there is no ``after``, as the model may send it."""
+        if not self.after:
+            return self.content
+        return {"content": self.content, "after": list(self.after)}
+
+
+def _opt_strs(value: tuple[str, ...] | list[str] | None) -> tuple[str, ...] | None:
+    return None if value is None else tuple(value)
+
+
+def _to_items(value: tuple[TeamItem, ...] | list[TeamItem]) -> tuple[TeamItem, ...]:
+    return value if isinstance(value, tuple) else tuple(value)
+
+
+@attrs.frozen
+class TeamPhase:
+    """One entry of a team ``init``'s list: a phase name and its items."""
+
+    phase: str
+    items: tuple[TeamItem, ...] = attrs.field(converter=_to_items)
+
+
+def _opt_phases(
+    value: tuple[TeamPhase, ...] | list[TeamPhase] | None,
+) -> tuple[TeamPhase, ...] | None:
+    return None if value is None else tuple(value)
+
+
+def _opt_items(
+    value: tuple[TeamItem, ...] | list[TeamItem] | None,
+) -> tuple[TeamItem, ...] | None:
+    return None if value is None else tuple(value)
+
+
+@attrs.frozen
+class TeamInit:
+    """Replace the whole plan; every task starts ``pending`` and unowned."""
+
+    name: ClassVar[str] = "init"
+    grows: ClassVar[bool] = True
+    list: tuple[TeamPhase, ...] | None = attrs.field(default=None, converter=_opt_phases)
+
+    def limit_texts(self) -> Iterator[LimitText]:
+        """Every text of the op, for :class:`~phasetodo.Limits`."""
+        for number, entry in enumerate(self.list or ()):
+            yield f".list[{number}].phase", "name", entry.phase
+            for index, item in enumerate(entry.items):
+                yield from item.limit_texts(f".list[{number}].items[{index}]")
+
+
+@attrs.frozen
+class TeamAppend:
+    """Add ``pending`` tasks (with their ``after``) to a phase, creating it when missing."""
+
+    name: ClassVar[str] = "append"
+    grows: ClassVar[bool] = True
+    phase: str | None = None
+    items: tuple[TeamItem, ...] | None = attrs.field(default=None, converter=_opt_items)
+
+    def limit_texts(self) -> Iterator[LimitText]:
+        """Every text of the op, for :class:`~phasetodo.Limits`."""
+        if self.phase is not None:
+            yield ".phase", "name", self.phase
+        for index, item in enumerate(self.items or ()):
+            yield from item.limit_texts(f".items[{index}]")
+
+
+@attrs.frozen
+class Block:
+    """Mark an open task ``blocked``, saying why; it is never claimed or promoted."""
+
+    name: ClassVar[str] = "block"
+    task: str | None = None
+    reason: str | None = None
+
+    def limit_texts(self) -> Iterator[LimitText]:
+        """Every text of the op, for :class:`~phasetodo.Limits`."""
+        if self.task is not None:
+            yield ".task", "content", self.task
+        if self.reason is not None:
+            yield ".reason", "note", self.reason
+
+
+@attrs.frozen
+class Unblock:
+    """Make a blocked task ``pending`` (and unowned) again."""
+
+    name: ClassVar[str] = "unblock"
+    task: str | None = None
+
+    def limit_texts(self) -> Iterator[LimitText]:
+        """Every text of the op, for :class:`~phasetodo.Limits`."""
+        if self.task is not None:
+            yield ".task", "content", self.task
+
+
+@attrs.frozen
+class After:
+    """Make an open task wait for more tasks: it starts only once they are closed."""
+
+    name: ClassVar[str] = "after"
+    task: str | None = None
+    after: tuple[str, ...] | None = attrs.field(default=None, converter=_opt_strs)
+
+    def limit_texts(self) -> Iterator[LimitText]:
+        """Every text of the op, for :class:`~phasetodo.Limits`."""
+        if self.task is not None:
+            yield ".task", "content", self.task
+        for index, content in enumerate(self.after or ()):
+            yield f".after[{index}]", "content", content
+
+
+TeamOp = Union[TeamInit, Start, Done, Drop, Rm, TeamAppend, Note, Block, Unblock, After]  # noqa: UP007
+
+#: The team profile's op names, in the order its prompt lists them.
+TEAM_OP_NAMES: tuple[str, ...] = (
+    "init",
+    "start",
+    "done",
+    "drop",
+    "rm",
+    "append",
+    "note",
+    "block",
+    "unblock",
+    "after",
+)

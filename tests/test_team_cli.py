@@ -1,0 +1,81 @@
+"""The command on a team plan: the ready verb, --agent, and a person's edits by the team rules."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from .test_cli import Cli
+
+PLAN = json.dumps(
+    {
+        "ops": [
+            {
+                "op": "init",
+                "list": [
+                    {"phase": "Build", "items": ["Parser", {"content": "Tests", "after": ["Parser"]}, "Docs"]}
+                ],
+            }
+        ]
+    }
+)
+
+
+@pytest.fixture
+def team(tmp_path: Path) -> Cli:
+    cli = Cli(tmp_path, "sqlite:plans.db")
+    cli.ok("apply", "--profile", "team", "--agent", "lead", PLAN)
+    return cli
+
+
+class TestReady:
+    def test_lists_ready_and_waiting(self, team: Cli) -> None:
+        """ready names the ready tasks and what waits for what."""
+        out = team.ok("ready")
+        assert out.splitlines() == [
+            'Ready (2): "Parser" (Build), "Docs" (Build)',
+            "Waiting (1):",
+            '  "Tests" (Build) after "Parser"',
+        ]
+
+    def test_json(self, team: Cli) -> None:
+        """ready --json gives the ready tasks with their phases."""
+        assert json.loads(team.ok("ready", "--json")) == [
+            {"phase": "Build", "task": "Parser"},
+            {"phase": "Build", "task": "Docs"},
+        ]
+
+
+class TestAgent:
+    def test_start_claims_as_the_agent(self, team: Cli) -> None:
+        """start --agent with no target claims the next ready task for that agent."""
+        out = team.ok("start", "--agent", "w1")
+        assert out.startswith('You (w1) are on "Parser" (Build).')
+        taken = team.run("start", "--agent", "w2", "Parser")
+        assert taken.returncode == 1
+        assert 'Task "Parser" is in progress for agent "w1"' in taken.stdout
+        assert team.ok("ready", "--agent", "w1").startswith('You (w1) are on "Parser" (Build).')
+
+    def test_person_edits_follow_the_team_rules(self, team: Cli) -> None:
+        """A person's done on a team plan claims nothing; a person's start is refused."""
+        team.ok("done", "Parser")
+        statuses = {t["content"]: t["status"] for t in team.phases()[0]["tasks"]}
+        assert statuses == {"Parser": "completed", "Tests": "pending", "Docs": "pending"}
+        refused = team.run("start", "Docs")
+        assert refused.returncode == 1
+        assert "a person does not claim tasks" in refused.stderr
+
+
+class TestMarkdown:
+    def test_export_and_import_keep_team_fields(self, team: Cli, tmp_path: Path) -> None:
+        """export writes a team plan losslessly, and importing it back changes nothing."""
+        team.ok("start", "--agent", "w1")
+        before = team.phases()
+        team.ok("export", "plan.md")
+        text = (tmp_path / "plan.md").read_text(encoding="utf-8")
+        assert "  @owner w1\n" in text
+        assert "  @after Parser\n" in text
+        team.ok("import", "plan.md")
+        assert team.phases() == before
