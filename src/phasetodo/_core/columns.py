@@ -156,10 +156,14 @@ def _from_dicts(items: Sequence[Mapping[str, Any]]) -> list[_Col]:
             if len(task) == 2:  # content and status: no notes
                 notes.append(None)
                 continue
-            if not team.isdisjoint(task):
-                raise TypeError  # owner, reason or after: the general engine carries them
             noted = task.get("notes")
-            if noted is not None and (type(noted) is not list or not only_str.issuperset(map(type, noted))):
+            if noted is None or len(task) != 3:  # keys besides notes: not a team plan's?
+                if not team.isdisjoint(task):
+                    raise TypeError  # owner, reason or after: the general engine carries them
+                if noted is None:
+                    notes.append(None)
+                    continue
+            if type(noted) is not list or not only_str.issuperset(map(type, noted)):
                 raise TypeError  # notes must be a list of strings, [] or absent
             notes.append(noted)
         cols.append(_Col(name, contents, statuses, notes))
@@ -482,7 +486,8 @@ class Columns:
         tasks: list[dict[str, Any]]
         current = -1
         for number, col in enumerate(self.cols):
-            col.compact()
+            if col.holes:
+                col.compact()
             name = col.name
             tree.append(f"  {name}:")
             tasks = []
