@@ -203,15 +203,17 @@ class Columns:
         self.active: dict[tuple[_Col, int], None] = {}
         self.uniform: Status | None = None
         total = 0
+        by_name, by_content, active = self.by_name, self.by_content, self.active
         for col in reversed(cols):
-            self.by_name[col.name] = col
+            by_name[col.name] = col
             contents = col.contents
             total += len(contents)
-            self.by_content.update(zip(contents, repeat(col)))
-            if _ACTIVE in col.statuses:
-                for index, status in enumerate(col.statuses):
+            by_content.update(zip(contents, repeat(col)))
+            statuses = col.statuses
+            if _ACTIVE in statuses:
+                for index, status in enumerate(statuses):
                     if status is _ACTIVE:
-                        self.active[(col, index)] = None
+                        active[(col, index)] = None
         #: Duplicate contents, or an op it does not know: the general engine must take the batch.
         self.general = len(self.by_content) != total
         self.count = total
