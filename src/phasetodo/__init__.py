@@ -6,6 +6,8 @@ of tasks; :func:`todo_write` applies them and returns the tool result.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ._core.codec import dump_phases, load_phases, parse_params
 from ._core.engine import Outcome, apply, normalize
 from ._core.limits import DEFAULT_LIMITS, Limits
@@ -20,7 +22,6 @@ from ._profiles.result import DetailsJSON, PhaseJSON, ResultJSON, Storage, TaskJ
 from ._profiles.strict import STRICT, StrictOutcome, apply_strict
 from ._profiles.team import TEAM
 from ._profiles.team_schema import TEAM_PARAMS_SCHEMA
-from ._version import __version__
 from ._views.anchor import compaction_anchor
 from ._views.diff import ListDiff, NoteChange, StatusChange, TaskRef, diff_phases, format_diff
 from ._views.markdown import LOSSLESS_MARKER, markdown_to_phases, phases_to_markdown
@@ -146,3 +147,17 @@ __all__ = [
     "run_auto_clear",
     "todo_write",
 ]
+
+
+if TYPE_CHECKING:
+    from ._version import __version__
+
+
+def __getattr__(name: str) -> str:
+    """``__version__``, read from the metadata on first use (``importlib.metadata`` is slow to import)."""
+    if name == "__version__":
+        from ._version import __version__ as version
+
+        globals()["__version__"] = version
+        return version
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

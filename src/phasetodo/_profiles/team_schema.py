@@ -8,10 +8,8 @@ Every problem is listed with its place, as for the other profiles.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
-
-import fastjsonschema
 
 from .._core import schema
 from .._core.ops import Done, Drop, Note, Rm, Start
@@ -65,7 +63,16 @@ def _team_schema() -> dict[str, Any]:
 #: JSON Schema of the team profile's tool arguments.
 TEAM_PARAMS_SCHEMA: dict[str, Any] = _team_schema()
 
-_validate = fastjsonschema.compile(TEAM_PARAMS_SCHEMA)
+_compiled: list[Callable[[object], object]] = []
+
+
+def _validate(params: object) -> object:
+    """Check ``params`` with the compiled schema, compiled on first use (not at import)."""
+    if not _compiled:
+        import fastjsonschema
+
+        _compiled.append(fastjsonschema.compile(TEAM_PARAMS_SCHEMA))
+    return _compiled[0](params)
 
 
 def _walk_schema() -> dict[str, Any]:
