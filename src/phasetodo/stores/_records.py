@@ -43,10 +43,12 @@ __all__ = [
 FORMAT = 2
 #: A checkpoint is due once the deltas since the last one weigh this much more than it...
 _MIN_TAIL_BYTES = 4096
-#: ...or once this many events follow it; on big lists the count grows with the
-#: list so that checkpoints cost at most ``_BYTES_PER_EVENT`` per event on average.
-_MIN_TAIL_EVENTS = 64
-_BYTES_PER_EVENT = 768
+#: ...or once the engine-only records after it would take this many passes over a big
+#: list to replay (one pass costs about 2.5 reads of its checkpoint on 10,000 tasks)...
+_REPLAY_PASSES = 16
+#: ...where a list this small counts as this big: passes over small lists are cheap, so
+#: they may pile up to ``_SMALL_LIST * _REPLAY_PASSES`` bytes of list passed over.
+_SMALL_LIST = 16384
 #: A write also keeps its structural diff (replayed in O(phases), not O(tasks)) when
 #: the diff is at most this many bytes larger than its ops.
 EDIT_SLACK = 256
@@ -73,10 +75,20 @@ class Tail:
     records that only the engine can replay (each costs a pass over the list).
 
     ``base`` is the size of that checkpoint; :meth:`due` says when the next
-    record should be a checkpoint again: once the deltas outweigh it, or once
-    the slow records would cost more than a few reads of it to replay (on big
-    lists their number grows with the list, so that checkpoints cost at most
-    ``_BYTES_PER_EVENT`` bytes per write on average).
+    record should be a checkpoint again, so that opening a log costs one
+    checkpoint read plus a tail bounded in proportion to the list:
+
+    - once the deltas outweigh the checkpoint (bytes): a log of small deltas
+      then pays at most about one more delta per write for its checkpoints,
+      which keeps a write on 10,000 tasks under 1 KB plus its ops;
+    - once the engine-only records (ops whose diff was too big to keep, i.e.
+      writes that changed much of the list) would take ``_REPLAY_PASSES``
+      passes over the list to replay. Their replay grows with the list, so
+      their number must not: at most 16 passes (about 40 checkpoint reads on
+      10,000 tasks) whatever the list's size. The price is one checkpoint per
+      16 such writes, about 1/16 of the list (40 KB on 10,000 tasks) each on
+      average: a write that rewrites every task pays a few bytes per task it
+      changed, while writes that change little keep the 1 KB target above.
     """
 
     slow: int = 0
@@ -87,7 +99,7 @@ class Tail:
         """Whether the next record should carry the whole list."""
         if self.size >= max(self.base, _MIN_TAIL_BYTES):
             return True
-        return self.slow >= max(_MIN_TAIL_EVENTS, self.base // _BYTES_PER_EVENT)
+        return self.slow >= _REPLAY_PASSES * max(1, _SMALL_LIST // max(self.base, 1))
 
     def add(self, record_bytes: int, checkpoint_bytes: int | None, *, slow: bool = True) -> None:
         """Account for one more record (``checkpoint_bytes``: the size of its list, if it has one)."""
