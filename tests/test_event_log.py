@@ -8,6 +8,7 @@ import json
 import tempfile
 import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -277,6 +278,49 @@ class TestWatch:
         assert asyncio.run(collect()) == [1, 2, 3]
         writer.close()
         watcher.close()
+
+
+class TestManyAwatchers:
+    @pytest.mark.parametrize("kind", ["memory", "jsonl"])
+    def test_twelve_waiters_leave_the_default_pool_free_and_all_get_the_next_event(
+        self, kind: str, tmp_path: Path
+    ) -> None:
+        """Twelve awatch waiters on one store, more than the loop's pool has threads, all see a
+        write that itself runs on the loop's default pool."""
+        store: phasetodo.Store = phasetodo.MemoryStore()
+        if kind == "jsonl":
+            store = phasetodo.JsonlStore(tmp_path / "logs", fsync=False)
+        writer = phasetodo.Session.open("s", store, resume="keep")
+        writer.todo_write({"ops": [{"op": "append", "phase": "P", "items": ["t0"]}]})
+        watchers = [phasetodo.Session.open("s", store, resume="keep") for _ in range(12)]
+
+        def write(item: str) -> None:
+            writer.todo_write({"ops": [{"op": "append", "phase": "P", "items": [item]}]})
+
+        async def first(watcher: phasetodo.Session) -> int:
+            async for event in watcher.awatch(after=1):
+                return event.version
+            return 0
+
+        async def run() -> list[int]:
+            loop = asyncio.get_running_loop()
+            loop.set_default_executor(ThreadPoolExecutor(max_workers=4))  # fewer threads than waiters
+            waiters = [asyncio.create_task(first(w)) for w in watchers]
+            await asyncio.sleep(0)  # every waiter starts waiting before the write is handed out
+            try:
+                await asyncio.wait_for(loop.run_in_executor(None, write, "t1"), 60)
+                return await asyncio.wait_for(asyncio.gather(*waiters), 60)
+            finally:
+                if writer.version < 2:  # starved: write from here so blocked waits end and the test fails
+                    write("t1")
+                await asyncio.gather(*waiters, return_exceptions=True)
+
+        try:
+            assert asyncio.run(run()) == [2] * 12
+        finally:
+            for session in [writer, *watchers]:
+                session.close()
+            store.close()
 
 
 class TestJsonlCuts:

@@ -383,6 +383,61 @@ class TestWrites:
         assert store.sessions() == ["plan", "team"]
 
 
+class TestTeamPlans:
+    """Board edits on a team plan are a person's edits, repaired to the team rules."""
+
+    @staticmethod
+    def _crew(store: phasetodo.Store) -> None:
+        """Session ``crew``: a team plan whose agent w1 holds "A"; "B" and "C" are pending."""
+        with phasetodo.Session.open("crew", store, profile="team", agent="lead") as lead:
+            assert not lead.todo_write(init({"Work": ["A", "B", "C"]})).get("isError")
+        with phasetodo.Session.open("crew", store, profile="team", agent="w1") as worker:
+            assert not worker.todo_write({"ops": [{"op": "start", "task": "A"}]}).get("isError")
+
+    @staticmethod
+    def _unowned_active(phases: tuple[phasetodo.Phase, ...]) -> list[str]:
+        return [
+            t.content for p in phases for t in p.tasks
+            if t.status is phasetodo.Status.IN_PROGRESS and t.owner is None
+        ]
+
+    def test_a_board_start_leaves_no_active_task_without_owner(
+        self, client: TestClient, store: phasetodo.JsonlStore
+    ) -> None:
+        """A person claims nothing: a board Start on a team plan keeps the team rules."""
+        self._crew(store)
+        body = {"expected_version": 2, "action": "status", "phase": 0, "task": 1, "status": "in_progress"}
+        response = client.post("/api/sessions/crew/edit", json=body, headers=WRITE)
+        assert response.status_code == 200, response.text
+        phases = latest(store, "crew")
+        assert self._unowned_active(phases) == []
+        assert [(t.content, t.status.value, t.owner) for t in phases[0].tasks] == [
+            ("A", "in_progress", "w1"), ("B", "pending", None), ("C", "pending", None)
+        ]
+        assert response.json() == {"changed": False, "plan": client.get("/api/sessions/crew").json()}
+        assert len(kinds(store, "crew")) == 2
+
+    def test_a_board_edit_on_a_team_plan_is_repaired_before_it_is_recorded(
+        self, client: TestClient, store: phasetodo.JsonlStore
+    ) -> None:
+        """A Markdown edit that starts a task with no owner lands with the task pending."""
+        self._crew(store)
+        text = "# Work\n\n- [ ] A\n- [/] B\n- [ ] C\n"
+        body = {"expected_version": 2, "action": "markdown", "markdown": text}
+        response = client.post("/api/sessions/crew/edit", json=body, headers=WRITE)
+        assert response.status_code == 200, response.text
+        assert kinds(store, "crew")[-1] == ("user_edit", "board")
+        assert self._unowned_active(latest(store, "crew")) == []
+
+    def test_a_plan_with_no_team_writes_keeps_the_reference_rules(
+        self, client: TestClient, store: phasetodo.JsonlStore
+    ) -> None:
+        """Only team plans are repaired: a Start on a parity plan stays in progress."""
+        body = {"expected_version": 2, "action": "status", "phase": 1, "task": 0, "status": "in_progress"}
+        assert _edit(client, body).status_code == 200
+        assert self._unowned_active(latest(store, "plan")) == ["Patch it"]
+
+
 class TestSqlite:
     def test_the_board_reads_and_edits_a_sqlite_store(self, tmp_path: Path) -> None:
         """The same routes work over SQLite; another connection's write makes a page stale."""

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, TypeVar
@@ -61,6 +63,28 @@ def default_directory() -> Path:
         return Path(home) / "sessions"
     state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(state) / "phasetodo" / "sessions"
+
+
+#: How long one :meth:`Session.awatch` wait holds a thread before it hands it back.
+_AWATCH_SLICE = 0.25
+#: The threads awatch waits use, shared by every session of the process.
+_AWATCH_THREADS = 32
+
+_awatch_pool: ThreadPoolExecutor | None = None
+_awatch_pool_lock = threading.Lock()
+
+
+def _awatch_executor() -> ThreadPoolExecutor:
+    """The session layer's own pool for awatch waits, made on first use.
+
+    Waits never run on the loop's default pool, so watchers cannot starve the
+    ``to_thread`` work of the application (or the write a watcher waits for).
+    """
+    global _awatch_pool
+    with _awatch_pool_lock:
+        if _awatch_pool is None:
+            _awatch_pool = ThreadPoolExecutor(_AWATCH_THREADS, thread_name_prefix="phasetodo-awatch")
+        return _awatch_pool
 
 
 def _check_policies(resume: object, clear_delay: object) -> None:
@@ -268,14 +292,30 @@ class Session:
     async def awatch(
         self, timeout: float | None = None, *, after: int | None = None
     ) -> AsyncIterator[Event]:
-        """:meth:`watch` for asyncio: waits in a worker thread, never blocking the loop."""
+        """:meth:`watch` for asyncio: waits in a worker thread, never blocking the loop.
+
+        The waits run on a pool of the session layer (32 threads, made on first
+        use), not on the loop's default pool, and each holds its thread for at
+        most a quarter of a second before queueing again: any number of
+        watchers share the pool in turn, none waits behind another's quiet
+        session, and a closed session stops within a slice.
+        """
         import asyncio
 
+        loop = asyncio.get_running_loop()
         cursor = self.version if after is None else after
+        deadline = None if timeout is None else time.monotonic() + timeout
         while not self._closed:
-            batch = await asyncio.to_thread(self._next_batch, cursor, timeout)
+            left = _AWATCH_SLICE if deadline is None else max(0.0, deadline - time.monotonic())
+            batch = await loop.run_in_executor(
+                _awatch_executor(), self._next_batch, cursor, min(left, _AWATCH_SLICE)
+            )
             if not batch:
-                return
+                if deadline is not None and time.monotonic() >= deadline:
+                    return
+                continue
+            if timeout is not None:  # the timeout counts quiet time, as in watch
+                deadline = time.monotonic() + timeout
             for event in batch:
                 cursor = event.version
                 self._advance_to(event.version, event.phases)

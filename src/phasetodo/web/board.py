@@ -65,6 +65,7 @@ class _Entry:
         self.users = 0
         self.agents: set[str] = set()
         self.agents_version = 0
+        self.team = False  # a write in the log was a team call (its recorded profile)
 
 
 class Board:
@@ -143,6 +144,8 @@ class Board:
                 for event in events:
                     if event.agent is not None:
                         entry.agents.add(event.agent)
+                    if event.profile == "team":
+                        entry.team = True
                 entry.agents_version = version
             names = set(entry.agents)
         if latest is not None:
@@ -150,6 +153,15 @@ class Board:
         owner: str | None = entry.log.owner
         names.discard(owner)
         return ([owner] if owner else []) + sorted(names)
+
+    def _is_team(self, entry: _Entry, latest: phasetodo.Event | None) -> bool:
+        """Whether the session is a team plan, as the command decides for a person's edit:
+        a write in its log ran the team profile, or its tasks carry team fields."""
+        self._agents(entry, latest)  # the same incremental scan notes the profiles
+        with entry.lock:
+            if entry.team:
+                return True
+        return latest is not None and any(t.has_team_fields for p in latest.phases for t in p.tasks)
 
     def summary(self, session_id: str) -> dict[str, Any]:
         """One session for the sessions page: progress, agents, last change."""
@@ -270,7 +282,9 @@ class Board:
         ``action`` with its fields. Raises :class:`phasetodo.VersionConflict`
         when the log has moved on, ``LookupError`` for an unknown session and
         ``ValueError`` naming the field for a bad edit; either way nothing is
-        recorded. An edit that changes nothing records nothing.
+        recorded. An edit that changes nothing records nothing. On a team plan the
+        edit is a person's edit of the team profile, repaired to the team rules
+        (a person claims nothing) before it is compared and recorded.
         """
         if self.read_only:
             raise PermissionError("the board is read-only")
@@ -281,13 +295,19 @@ class Board:
         make = _ACTIONS.get(action) if isinstance(action, str) else None
         if make is None:
             raise ValueError(f"action: must be one of {', '.join(_ACTIONS)}")
-        with self._use(session_id):  # unknown ids fail here: Session.open would create them
-            session = phasetodo.Session.open(session_id, self.store, resume="keep", clear_delay=-1)
+        with self._use(session_id) as entry:  # unknown ids fail here: Session.open would create them
+            profile = "team" if self._is_team(entry, self._latest(entry)) else "parity"
+            session = phasetodo.Session.open(
+                session_id, self.store, resume="keep", clear_delay=-1, profile=profile
+            )
         with session:
             if session.version != expected:
                 raise phasetodo.VersionConflict(session_id, expected, session.version)
             current = phasetodo.dump_phases(session.phases)
             new = make(self, session_id, current, body)
+            repair = session.profile.repair
+            if repair is not None:  # what Session.user_edit will record, to compare with
+                new = phasetodo.dump_phases(repair(phasetodo.load_phases(new)))
             changed = new != current
             if changed:  # the log's lock checks expected_version again as it appends
                 session.user_edit(new, source="board", expected_version=expected)
