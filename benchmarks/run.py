@@ -139,6 +139,14 @@ def floor_result(state: Plain, errors: Sequence[str]) -> dict[str, Any]:
             remaining += opened
             if current < 0:
                 current = number
+    return _floor_json(state, errors, remaining, tree, current, dumped)
+
+
+def _floor_json(
+    state: Plain, errors: Sequence[str], remaining: list[str], tree: list[str], current: int,
+    dumped: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """The summary's head (errors, remaining items, current phase) on the tree, and the result dict."""
     head = [f"Errors: {'; '.join(errors)}"] if errors else []
     if not any(phase[1] for phase in state):
         text = head[0] if head else "Todo list cleared."
@@ -186,23 +194,7 @@ def floor_result_loop(state: Plain, errors: Sequence[str]) -> dict[str, Any]:
                 tree.append(f"{prefix[status]}{content}")
                 tasks.append({"content": content, "status": status})
         dumped.append({"name": name, "tasks": tasks})
-    head = [f"Errors: {'; '.join(errors)}"] if errors else []
-    if not any(phase[1] for phase in state):
-        text = head[0] if head else "Todo list cleared."
-    else:
-        if remaining:
-            head.append(f"Remaining items ({len(remaining)}):")
-            head += remaining
-        else:
-            head.append("Remaining items: none.")
-        name, _, statuses, _ = state[current]
-        closed = len(statuses) - statuses.count("pending") - statuses.count("in_progress")
-        head.append(
-            f'Phase {current % len(state) + 1}/{len(state)} "{name}"'
-            f" — {closed}/{len(statuses)} tasks complete"
-        )
-        text = "\n".join(head + tree)
-    return {"content": [{"type": "text", "text": text}], "details": {"phases": dumped, "storage": "memory"}}
+    return _floor_json(state, errors, remaining, tree, current, dumped)
 
 
 def floor_markdown(state: Plain) -> tuple[str, list[phasetodo.Phase]]:
