@@ -22,6 +22,7 @@ from itertools import count, repeat
 from operator import attrgetter
 from typing import Any
 
+from . import native
 from .jsstring import trim_end
 from .model import Phase, Status, Task, make_task
 from .ops import Append, Done, Drop, Init, Note, Op, Rm, Start, View
@@ -32,14 +33,8 @@ _PENDING = Status.PENDING
 _ACTIVE = Status.IN_PROGRESS
 _COMPLETED = Status.COMPLETED
 _ABANDONED = Status.ABANDONED
-_STATUSES = {s.value: s for s in Status}
-_WIRE = {s: s.value for s in Status}
-_PREFIX = {
-    _PENDING: "    ○ ",
-    _ACTIVE: "    → ",
-    _COMPLETED: "    ✓ ",
-    _ABANDONED: "    ✗ ",
-}
+#: The summary's line prefixes, in ``REFERENCE_STATUSES`` order.
+_PREFIXES = ("    ○ ", "    → ", "    ✓ ", "    ✗ ")
 _EMPTY_HINT = " (todo list is empty — was it replaced or not yet created?)"
 _task_fields = attrgetter("content", "status", "notes")
 _owner = attrgetter("owner")
@@ -47,8 +42,6 @@ _reason = attrgetter("reason")
 _after = attrgetter("after")
 _ONLY_NONE = frozenset((None,))
 _BLOCKED = Status.BLOCKED
-_TEAM_KEYS = frozenset(("owner", "reason", "after"))
-_ONLY_STR = frozenset((str,))
 _ONLY_PHASE = frozenset((Phase,))
 
 
@@ -127,47 +120,8 @@ def _from_value(phase: Phase) -> _Col:
 
 
 def _from_dicts(items: Sequence[Mapping[str, Any]]) -> list[_Col]:
-    """Columns from JSON phases, in one plain loop per task.
-
-    Anything unusual raises (``TypeError``, ``KeyError``, ...) for the careful
-    loader, which names the place. On lists of small phases a plain loop beats
-    reading each field with ``map`` (measured on the w1 workload).
-    """
-    lookup = _STATUSES
-    team, only_str, blocked = _TEAM_KEYS, _ONLY_STR, _BLOCKED
-    cols = []
-    for phase in items:
-        name = phase["name"]
-        tasks = phase["tasks"]
-        if type(name) is not str or (type(tasks) is not list and type(tasks) is not tuple):
-            raise TypeError
-        contents: list[str] = []
-        statuses: list[Status | None] = []
-        notes: list[Any] = []
-        for task in tasks:
-            content = task["content"]
-            if type(content) is not str:
-                raise TypeError
-            status = lookup[task["status"]]
-            if status is blocked:
-                raise TypeError  # a team plan: the general engine carries its fields
-            contents.append(content)
-            statuses.append(status)
-            if len(task) == 2:  # content and status: no notes
-                notes.append(None)
-                continue
-            noted = task.get("notes")
-            if noted is None or len(task) != 3:  # keys besides notes: not a team plan's?
-                if not team.isdisjoint(task):
-                    raise TypeError  # owner, reason or after: the general engine carries them
-                if noted is None:
-                    notes.append(None)
-                    continue
-            if type(noted) is not list or not only_str.issuperset(map(type, noted)):
-                raise TypeError  # notes must be a list of strings, [] or absent
-            notes.append(noted)
-        cols.append(_Col(name, contents, statuses, notes))
-    return cols
+    """Columns from JSON phases; anything unusual raises for the careful loader, which names the place."""
+    return [_Col(*row) for row in native.rows(items)]
 
 
 def read_columns(phases: Iterable[Phase | Mapping[str, Any]]) -> list[_Col] | None:
@@ -481,36 +435,10 @@ class Columns:
 
     def parts(self, storage: str = "memory") -> tuple[str, dict[str, Any]]:
         """The summary text and the JSON-ready details, in one pass over the columns."""
-        wire, prefix = _WIRE, _PREFIX
-        tree: list[str] = []
-        remaining: list[str] = []
-        dumped: list[dict[str, Any]] = []
-        tasks: list[dict[str, Any]]
-        current = -1
-        for number, col in enumerate(self.cols):
+        for col in self.cols:
             if col.holes:
                 col.compact()
-            name = col.name
-            tree.append(f"  {name}:")
-            tasks = []
-            opened = len(remaining)
-            for c, s, n in zip(col.contents, col.statuses, col.notes, strict=True):
-                if s is _PENDING or s is _ACTIVE:
-                    remaining.append(f"  - {c} [{wire[s]}] ({name})")
-                if n:
-                    if s is _ACTIVE:
-                        _noted(tree, c, s, n)
-                    elif len(n) == 1:
-                        tree.append(f"{prefix[s]}{c} (+1 note)")  # type: ignore[index]
-                    else:
-                        tree.append(f"{prefix[s]}{c} (+{len(n)} notes)")  # type: ignore[index]
-                    tasks.append({"content": c, "status": wire[s], "notes": list(n)})  # type: ignore[index]
-                else:
-                    tree.append(f"{prefix[s]}{c}")  # type: ignore[index]
-                    tasks.append({"content": c, "status": wire[s]})  # type: ignore[index]
-            dumped.append({"name": name, "tasks": tasks})
-            if current < 0 and len(remaining) > opened:
-                current = number
+        tree, remaining, dumped, current = native.parts(self.cols, _PREFIXES)
         return self._summary(tree, remaining, current), {"phases": dumped, "storage": storage}
 
     def _summary(self, tree: list[str], remaining: list[str], current: int) -> str:
@@ -532,17 +460,6 @@ class Columns:
         )
         head += tree
         return "\n".join(head)
-
-
-def _noted(lines: list[str], content: str, status: Status, notes: Sequence[str]) -> None:
-    """A noted task's summary line, and under the active task its notes."""
-    size = len(notes)
-    lines.append(f"{_PREFIX[status]}{content} (+{size} note{'' if size == 1 else 's'})")
-    if status is _ACTIVE:
-        for index, note in enumerate(notes):
-            if index:
-                lines.append("        ---")
-            lines.extend(f"        {line}" for line in note.split("\n"))
 
 
 def load_columns(phases: Iterable[Phase | Mapping[str, Any]]) -> Columns | None:
