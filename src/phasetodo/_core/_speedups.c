@@ -19,8 +19,9 @@ static PyObject *g_blocked;
 static PyObject *g_lookup;
 static PyObject *g_team_keys;
 static PyObject *g_whitespace;
-static PyTypeObject *g_task_type;
-static Py_ssize_t g_slot[6]; /* content, status, notes, owner, reason, after */
+static PyTypeObject *g_task_type, *g_phase_type;
+static Py_ssize_t g_slot[6];       /* Task: content, status, notes, owner, reason, after */
+static Py_ssize_t g_phase_slot[2]; /* Phase: name, tasks */
 static PyObject *g_empty_tuple;
 static int g_ready;
 
@@ -47,6 +48,21 @@ status_index(PyObject *status)
         }
     }
     return -1;
+}
+
+/* Whether cell is a tuple of strings. */
+static int
+is_note_tuple(PyObject *cell)
+{
+    if (!PyTuple_CheckExact(cell)) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(cell); i++) {
+        if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(cell, i))) {
+            return 0;
+        }
+    }
+    return 1;
 }
 
 static int
@@ -123,10 +139,17 @@ slot_offset(PyTypeObject *type, const char *field)
 static PyObject *
 setup(PyObject *module, PyObject *args)
 {
-    PyObject *statuses, *wire, *blocked, *lookup, *team_keys, *whitespace, *task_type;
-    if (!PyArg_ParseTuple(args, "O!O!OO!O!UO!:setup", &PyTuple_Type, &statuses, &PyTuple_Type,
+    PyObject *statuses, *wire, *blocked, *lookup, *team_keys, *whitespace, *task_type, *phase_type;
+    if (!PyArg_ParseTuple(args, "O!O!OO!O!UO!O!:setup", &PyTuple_Type, &statuses, &PyTuple_Type,
                           &wire, &blocked, &PyDict_Type, &lookup, &PyTuple_Type, &team_keys,
-                          &whitespace, &PyType_Type, &task_type)) {
+                          &whitespace, &PyType_Type, &task_type, &PyType_Type, &phase_type)) {
+        return NULL;
+    }
+    Py_ssize_t phase_offsets[2] = {
+        slot_offset((PyTypeObject *)phase_type, "name"),
+        slot_offset((PyTypeObject *)phase_type, "tasks"),
+    };
+    if (phase_offsets[0] < 0 || phase_offsets[1] < 0) {
         return NULL;
     }
     if (PyTuple_GET_SIZE(statuses) != 4 || PyTuple_GET_SIZE(wire) != 4) {
@@ -152,6 +175,9 @@ setup(PyObject *module, PyObject *args)
     for (int i = 0; i < 6; i++) {
         g_slot[i] = offsets[i];
     }
+    g_phase_slot[0] = phase_offsets[0];
+    g_phase_slot[1] = phase_offsets[1];
+    Py_XSETREF(g_phase_type, (PyTypeObject *)Py_NewRef(phase_type));
     Py_XSETREF(g_blocked, Py_NewRef(blocked));
     Py_XSETREF(g_lookup, Py_NewRef(lookup));
     Py_XSETREF(g_team_keys, Py_NewRef(team_keys));
@@ -203,9 +229,9 @@ task_notes(PyObject *task)
     return Py_NewRef(noted);
 }
 
-/* One task dict into the three columns; 0 on success. */
+/* One task dict into place i of the three columns (made with that size); 0 on success. */
 static int
-take_task(PyObject *task, PyObject *contents, PyObject *statuses, PyObject *notes)
+take_task(PyObject *task, Py_ssize_t i, PyObject *contents, PyObject *statuses, PyObject *notes)
 {
     if (!PyDict_CheckExact(task)) {
         PyErr_SetString(PyExc_TypeError, "a task must be a dict");
@@ -223,7 +249,7 @@ take_task(PyObject *task, PyObject *contents, PyObject *statuses, PyObject *note
         return -1;
     }
     PyObject *wire = PyDict_GetItemWithError(task, s_status);
-    if (wire == NULL) {
+    if (wire == NULL || !PyUnicode_CheckExact(wire)) { /* a string: looking it up runs no code */
         if (!PyErr_Occurred()) {
             PyErr_SetObject(PyExc_KeyError, s_status);
         }
@@ -240,10 +266,15 @@ take_task(PyObject *task, PyObject *contents, PyObject *statuses, PyObject *note
         PyErr_SetString(PyExc_TypeError, "a team plan's status");
         return -1;
     }
-    if (PyList_Append(contents, content) < 0 || PyList_Append(statuses, status) < 0) {
+    /* placed before the notes are read: a key's __eq__ there could drop the dict's own refs */
+    PyList_SET_ITEM(contents, i, Py_NewRef(content));
+    PyList_SET_ITEM(statuses, i, Py_NewRef(status));
+    PyObject *cell = task_notes(task);
+    if (cell == NULL) {
         return -1;
     }
-    return push(notes, task_notes(task));
+    PyList_SET_ITEM(notes, i, cell);
+    return 0;
 }
 
 static PyObject *
@@ -265,25 +296,28 @@ one_row(PyObject *phase)
         PyErr_SetString(PyExc_TypeError, "a phase needs a string name and a list of tasks");
         return NULL;
     }
-    PyObject *contents = PyList_New(0), *statuses = PyList_New(0), *notes = PyList_New(0);
+    /* our own references, and a snapshot of the host's list: a key's __eq__ in a task dict
+     * could change the phase or the list while they are read */
+    PyObject *items = PySequence_Tuple(tasks);
+    if (items == NULL) {
+        return NULL;
+    }
+    Py_INCREF(name);
+    Py_ssize_t count = PyTuple_GET_SIZE(items);
+    PyObject *contents = PyList_New(count), *statuses = PyList_New(count), *notes = PyList_New(count);
     if (contents == NULL || statuses == NULL || notes == NULL) {
         goto fail;
     }
-    PyObject *items = PySequence_Fast(tasks, "tasks");
-    if (items == NULL) {
-        goto fail;
-    }
-    Py_ssize_t count = PySequence_Fast_GET_SIZE(items);
-    PyObject **task = PySequence_Fast_ITEMS(items);
     for (Py_ssize_t i = 0; i < count; i++) {
-        if (take_task(task[i], contents, statuses, notes) < 0) {
-            Py_DECREF(items);
+        if (take_task(PyTuple_GET_ITEM(items, i), i, contents, statuses, notes) < 0) {
             goto fail;
         }
     }
     Py_DECREF(items);
-    return Py_BuildValue("(ONNN)", name, contents, statuses, notes);
+    return Py_BuildValue("(NNNN)", name, contents, statuses, notes);
 fail:
+    Py_DECREF(name);
+    Py_DECREF(items);
     Py_XDECREF(contents);
     Py_XDECREF(statuses);
     Py_XDECREF(notes);
@@ -296,14 +330,111 @@ rows(PyObject *module, PyObject *phases)
     if (!ready()) {
         return NULL;
     }
-    PyObject *items = PySequence_Fast(phases, "phases must be a list");
+    PyObject *items = PySequence_Tuple(phases); /* a snapshot, as in one_row */
     if (items == NULL) {
         return NULL;
     }
-    Py_ssize_t count = PySequence_Fast_GET_SIZE(items);
+    Py_ssize_t count = PyTuple_GET_SIZE(items);
     PyObject *out = PyList_New(count);
     for (Py_ssize_t i = 0; out != NULL && i < count; i++) {
-        PyObject *row = one_row(PySequence_Fast_GET_ITEM(items, i));
+        PyObject *row = one_row(PyTuple_GET_ITEM(items, i));
+        if (row == NULL) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SET_ITEM(out, i, row);
+    }
+    Py_DECREF(items);
+    return out;
+}
+
+/* -- value_rows: Phase values as columns ------------------------------------------------ */
+
+/* A slot's value, borrowed; NULL with AttributeError when it was never set. */
+static PyObject *
+slot(PyObject *obj, Py_ssize_t offset)
+{
+    PyObject *value = *(PyObject **)((char *)obj + offset);
+    if (value == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "a field of a value was never set");
+    }
+    return value;
+}
+
+/* Task i of a phase into place i of the columns; 0 on success. */
+static int
+take_value(PyObject *task, Py_ssize_t i, PyObject *contents, PyObject *statuses, PyObject *notes)
+{
+    if (Py_TYPE(task) != g_task_type) {
+        PyErr_SetString(PyExc_TypeError, "a task must be a Task");
+        return -1;
+    }
+    PyObject *field[6];
+    for (int k = 0; k < 6; k++) {
+        if ((field[k] = slot(task, g_slot[k])) == NULL) {
+            return -1;
+        }
+    }
+    if (!PyUnicode_CheckExact(field[0]) || !is_note_tuple(field[2]) || status_index(field[1]) < 0 || field[3] != Py_None
+        || field[4] != Py_None || !PyTuple_CheckExact(field[5]) || PyTuple_GET_SIZE(field[5])) {
+        /* a team plan's fields (or a bad value): the general engine carries them */
+        PyErr_SetString(PyExc_TypeError, "not a plain task of the reference's statuses");
+        return -1;
+    }
+    PyList_SET_ITEM(contents, i, Py_NewRef(field[0]));
+    PyList_SET_ITEM(statuses, i, Py_NewRef(field[1]));
+    PyList_SET_ITEM(notes, i, Py_NewRef(field[2]));
+    return 0;
+}
+
+static PyObject *
+value_row(PyObject *phase)
+{
+    if (Py_TYPE(phase) != g_phase_type) {
+        PyErr_SetString(PyExc_TypeError, "a phase must be a Phase");
+        return NULL;
+    }
+    PyObject *name = slot(phase, g_phase_slot[0]);
+    PyObject *tasks = name == NULL ? NULL : slot(phase, g_phase_slot[1]);
+    if (tasks == NULL) {
+        return NULL;
+    }
+    if (!PyUnicode_CheckExact(name) || !PyTuple_CheckExact(tasks)) {
+        PyErr_SetString(PyExc_TypeError, "a phase's name must be a string, its tasks a tuple");
+        return NULL;
+    }
+    Py_ssize_t count = PyTuple_GET_SIZE(tasks);
+    PyObject *contents = PyList_New(count), *statuses = PyList_New(count), *notes = PyList_New(count);
+    if (contents == NULL || statuses == NULL || notes == NULL) {
+        goto fail;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (take_value(PyTuple_GET_ITEM(tasks, i), i, contents, statuses, notes) < 0) {
+            goto fail;
+        }
+    }
+    return Py_BuildValue("(ONNN)", name, contents, statuses, notes);
+fail:
+    Py_XDECREF(contents);
+    Py_XDECREF(statuses);
+    Py_XDECREF(notes);
+    return NULL;
+}
+
+static PyObject *
+value_rows(PyObject *module, PyObject *phases)
+{
+    if (!ready()) {
+        return NULL;
+    }
+    PyObject *items = PySequence_Tuple(phases);
+    if (items == NULL) {
+        return NULL;
+    }
+    Py_ssize_t count = PyTuple_GET_SIZE(items);
+    PyObject *out = PyList_New(count);
+    for (Py_ssize_t i = 0; out != NULL && i < count; i++) {
+        PyObject *row = value_row(PyTuple_GET_ITEM(items, i));
         if (row == NULL) {
             Py_CLEAR(out);
             break;
@@ -590,8 +721,8 @@ check_tasks_args(PyObject *contents, PyObject *statuses, PyObject *notes)
         return -1;
     }
     for (Py_ssize_t i = 0; i < size; i++) {
-        if (!PyUnicode_Check(PyList_GET_ITEM(contents, i)) || status_index(PyList_GET_ITEM(statuses, i)) < 0
-            || (notes != Py_None && !PyTuple_CheckExact(PyList_GET_ITEM(notes, i)))) {
+        if (!PyUnicode_CheckExact(PyList_GET_ITEM(contents, i)) || status_index(PyList_GET_ITEM(statuses, i)) < 0
+            || (notes != Py_None && !is_note_tuple(PyList_GET_ITEM(notes, i)))) {
             PyErr_SetString(PyExc_TypeError, "make_tasks: a string, a reference status and a tuple of notes");
             return -1;
         }
@@ -610,6 +741,9 @@ new_task(PyObject *content, PyObject *status, PyObject *notes)
     for (int i = 0; i < 6; i++) {
         *(PyObject **)((char *)task + g_slot[i]) = Py_NewRef(values[i]);
     }
+    /* Strings, a status and tuples of strings can hold no reference back to the task, so it
+     * can never be part of a cycle: the collector need not look at it (as with such tuples). */
+    PyObject_GC_UnTrack(task);
     return task;
 }
 
@@ -644,27 +778,40 @@ make_tasks(PyObject *module, PyObject *args)
 
 /* -- Markdown ---------------------------------------------------------------------------- */
 
+/* The pieces of the output, joined once at the end: no string per line is built. */
+typedef struct {
+    PyObject *out;
+    PyObject *marks[4];                       /* "- [ ] " etc., by status */
+    PyObject *heading, *quote, *bare, *newline; /* "# ", "  > ", "  >", "\n" */
+} Render;
+
+static int
+put(Render *r, PyObject *a, PyObject *b)
+{
+    return (a && PyList_Append(r->out, a) < 0) || PyList_Append(r->out, b) < 0
+           || PyList_Append(r->out, r->newline) < 0 ? -1 : 0;
+}
+
 /* "  > line" for each line of each note ("  >" for an empty one), "  >" between notes. */
 static int
-note_lines(PyObject *out, PyObject *cell, Py_ssize_t count, PyObject *quote, PyObject *bare, PyObject *newline)
+note_lines(Render *r, PyObject *cell, Py_ssize_t count)
 {
     PyObject **notes = PyList_CheckExact(cell) ? PySequence_Fast_ITEMS(cell) : &PyTuple_GET_ITEM(cell, 0);
     for (Py_ssize_t i = 0; i < count; i++) {
-        if (i && PyList_Append(out, bare) < 0) {
+        if (i && put(r, NULL, r->bare) < 0) {
             return -1;
         }
         if (!PyUnicode_Check(notes[i])) {
             PyErr_SetString(PyExc_TypeError, "a note must be a string");
             return -1;
         }
-        PyObject *lines = PyUnicode_Split(notes[i], newline, -1);
+        PyObject *lines = PyUnicode_Split(notes[i], r->newline, -1);
         if (lines == NULL) {
             return -1;
         }
         for (Py_ssize_t j = 0; j < PyList_GET_SIZE(lines); j++) {
             PyObject *line = PyList_GET_ITEM(lines, j);
-            PyObject *parts[2] = {quote, line};
-            if (push(out, PyUnicode_GET_LENGTH(line) ? concat(parts, 2) : Py_NewRef(bare)) < 0) {
+            if ((PyUnicode_GET_LENGTH(line) ? put(r, r->quote, line) : put(r, NULL, r->bare)) < 0) {
                 Py_DECREF(lines);
                 return -1;
             }
@@ -675,14 +822,12 @@ note_lines(PyObject *out, PyObject *cell, Py_ssize_t count, PyObject *quote, PyO
 }
 
 static int
-render_phase(PyObject *out, Column *col, PyObject *const *marks, PyObject *const *text)
+render_phase(Render *r, Column *col)
 {
-    /* text: "# ", "  > ", "  >", "\n", "" */
-    if (PyList_GET_SIZE(out) && PyList_Append(out, text[4]) < 0) {
-        return -1;
+    if (PyList_GET_SIZE(r->out) && PyList_Append(r->out, r->newline) < 0) {
+        return -1; /* a blank line between phases */
     }
-    PyObject *head[2] = {text[0], col->name};
-    if (push(out, concat(head, 2)) < 0) {
+    if (put(r, r->heading, col->name) < 0) {
         return -1;
     }
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(col->contents); i++) {
@@ -696,11 +841,7 @@ render_phase(PyObject *out, Column *col, PyObject *const *marks, PyObject *const
             }
             return -1;
         }
-        PyObject *line[2] = {marks[status], content};
-        if (push(out, concat(line, 2)) < 0) {
-            return -1;
-        }
-        if (noted && note_lines(out, cell, noted, text[1], text[2], text[3]) < 0) {
+        if (put(r, r->marks[status], content) < 0 || (noted && note_lines(r, cell, noted) < 0)) {
             return -1;
         }
     }
@@ -718,42 +859,41 @@ render(PyObject *module, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "render: four markers");
         return NULL;
     }
-    PyObject *marks[4] = {NULL};
-    PyObject *text[5] = {
-        PyUnicode_FromString("# "), PyUnicode_FromString("  > "), PyUnicode_FromString("  >"),
-        PyUnicode_FromOrdinal('\n'), PyUnicode_FromString(""),
-    };
-    PyObject *out = PyList_New(0);
-    PyObject *result = NULL;
+    Render r = {PyList_New(0)};
+    PyObject *result = NULL, *empty = PyUnicode_FromString("");
     for (int i = 0; i < 4; i++) {
-        marks[i] = PyUnicode_FromFormat("- [%U] ", PyTuple_GET_ITEM(markers, i));
-        if (marks[i] == NULL) {
+        r.marks[i] = PyUnicode_FromFormat("- [%U] ", PyTuple_GET_ITEM(markers, i));
+        if (r.marks[i] == NULL) {
             goto done;
         }
     }
-    if (out == NULL || !text[0] || !text[1] || !text[2] || !text[3] || !text[4]) {
+    r.heading = PyUnicode_FromString("# ");
+    r.quote = PyUnicode_FromString("  > ");
+    r.bare = PyUnicode_FromString("  >");
+    r.newline = PyUnicode_FromOrdinal('\n');
+    if (r.out == NULL || empty == NULL || !r.heading || !r.quote || !r.bare || !r.newline) {
         goto done;
     }
     for (Py_ssize_t n = 0; n < PyList_GET_SIZE(cols); n++) {
         PyObject *refs[4] = {NULL};
         Column col;
-        int failed = read_column(PyList_GET_ITEM(cols, n), &col, refs) < 0 || render_phase(out, &col, marks, text) < 0;
+        int failed = read_column(PyList_GET_ITEM(cols, n), &col, refs) < 0 || render_phase(&r, &col) < 0;
         drop_refs(refs);
         if (failed) {
             goto done;
         }
     }
-    if (PyList_Append(out, text[4]) == 0) { /* the final newline */
-        result = PyUnicode_Join(text[3], out);
-    }
+    result = PyUnicode_Join(empty, r.out);
 done:
     for (int i = 0; i < 4; i++) {
-        Py_XDECREF(marks[i]);
+        Py_XDECREF(r.marks[i]);
     }
-    for (int i = 0; i < 5; i++) {
-        Py_XDECREF(text[i]);
-    }
-    Py_XDECREF(out);
+    Py_XDECREF(r.heading);
+    Py_XDECREF(r.quote);
+    Py_XDECREF(r.bare);
+    Py_XDECREF(r.newline);
+    Py_XDECREF(r.out);
+    Py_XDECREF(empty);
     return result;
 }
 
@@ -838,8 +978,9 @@ fail:
 }
 
 static PyMethodDef speedups_methods[] = {
-    {"setup", setup, METH_VARARGS, "setup(statuses, wire, blocked, lookup, team_keys, whitespace, task_type)"},
+    {"setup", setup, METH_VARARGS, "setup(statuses, wire, blocked, lookup, team_keys, whitespace, task_type, phase_type)"},
     {"rows", rows, METH_O, "rows(phases) -> [(name, contents, statuses, notes)] from JSON phases"},
+    {"value_rows", value_rows, METH_O, "value_rows(phases) -> [(name, contents, statuses, notes)] from Phase values"},
     {"parts", parts, METH_VARARGS, "parts(cols, prefixes) -> (tree, remaining, dumped, current)"},
     {"make_tasks", make_tasks, METH_VARARGS, "make_tasks(contents, statuses, notes=None) -> [Task]"},
     {"render", render, METH_VARARGS, "render(cols, markers) -> the Markdown checklist"},

@@ -19,12 +19,11 @@ from __future__ import annotations
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import count, repeat
-from operator import attrgetter
 from typing import Any
 
 from . import native
 from .jsstring import trim_end
-from .model import Phase, Status, Task, make_task
+from .model import Phase, Status, Task
 from .ops import Append, Done, Drop, Init, Note, Op, Rm, Start, View
 
 __all__ = ["Columns", "apply_columns", "load_columns", "read_columns", "recall", "remember"]
@@ -36,12 +35,6 @@ _ABANDONED = Status.ABANDONED
 #: The summary's line prefixes, in ``REFERENCE_STATUSES`` order.
 _PREFIXES = ("    ○ ", "    → ", "    ✓ ", "    ✗ ")
 _EMPTY_HINT = " (todo list is empty — was it replaced or not yet created?)"
-_task_fields = attrgetter("content", "status", "notes")
-_owner = attrgetter("owner")
-_reason = attrgetter("reason")
-_after = attrgetter("after")
-_ONLY_NONE = frozenset((None,))
-_BLOCKED = Status.BLOCKED
 _ONLY_PHASE = frozenset((Phase,))
 
 
@@ -104,21 +97,6 @@ class _Col:
         self.place = None
 
 
-def _from_value(phase: Phase) -> _Col:
-    tasks = phase.tasks
-    if not tasks:
-        return _Col(phase.name, [], [], [], phase)
-    contents, statuses, notes = map(list, zip(*map(_task_fields, tasks), strict=True))
-    if (
-        _BLOCKED in statuses
-        or not _ONLY_NONE.issuperset(map(_owner, tasks))
-        or not _ONLY_NONE.issuperset(map(_reason, tasks))
-        or any(map(_after, tasks))
-    ):
-        raise TypeError  # a team plan's fields: the general engine carries them
-    return _Col(phase.name, contents, statuses, notes, phase)
-
-
 def _from_dicts(items: Sequence[Mapping[str, Any]]) -> list[_Col]:
     """Columns from JSON phases; anything unusual raises for the careful loader, which names the place."""
     return [_Col(*row) for row in native.rows(items)]
@@ -130,7 +108,7 @@ def read_columns(phases: Iterable[Phase | Mapping[str, Any]]) -> list[_Col] | No
     try:
         kinds = set(map(type, items))
         if _ONLY_PHASE.issuperset(kinds):
-            return [_from_value(p) for p in items]  # type: ignore[arg-type]
+            return [_Col(*row, p) for row, p in zip(native.value_rows(items), items, strict=True)]  # type: ignore[arg-type]
         if any(issubclass(kind, Phase) for kind in kinds):
             return None
         return _from_dicts(items)  # type: ignore[arg-type]
@@ -401,32 +379,8 @@ class Columns:
                 out.append(col.source)
                 continue
             col.compact()
-            old = col.tasks
-            if old is not None and col.touched is not None:
-                out.append(Phase(col.name, tuple(self._patched(col, old, col.touched))))
-                continue
-            tasks = []
-            for index, (content, status, notes) in enumerate(
-                zip(col.contents, col.statuses, col.notes, strict=True)
-            ):
-                task = old[index] if old is not None else None
-                if task is not None and task.status is status and task.notes is notes:
-                    tasks.append(task)
-                else:
-                    tasks.append(make_task(content, status, tuple(notes) if notes else ()))  # type: ignore[arg-type]
-            out.append(Phase(col.name, tuple(tasks)))
+            out.append(Phase(col.name, tuple(_tasks_of(col))))
         return tuple(out)
-
-    @staticmethod
-    def _patched(col: _Col, old: Sequence[Task | None], touched: set[int]) -> list[Task]:
-        """The input's tasks with only the touched positions rebuilt."""
-        tasks = list(old)
-        for index in touched:
-            task = tasks[index]
-            status, notes = col.statuses[index], col.notes[index]
-            if task is None or task.status is not status or task.notes is not notes:
-                tasks[index] = make_task(col.contents[index], status, tuple(notes) if notes else ())  # type: ignore[arg-type]
-        return tasks  # type: ignore[return-value]
 
     def result(self, storage: str = "memory") -> dict[str, Any]:
         """The tool result as JSON-ready data, straight from the columns."""
@@ -460,6 +414,29 @@ class Columns:
         )
         head += tree
         return "\n".join(head)
+
+
+def _tasks_of(col: _Col) -> list[Task]:
+    """A column's tasks: the input's where unchanged, the others built in one batch."""
+    size = len(col.contents)
+    old = col.tasks
+    tasks: list[Task | None] = [None] * size if old is None else list(old)
+    check: Iterable[int] = col.touched if old is not None and col.touched is not None else range(size)
+    statuses, notes = col.statuses, col.notes
+    stale = [
+        i
+        for i in check
+        if (task := tasks[i]) is None or task.status is not statuses[i] or task.notes is not notes[i]
+    ]
+    if stale:
+        built = native.make_tasks(
+            [col.contents[i] for i in stale],
+            [statuses[i] for i in stale],
+            [tuple(notes[i]) if notes[i] else () for i in stale],
+        )
+        for i, task in zip(stale, built, strict=True):
+            tasks[i] = task
+    return tasks  # type: ignore[return-value]
 
 
 def load_columns(phases: Iterable[Phase | Mapping[str, Any]]) -> Columns | None:

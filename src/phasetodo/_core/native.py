@@ -18,10 +18,10 @@ from types import ModuleType
 from typing import Any, Protocol
 
 from .jsstring import WHITESPACE
-from .model import REFERENCE_STATUSES, Status, Task
+from .model import REFERENCE_STATUSES, Phase, Status, Task
 from .model import make_tasks as _make_tasks
 
-__all__ = ["COMPILED", "Row", "make_tasks", "parts", "render", "rows", "task_run"]
+__all__ = ["COMPILED", "Row", "make_tasks", "parts", "render", "rows", "task_run", "value_rows"]
 
 #: A phase as columns: its name, contents, statuses and notes (``None``, a list or a tuple).
 Row = tuple[str, list[str], list[Status | None], list[Any]]
@@ -81,6 +81,35 @@ def _rows(phases: Sequence[Mapping[str, Any]]) -> list[Row]:
                 raise TypeError  # notes must be a list of strings, [] or absent
             notes.append(noted)
         out.append((name, contents, statuses, notes))
+    return out
+
+
+def _value_rows(phases: Sequence[Phase]) -> list[Row]:
+    """``Phase`` values as columns; raises ``TypeError`` for a team plan's fields or a field
+    of the wrong type (what :func:`~phasetodo._core.model.value_problems` names)."""
+    out: list[Row] = []
+    for phase in phases:
+        if type(phase) is not Phase:
+            raise TypeError
+        tasks = phase.tasks
+        if type(phase.name) is not str or type(tasks) is not tuple:
+            raise TypeError
+        contents: list[str] = []
+        statuses: list[Status | None] = []
+        notes: list[Any] = []
+        for task in tasks:
+            if type(task) is not Task or type(task.content) is not str:
+                raise TypeError
+            if task.status not in _ORDER or task.owner is not None or task.reason is not None:
+                raise TypeError  # a team plan's fields: the general engine carries them
+            if type(task.after) is not tuple or task.after:
+                raise TypeError
+            if type(task.notes) is not tuple or not _ONLY_STR.issuperset(map(type, task.notes)):
+                raise TypeError
+            contents.append(task.content)
+            statuses.append(task.status)
+            notes.append(task.notes)
+        out.append((phase.name, contents, statuses, notes))
     return out
 
 
@@ -176,7 +205,7 @@ def _compiled() -> ModuleType | None:
         return None
     _speedups.setup(
         REFERENCE_STATUSES, tuple(s.value for s in REFERENCE_STATUSES), Status.BLOCKED,
-        _LOOKUP, tuple(_TEAM_KEYS), WHITESPACE, Task,
+        _LOOKUP, tuple(_TEAM_KEYS), WHITESPACE, Task, Phase,
     )
     module: ModuleType = _speedups
     return module
@@ -187,6 +216,7 @@ _C = _compiled()
 COMPILED: bool = _C is not None
 
 rows: Callable[[Sequence[Mapping[str, Any]]], list[Row]] = _C.rows if _C else _rows
+value_rows: Callable[[Sequence[Phase]], list[Row]] = _C.value_rows if _C else _value_rows
 parts: Callable[
     [list[Any], tuple[str, str, str, str]], tuple[list[str], list[str], list[dict[str, Any]], int]
 ] = _C.parts if _C else _parts

@@ -163,6 +163,7 @@ class _Reader:
         self.has_task = False  # whether notes attach to self.tasks[-1]
         self.notes: list[str] = []
         self.lines: list[str] = []
+        self.active = 0  # tasks read in progress: exactly one means the list is already normal
 
     def flush(self) -> None:
         """Close the note being read onto the current task."""
@@ -191,6 +192,7 @@ class _Reader:
         """Take a run of plain task lines, already split into contents and statuses."""
         self.close()
         self.phase_tasks().extend(native.make_tasks(contents, statuses))
+        self.active += statuses.count(Status.IN_PROGRESS)
         self.has_task = True
 
     def note(self, raw: str) -> bool:
@@ -226,6 +228,7 @@ class _Reader:
             )
         else:
             tasks.append(make_task(content, status))
+            self.active += status is Status.IN_PROGRESS
             self.has_task = True
         return True
 
@@ -240,7 +243,8 @@ class _Reader:
 
     def result(self) -> list[Phase]:
         self.close()
-        return list(normalize(Phase(name, tuple(tasks)) for name, tasks in self.phases))
+        phases = [Phase(name, tuple(tasks)) for name, tasks in self.phases]
+        return phases if self.active == 1 else list(normalize(phases))
 
 
 def markdown_to_phases(text: str) -> tuple[tuple[Phase, ...], list[str]]:
