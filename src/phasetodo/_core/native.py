@@ -21,7 +21,7 @@ from .jsstring import WHITESPACE
 from .model import REFERENCE_STATUSES, Phase, Status, Task
 from .model import make_tasks as _make_tasks
 
-__all__ = ["COMPILED", "Row", "make_tasks", "parts", "render", "rows", "task_run", "value_rows"]
+__all__ = ["COMPILED", "Row", "load_compiled", "make_tasks", "parts", "render", "rows", "task_run", "value_rows"]
 
 #: A phase as columns: its name, contents, statuses and notes (``None``, a list or a tuple).
 Row = tuple[str, list[str], list[Status | None], list[Any]]
@@ -195,10 +195,8 @@ def _task_run(
     return [line[6:] for line in lines], [status_of[line[3]] for line in lines], run.end()
 
 
-def _compiled() -> ModuleType | None:
-    """The C module, set up, unless it is not built or ``PHASETODO_PURE`` asks for Python."""
-    if os.environ.get("PHASETODO_PURE"):
-        return None
+def load_compiled() -> ModuleType | None:
+    """The C module, set up, or ``None`` when it was not built (whatever ``PHASETODO_PURE`` says)."""
     try:
         from . import _speedups  # type: ignore[attr-defined]
     except ImportError:
@@ -211,7 +209,7 @@ def _compiled() -> ModuleType | None:
     return module
 
 
-_C = _compiled()
+_C = None if os.environ.get("PHASETODO_PURE") else load_compiled()
 #: Whether the C twins are in use.
 COMPILED: bool = _C is not None
 
