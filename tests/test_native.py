@@ -166,7 +166,7 @@ class TestPartsAndRender:
             [{"name": "P", "tasks": [{"content": "t", "status": "in_progress", "notes": notes}]}]
         )
         assert cols is not None
-        _, _, dumped, _ = C.parts(cols, _PREFIXES)
+        _, _, _, dumped, _ = C.parts(cols, _PREFIXES)
         assert dumped[0]["tasks"][0]["notes"] == notes
         assert dumped[0]["tasks"][0]["notes"] is not notes
 
