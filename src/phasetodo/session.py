@@ -18,10 +18,9 @@ import os
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ._core.codec import as_phases
 from ._core.limits import DEFAULT_LIMITS, Limits
@@ -41,6 +40,9 @@ from .session_changes import Change, TaskKey, change, closed_tasks, remove_close
 from .stores import Event, EventKind, JsonlStore, Log, Store
 from .stores._base import check_agent
 from .tool import DEFAULT, call
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 __all__ = ["ResumePolicy", "ScopedSession", "Session", "default_directory", "run_auto_clear"]
 
@@ -80,6 +82,8 @@ def _awatch_executor() -> ThreadPoolExecutor:
     Waits never run on the loop's default pool, so watchers cannot starve the
     ``to_thread`` work of the application (or the write a watcher waits for).
     """
+    from concurrent.futures import ThreadPoolExecutor  # on first use: it costs 4 ms at import
+
     global _awatch_pool
     with _awatch_pool_lock:
         if _awatch_pool is None:
