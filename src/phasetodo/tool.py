@@ -124,9 +124,7 @@ def _parity_on_columns(
     if phases is not None and type(phases) not in (list, tuple):
         return None
     items: Sequence[Any] = () if phases is None else phases  # type: ignore[assignment]
-    if items and type(items[0]) is Phase and value_problems(tuple(items)):
-        return None
-    fast = load_columns(items)
+    fast = load_columns(items)  # None for values of the wrong types too: the general path names them
     if fast is None:
         return None
     ops = PARITY.parse(params)

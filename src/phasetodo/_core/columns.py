@@ -19,11 +19,11 @@ from __future__ import annotations
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import count, repeat
-from operator import attrgetter
 from typing import Any
 
+from . import native
 from .jsstring import trim_end
-from .model import Phase, Status, Task, make_task
+from .model import Phase, Status, Task
 from .ops import Append, Done, Drop, Init, Note, Op, Rm, Start, View
 
 __all__ = ["Columns", "apply_columns", "load_columns", "read_columns", "recall", "remember"]
@@ -32,23 +32,9 @@ _PENDING = Status.PENDING
 _ACTIVE = Status.IN_PROGRESS
 _COMPLETED = Status.COMPLETED
 _ABANDONED = Status.ABANDONED
-_STATUSES = {s.value: s for s in Status}
-_WIRE = {s: s.value for s in Status}
-_PREFIX = {
-    _PENDING: "    ○ ",
-    _ACTIVE: "    → ",
-    _COMPLETED: "    ✓ ",
-    _ABANDONED: "    ✗ ",
-}
+#: The summary's line prefixes, in ``REFERENCE_STATUSES`` order.
+_PREFIXES = ("    ○ ", "    → ", "    ✓ ", "    ✗ ")
 _EMPTY_HINT = " (todo list is empty — was it replaced or not yet created?)"
-_task_fields = attrgetter("content", "status", "notes")
-_owner = attrgetter("owner")
-_reason = attrgetter("reason")
-_after = attrgetter("after")
-_ONLY_NONE = frozenset((None,))
-_BLOCKED = Status.BLOCKED
-_TEAM_KEYS = frozenset(("owner", "reason", "after"))
-_ONLY_STR = frozenset((str,))
 _ONLY_PHASE = frozenset((Phase,))
 
 
@@ -111,63 +97,9 @@ class _Col:
         self.place = None
 
 
-def _from_value(phase: Phase) -> _Col:
-    tasks = phase.tasks
-    if not tasks:
-        return _Col(phase.name, [], [], [], phase)
-    contents, statuses, notes = map(list, zip(*map(_task_fields, tasks), strict=True))
-    if (
-        _BLOCKED in statuses
-        or not _ONLY_NONE.issuperset(map(_owner, tasks))
-        or not _ONLY_NONE.issuperset(map(_reason, tasks))
-        or any(map(_after, tasks))
-    ):
-        raise TypeError  # a team plan's fields: the general engine carries them
-    return _Col(phase.name, contents, statuses, notes, phase)
-
-
 def _from_dicts(items: Sequence[Mapping[str, Any]]) -> list[_Col]:
-    """Columns from JSON phases, in one plain loop per task.
-
-    Anything unusual raises (``TypeError``, ``KeyError``, ...) for the careful
-    loader, which names the place. On lists of small phases a plain loop beats
-    reading each field with ``map`` (measured on the w1 workload).
-    """
-    lookup = _STATUSES
-    team, only_str, blocked = _TEAM_KEYS, _ONLY_STR, _BLOCKED
-    cols = []
-    for phase in items:
-        name = phase["name"]
-        tasks = phase["tasks"]
-        if type(name) is not str or (type(tasks) is not list and type(tasks) is not tuple):
-            raise TypeError
-        contents: list[str] = []
-        statuses: list[Status | None] = []
-        notes: list[Any] = []
-        for task in tasks:
-            content = task["content"]
-            if type(content) is not str:
-                raise TypeError
-            status = lookup[task["status"]]
-            if status is blocked:
-                raise TypeError  # a team plan: the general engine carries its fields
-            contents.append(content)
-            statuses.append(status)
-            if len(task) == 2:  # content and status: no notes
-                notes.append(None)
-                continue
-            noted = task.get("notes")
-            if noted is None or len(task) != 3:  # keys besides notes: not a team plan's?
-                if not team.isdisjoint(task):
-                    raise TypeError  # owner, reason or after: the general engine carries them
-                if noted is None:
-                    notes.append(None)
-                    continue
-            if type(noted) is not list or not only_str.issuperset(map(type, noted)):
-                raise TypeError  # notes must be a list of strings, [] or absent
-            notes.append(noted)
-        cols.append(_Col(name, contents, statuses, notes))
-    return cols
+    """Columns from JSON phases; anything unusual raises for the careful loader, which names the place."""
+    return [_Col(*row) for row in native.rows(items)]
 
 
 def read_columns(phases: Iterable[Phase | Mapping[str, Any]]) -> list[_Col] | None:
@@ -176,7 +108,7 @@ def read_columns(phases: Iterable[Phase | Mapping[str, Any]]) -> list[_Col] | No
     try:
         kinds = set(map(type, items))
         if _ONLY_PHASE.issuperset(kinds):
-            return [_from_value(p) for p in items]  # type: ignore[arg-type]
+            return [_Col(*row, p) for row, p in zip(native.value_rows(items), items, strict=True)]  # type: ignore[arg-type]
         if any(issubclass(kind, Phase) for kind in kinds):
             return None
         return _from_dicts(items)  # type: ignore[arg-type]
@@ -447,32 +379,8 @@ class Columns:
                 out.append(col.source)
                 continue
             col.compact()
-            old = col.tasks
-            if old is not None and col.touched is not None:
-                out.append(Phase(col.name, tuple(self._patched(col, old, col.touched))))
-                continue
-            tasks = []
-            for index, (content, status, notes) in enumerate(
-                zip(col.contents, col.statuses, col.notes, strict=True)
-            ):
-                task = old[index] if old is not None else None
-                if task is not None and task.status is status and task.notes is notes:
-                    tasks.append(task)
-                else:
-                    tasks.append(make_task(content, status, tuple(notes) if notes else ()))  # type: ignore[arg-type]
-            out.append(Phase(col.name, tuple(tasks)))
+            out.append(Phase(col.name, tuple(_tasks_of(col))))
         return tuple(out)
-
-    @staticmethod
-    def _patched(col: _Col, old: Sequence[Task | None], touched: set[int]) -> list[Task]:
-        """The input's tasks with only the touched positions rebuilt."""
-        tasks = list(old)
-        for index in touched:
-            task = tasks[index]
-            status, notes = col.statuses[index], col.notes[index]
-            if task is None or task.status is not status or task.notes is not notes:
-                tasks[index] = make_task(col.contents[index], status, tuple(notes) if notes else ())  # type: ignore[arg-type]
-        return tasks  # type: ignore[return-value]
 
     def result(self, storage: str = "memory") -> dict[str, Any]:
         """The tool result as JSON-ready data, straight from the columns."""
@@ -481,36 +389,10 @@ class Columns:
 
     def parts(self, storage: str = "memory") -> tuple[str, dict[str, Any]]:
         """The summary text and the JSON-ready details, in one pass over the columns."""
-        wire, prefix = _WIRE, _PREFIX
-        tree: list[str] = []
-        remaining: list[str] = []
-        dumped: list[dict[str, Any]] = []
-        tasks: list[dict[str, Any]]
-        current = -1
-        for number, col in enumerate(self.cols):
+        for col in self.cols:
             if col.holes:
                 col.compact()
-            name = col.name
-            tree.append(f"  {name}:")
-            tasks = []
-            opened = len(remaining)
-            for c, s, n in zip(col.contents, col.statuses, col.notes, strict=True):
-                if s is _PENDING or s is _ACTIVE:
-                    remaining.append(f"  - {c} [{wire[s]}] ({name})")
-                if n:
-                    if s is _ACTIVE:
-                        _noted(tree, c, s, n)
-                    elif len(n) == 1:
-                        tree.append(f"{prefix[s]}{c} (+1 note)")  # type: ignore[index]
-                    else:
-                        tree.append(f"{prefix[s]}{c} (+{len(n)} notes)")  # type: ignore[index]
-                    tasks.append({"content": c, "status": wire[s], "notes": list(n)})  # type: ignore[index]
-                else:
-                    tree.append(f"{prefix[s]}{c}")  # type: ignore[index]
-                    tasks.append({"content": c, "status": wire[s]})  # type: ignore[index]
-            dumped.append({"name": name, "tasks": tasks})
-            if current < 0 and len(remaining) > opened:
-                current = number
+        tree, remaining, dumped, current = native.parts(self.cols, _PREFIXES)
         return self._summary(tree, remaining, current), {"phases": dumped, "storage": storage}
 
     def _summary(self, tree: list[str], remaining: list[str], current: int) -> str:
@@ -534,15 +416,27 @@ class Columns:
         return "\n".join(head)
 
 
-def _noted(lines: list[str], content: str, status: Status, notes: Sequence[str]) -> None:
-    """A noted task's summary line, and under the active task its notes."""
-    size = len(notes)
-    lines.append(f"{_PREFIX[status]}{content} (+{size} note{'' if size == 1 else 's'})")
-    if status is _ACTIVE:
-        for index, note in enumerate(notes):
-            if index:
-                lines.append("        ---")
-            lines.extend(f"        {line}" for line in note.split("\n"))
+def _tasks_of(col: _Col) -> list[Task]:
+    """A column's tasks: the input's where unchanged, the others built in one batch."""
+    size = len(col.contents)
+    old = col.tasks
+    tasks: list[Task | None] = [None] * size if old is None else list(old)
+    check: Iterable[int] = col.touched if old is not None and col.touched is not None else range(size)
+    statuses, notes = col.statuses, col.notes
+    stale = [
+        i
+        for i in check
+        if (task := tasks[i]) is None or task.status is not statuses[i] or task.notes is not notes[i]
+    ]
+    if stale:
+        built = native.make_tasks(
+            [col.contents[i] for i in stale],
+            [statuses[i] for i in stale],
+            [tuple(notes[i]) if notes[i] else () for i in stale],
+        )
+        for i, task in zip(stale, built, strict=True):
+            tasks[i] = task
+    return tasks  # type: ignore[return-value]
 
 
 def load_columns(phases: Iterable[Phase | Mapping[str, Any]]) -> Columns | None:

@@ -23,16 +23,25 @@ from typing import Any
 
 import attrs
 
+from .._core import native
 from .._core.codec import as_phases
 from .._core.columns import read_columns
 from .._core.engine import normalize
 from .._core.jsstring import WHITESPACE, trim
-from .._core.model import Phase, Status, Task, make_task, make_tasks
+from .._core.model import Phase, Status, Task, make_task
 from .status import LOOKS
 
 __all__ = ["LOSSLESS_MARKER", "markdown_to_phases", "phases_to_markdown"]
 
 _MARKERS = {status: look.marker for status, look in LOOKS.items()}
+_MARKER_ROW = (
+    _MARKERS[Status.PENDING],
+    _MARKERS[Status.IN_PROGRESS],
+    _MARKERS[Status.COMPLETED],
+    _MARKERS[Status.ABANDONED],
+)
+#: The markers a task line in the form phases_to_markdown writes may have.
+_PLAIN_MARKERS = " xX/>~-"
 #: The reference reader's markers: ``[!]`` (blocked, team plans) stays unknown to it.
 _STATUS_OF = {
     marker: status
@@ -122,22 +131,7 @@ def phases_to_markdown(
         return _markdown_of_values(as_phases(phases))
     if not cols:
         return "# Todos\n"
-    out: list[str] = []
-    marks = _MARKERS
-    for col in cols:
-        if out:
-            out.append("")
-        out.append(f"# {col.name}")
-        if not any(col.notes):
-            out += [f"- [{marks[s]}] {c}" for c, s in zip(col.contents, col.statuses, strict=True)]  # type: ignore[index]
-            continue
-        for content, status, notes in zip(col.contents, col.statuses, col.notes, strict=True):
-            out.append(f"- [{marks[status]}] {content}")  # type: ignore[index]
-            for index, note in enumerate(notes or ()):
-                if index:
-                    out.append("  >")
-                out.extend(f"  > {line}" if line else "  >" for line in note.split("\n"))
-    return "\n".join(out) + "\n"
+    return native.render(cols, _MARKER_ROW)
 
 
 def _markdown_of_values(phases: tuple[Phase, ...]) -> str:
@@ -169,6 +163,7 @@ class _Reader:
         self.has_task = False  # whether notes attach to self.tasks[-1]
         self.notes: list[str] = []
         self.lines: list[str] = []
+        self.active = 0  # tasks read in progress: exactly one means the list is already normal
 
     def flush(self) -> None:
         """Close the note being read onto the current task."""
@@ -196,7 +191,8 @@ class _Reader:
     def run(self, contents: list[str], statuses: list[Status]) -> None:
         """Take a run of plain task lines, already split into contents and statuses."""
         self.close()
-        self.phase_tasks().extend(make_tasks(contents, statuses))
+        self.phase_tasks().extend(native.make_tasks(contents, statuses))
+        self.active += statuses.count(Status.IN_PROGRESS)
         self.has_task = True
 
     def note(self, raw: str) -> bool:
@@ -232,6 +228,7 @@ class _Reader:
             )
         else:
             tasks.append(make_task(content, status))
+            self.active += status is Status.IN_PROGRESS
             self.has_task = True
         return True
 
@@ -246,7 +243,8 @@ class _Reader:
 
     def result(self) -> list[Phase]:
         self.close()
-        return list(normalize(Phase(name, tuple(tasks)) for name, tasks in self.phases))
+        phases = [Phase(name, tuple(tasks)) for name, tasks in self.phases]
+        return phases if self.active == 1 else list(normalize(phases))
 
 
 def markdown_to_phases(text: str) -> tuple[tuple[Phase, ...], list[str]]:
@@ -265,16 +263,16 @@ def markdown_to_phases(text: str) -> tuple[tuple[Phase, ...], list[str]]:
     reader = _Reader()
     # Runs of task lines in the form phases_to_markdown writes are taken whole,
     # without the line patterns, when no "\r", U+2028 or U+2029 can change a line.
-    runs = _PLAIN_TASK_RUN if "\r" not in text and "\u2028" not in text and "\u2029" not in text else None
+    runs = "\r" not in text and "\u2028" not in text and "\u2029" not in text
     number, pos = 1, 0
     while True:
-        run = runs.match(text, pos) if runs is not None else None
-        if run is not None:
-            lines = text[pos : run.end() - 1].split("\n")
-            reader.run([line[6:] for line in lines], [_STATUS_OF[line[3]] for line in lines])
-            number += len(lines)
-            pos = run.end()
-            continue
+        if runs:
+            contents, statuses, end = native.task_run(text, pos, _STATUS_OF, _PLAIN_MARKERS)
+            if contents:
+                reader.run(contents, statuses)
+                number += len(contents)
+                pos = end
+                continue
         newline = text.find("\n", pos)
         if newline < 0:
             reader.line(text[pos:], number)
@@ -284,13 +282,6 @@ def markdown_to_phases(text: str) -> tuple[tuple[Phase, ...], list[str]]:
         number += 1
         pos = newline + 1
     return tuple(reader.result()), reader.errors
-
-
-_WS = f"[{re.escape(WHITESPACE)}]"
-#: A run of task lines in the exact form ``phases_to_markdown`` writes: a known
-#: marker, content without edge whitespace. Linear: ``[^\n]*`` stops at the line
-#: end and the lookbehind only checks one character, so no line is scanned twice.
-_PLAIN_TASK_RUN = re.compile(rf"(?:- \[[ xX/>~-]\] (?!{_WS})[^\n]*(?<!{_WS})\n)+")
 
 
 # -- the lossless form -----------------------------------------------------------------

@@ -1,0 +1,227 @@
+"""The per-task loops of the hot paths, in C when ``phasetodo._core._speedups`` is built.
+
+Each function below is the pure-Python loop; when the optional C module was
+compiled at install time (and ``PHASETODO_PURE`` is unset or empty) the public
+names are bound to its twins instead. Both give equal results and raise one of
+``TypeError``, ``KeyError``, ``ValueError`` on input the fast path does not take,
+so a caller falls back the same way under either. ``tests/test_native.py``
+checks the two side by side.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
+from types import ModuleType
+from typing import Any, Protocol
+
+from .jsstring import WHITESPACE
+from .model import REFERENCE_STATUSES, Phase, Status, Task
+from .model import make_tasks as _make_tasks
+
+__all__ = ["COMPILED", "Row", "make_tasks", "parts", "render", "rows", "task_run", "value_rows"]
+
+#: A phase as columns: its name, contents, statuses and notes (``None``, a list or a tuple).
+Row = tuple[str, list[str], list[Status | None], list[Any]]
+
+
+class ColumnLike(Protocol):
+    """What :func:`parts` and :func:`render` read from a phase held as columns."""
+
+    name: str
+    contents: list[str]
+    statuses: list[Status | None]
+    notes: list[Any]
+
+
+_LOOKUP = {s.value: s for s in Status}
+_TEAM_KEYS = frozenset(("owner", "reason", "after"))
+_ONLY_STR = frozenset((str,))
+_PENDING, _ACTIVE = Status.PENDING, Status.IN_PROGRESS
+_ORDER = {status: n for n, status in enumerate(REFERENCE_STATUSES)}
+
+
+def _rows(phases: Sequence[Mapping[str, Any]]) -> list[Row]:
+    """JSON phases as columns, in one plain loop per task; raises on anything unusual."""
+    lookup, team, only_str, blocked = _LOOKUP, _TEAM_KEYS, _ONLY_STR, Status.BLOCKED
+    out: list[Row] = []
+    for phase in phases:
+        if type(phase) is not dict:
+            raise TypeError
+        name, tasks = phase["name"], phase["tasks"]
+        if type(name) is not str or (type(tasks) is not list and type(tasks) is not tuple):
+            raise TypeError
+        contents: list[str] = []
+        statuses: list[Status | None] = []
+        notes: list[Any] = []
+        for task in tasks:
+            if type(task) is not dict:
+                raise TypeError
+            content = task["content"]
+            if type(content) is not str:
+                raise TypeError
+            status = lookup[task["status"]]
+            if status is blocked:
+                raise TypeError  # a team plan: the general engine carries its fields
+            contents.append(content)
+            statuses.append(status)
+            if len(task) == 2:  # content and status: no notes
+                notes.append(None)
+                continue
+            noted = task.get("notes")
+            if noted is None or len(task) != 3:  # keys besides notes: not a team plan's?
+                if not team.isdisjoint(task):
+                    raise TypeError
+                if noted is None:
+                    notes.append(None)
+                    continue
+            if type(noted) is not list or not only_str.issuperset(map(type, noted)):
+                raise TypeError  # notes must be a list of strings, [] or absent
+            notes.append(noted)
+        out.append((name, contents, statuses, notes))
+    return out
+
+
+def _value_rows(phases: Sequence[Phase]) -> list[Row]:
+    """``Phase`` values as columns; raises ``TypeError`` for a team plan's fields or a field
+    of the wrong type (what :func:`~phasetodo._core.model.value_problems` names)."""
+    out: list[Row] = []
+    for phase in phases:
+        if type(phase) is not Phase:
+            raise TypeError
+        tasks = phase.tasks
+        if type(phase.name) is not str or type(tasks) is not tuple:
+            raise TypeError
+        contents: list[str] = []
+        statuses: list[Status | None] = []
+        notes: list[Any] = []
+        for task in tasks:
+            if type(task) is not Task or type(task.content) is not str:
+                raise TypeError
+            if task.status not in _ORDER or task.owner is not None or task.reason is not None:
+                raise TypeError  # a team plan's fields: the general engine carries them
+            if type(task.after) is not tuple or task.after:
+                raise TypeError
+            if type(task.notes) is not tuple or not _ONLY_STR.issuperset(map(type, task.notes)):
+                raise TypeError
+            contents.append(task.content)
+            statuses.append(task.status)
+            notes.append(task.notes)
+        out.append((phase.name, contents, statuses, notes))
+    return out
+
+
+def _noted(tree: list[str], prefix: str, content: str, status: Status, notes: Sequence[str]) -> None:
+    """A noted task's summary line, and under the active task its notes."""
+    size = len(notes)
+    tree.append(f"{prefix}{content} (+{size} note{'' if size == 1 else 's'})")
+    if status is _ACTIVE:
+        for index, note in enumerate(notes):
+            if index:
+                tree.append("        ---")
+            tree.extend(f"        {line}" for line in note.split("\n"))
+
+
+def _parts(
+    cols: list[ColumnLike], prefixes: tuple[str, str, str, str]
+) -> tuple[list[str], list[str], list[dict[str, Any]], int]:
+    """The summary's tree and remaining lines, ``details.phases`` and the current phase."""
+    prefix = dict(zip(REFERENCE_STATUSES, prefixes, strict=True))
+    tree: list[str] = []
+    remaining: list[str] = []
+    dumped: list[dict[str, Any]] = []
+    current = -1
+    for number, col in enumerate(cols):
+        name = col.name
+        tree.append(f"  {name}:")
+        tasks: list[dict[str, Any]] = []
+        opened = len(remaining)
+        for c, s, n in zip(col.contents, col.statuses, col.notes, strict=True):
+            wire = s.value  # type: ignore[union-attr]
+            if s is _PENDING or s is _ACTIVE:
+                remaining.append(f"  - {c} [{wire}] ({name})")
+            if n:
+                _noted(tree, prefix[s], c, s, n)  # type: ignore[index,arg-type]
+                tasks.append({"content": c, "status": wire, "notes": list(n)})
+            else:
+                tree.append(f"{prefix[s]}{c}")  # type: ignore[index]
+                tasks.append({"content": c, "status": wire})
+        dumped.append({"name": name, "tasks": tasks})
+        if current < 0 and len(remaining) > opened:
+            current = number
+    return tree, remaining, dumped, current
+
+
+def _render(cols: list[ColumnLike], markers: tuple[str, str, str, str]) -> str:
+    """The reference's Markdown checklist of phases held as columns (at least one)."""
+    marks = {s: f"- [{m}] " for s, m in zip(REFERENCE_STATUSES, markers, strict=True)}
+    out: list[str] = []
+    for col in cols:
+        if out:
+            out.append("")
+        out.append(f"# {col.name}")
+        if not any(col.notes):
+            out += [f"{marks[s]}{c}" for c, s in zip(col.contents, col.statuses, strict=True)]  # type: ignore[index]
+            continue
+        for content, status, notes in zip(col.contents, col.statuses, col.notes, strict=True):
+            out.append(f"{marks[status]}{content}")  # type: ignore[index]
+            for index, note in enumerate(notes or ()):
+                if index:
+                    out.append("  >")
+                out.extend(f"  > {line}" if line else "  >" for line in note.split("\n"))
+    return "\n".join(out) + "\n"
+
+
+@lru_cache(maxsize=4)
+def _run_pattern(known: str) -> re.Pattern[str]:
+    """Lines ``- [m] content`` with ``m`` in ``known`` and no whitespace at the content's edges."""
+    ws = f"[{re.escape(WHITESPACE)}]"
+    return re.compile(rf"(?:- \[[{re.escape(known)}]\] (?!{ws})[^\n]*(?<!{ws})\n)+")
+
+
+def _task_run(
+    text: str, pos: int, status_of: Mapping[str, Status], known: str
+) -> tuple[list[str], list[Status], int]:
+    """The plain task lines from ``pos`` on, split into contents and statuses, and where they end.
+
+    Only for text without ``\\r``, U+2028 or U+2029 (they would change a line).
+    """
+    run = _run_pattern(known).match(text, pos)
+    if run is None:
+        return [], [], pos
+    lines = text[pos : run.end() - 1].split("\n")
+    return [line[6:] for line in lines], [status_of[line[3]] for line in lines], run.end()
+
+
+def _compiled() -> ModuleType | None:
+    """The C module, set up, unless it is not built or ``PHASETODO_PURE`` asks for Python."""
+    if os.environ.get("PHASETODO_PURE"):
+        return None
+    try:
+        from . import _speedups  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    _speedups.setup(
+        REFERENCE_STATUSES, tuple(s.value for s in REFERENCE_STATUSES), Status.BLOCKED,
+        _LOOKUP, tuple(_TEAM_KEYS), WHITESPACE, Task, Phase,
+    )
+    module: ModuleType = _speedups
+    return module
+
+
+_C = _compiled()
+#: Whether the C twins are in use.
+COMPILED: bool = _C is not None
+
+rows: Callable[[Sequence[Mapping[str, Any]]], list[Row]] = _C.rows if _C else _rows
+value_rows: Callable[[Sequence[Phase]], list[Row]] = _C.value_rows if _C else _value_rows
+parts: Callable[
+    [list[Any], tuple[str, str, str, str]], tuple[list[str], list[str], list[dict[str, Any]], int]
+] = _C.parts if _C else _parts
+render: Callable[[list[Any], tuple[str, str, str, str]], str] = _C.render if _C else _render
+task_run: Callable[
+    [str, int, Mapping[str, Status], str], tuple[list[str], list[Status], int]
+] = _C.task_run if _C else _task_run
+make_tasks: Callable[..., list[Task]] = _C.make_tasks if _C else _make_tasks
