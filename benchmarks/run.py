@@ -11,9 +11,11 @@ call of:
   dicts, what hosts pass (w4: ``markdown_to_phases(phases_to_markdown(before))``
   with ``before`` as dicts: w4 is the Markdown path and calls no ``todo_write``;
   w5: 200 calls, each on the previous result's ``details.phases``);
-* ``values``: ``phasetodo.tool.call(params, values).to_json()`` with ``before``
-  held as ``Phase`` values, what ``Session`` and ``MemoryState`` run (w4: the same
-  Markdown round trip from values; w5: each call on the previous ``Phase`` values);
+* ``values``: ``phasetodo.todo_write(params, values)`` with ``before`` held as
+  ``Phase`` values (w4: the same Markdown round trip from values; w5: each call
+  on the previous result's ``Phase`` values, through ``call``, the only way to chain values);
+* ``typed``: ``phasetodo.tool.call(params, values).to_json()``, the typed result
+  that ``Session`` and ``MemoryState`` build, turned into JSON (w1-w3);
 * ``floor``: only building the output in CPython from the finished list held as
   plain columns (names, contents, statuses, notes): the summary string and the
   ``details.phases`` dicts (w4: the Markdown string and the parsed ``Phase``
@@ -21,7 +23,9 @@ call of:
 
 then ``dicts`` over ``floor`` and ``dicts`` over the reference's figures (from
 :mod:`benchmarks.reference`, dated), and whether the goal (at most 0.8 of the
-reference's fastest figure, w4 1.0) is met. Times are the process's CPU time
+reference's fastest figure, w4 1.0) is met. The first lines say which build ran:
+the optional C module (``phasetodo._core._speedups``) or pure Python; run with
+``PHASETODO_PURE=1`` to time the pure-Python package. Times are the process's CPU time
 (``--wall`` for wall-clock), the median of ``--rounds`` rounds. ``--scaling`` adds 100 vs 1,000 ``done``
 ops on the 10,000-task list; ``--sessions`` adds ``Session.todo_write`` of w2
 on a 10,000-task list on each store, beside ``todo_write`` on the same list.
@@ -31,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import platform
 import statistics
 import tempfile
 import time
@@ -40,6 +45,7 @@ from typing import Any
 
 import phasetodo
 from phasetodo._core.model import Status, make_tasks
+from phasetodo._core.native import COMPILED
 from phasetodo.tool import call
 
 from .reference import GOAL, MEASURED, REFERENCE_US
@@ -243,7 +249,8 @@ def cases() -> dict[str, dict[str, Callable[[], object]]]:
             raise AssertionError(f"{name}: the floor does not build the same result")
         out[name] = {
             "dicts": lambda b=before, p=params: phasetodo.todo_write(p, b),
-            "values": lambda v=values, p=params: call(p, v).to_json(),
+            "values": lambda v=values, p=params: phasetodo.todo_write(p, v),
+            "typed": lambda v=values, p=params: call(p, v).to_json(),
             "floor": lambda s=state, e=errors: floor_result(s, e),
             "floor, loop": lambda s=state, e=errors: floor_result_loop(s, e),
         }
@@ -358,23 +365,26 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--wall", action="store_true", help="wall-clock time instead of CPU time")
     args = parser.parse_args(argv)
     CLOCK[0] = time.perf_counter if args.wall else time.process_time
+    build = "C module phasetodo._core._speedups" if COMPILED else "pure Python"
     print(f"reference: {MEASURED}")
-    print(f"phasetodo: median µs per call, {'wall-clock' if args.wall else 'CPU'} time, {args.rounds} rounds")
+    print(f"phasetodo {phasetodo.__version__}, {build}, Python {platform.python_version()}")
+    print(f"median µs per call, {'wall-clock' if args.wall else 'CPU'} time, {args.rounds} rounds")
     print(
-        f"{'workload':<13}{'dicts µs':>11}{'values µs':>11}{'floor µs':>10}{'dicts/floor':>13}"
-        f"{'reference µs':>17}{'dicts/ref':>13}{'goal':>7}"
+        f"{'workload':<13}{'dicts µs':>10}{'values µs':>11}{'typed µs':>10}{'floor µs':>10}"
+        f"{'dicts/floor':>13}{'reference µs':>16}{'dicts/ref':>13}{'goal':>7}"
     )
     for name, fns in cases().items():
         if args.only and name != args.only:
             continue
         dicts = median_us(fns["dicts"], args.rounds)
         vals = median_us(fns["values"], args.rounds)
+        typed = f"{median_us(fns['typed'], args.rounds):,.0f}" if "typed" in fns else "-"
         floor = min(median_us(fns[k], args.rounds) for k in fns if k.startswith("floor"))
         low, high = REFERENCE_US[name]
         verdict = "met" if dicts / low <= GOAL[name] else "MISSED"
         print(
-            f"{name:<13}{dicts:>11,.0f}{vals:>11,.0f}{floor:>10,.0f}{dicts / floor:>12.2f}x"
-            f"{f'{low:,.0f}-{high:,.0f}':>17}{f'{dicts / high:.2f}-{dicts / low:.2f}x':>13}"
+            f"{name:<13}{dicts:>10,.0f}{vals:>11,.0f}{typed:>10}{floor:>10,.0f}{dicts / floor:>12.2f}x"
+            f"{f'{low:,.0f}-{high:,.0f}':>16}{f'{dicts / high:.2f}-{dicts / low:.2f}x':>13}"
             f"{f'<={GOAL[name]}':>7} {verdict}"
         )
     if args.scaling:

@@ -77,35 +77,6 @@ is_space(Py_UCS4 ch)
     return 0;
 }
 
-/* parts[0] + ... + parts[n-1], with one allocation. */
-static PyObject *
-concat(PyObject *const *parts, Py_ssize_t n)
-{
-    Py_ssize_t size = 0;
-    Py_UCS4 widest = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        size += PyUnicode_GET_LENGTH(parts[i]);
-        Py_UCS4 top = PyUnicode_MAX_CHAR_VALUE(parts[i]);
-        if (top > widest) {
-            widest = top;
-        }
-    }
-    PyObject *out = PyUnicode_New(size, widest);
-    if (out == NULL) {
-        return NULL;
-    }
-    Py_ssize_t at = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t len = PyUnicode_GET_LENGTH(parts[i]);
-        if (len && PyUnicode_CopyCharacters(out, at, parts[i], 0, len) < 0) {
-            Py_DECREF(out);
-            return NULL;
-        }
-        at += len;
-    }
-    return out;
-}
-
 /* Append a new reference to list and drop it; 0 on success. */
 static int
 push(PyObject *list, PyObject *item)
@@ -508,38 +479,63 @@ cell_status(PyObject *status)
     return at;
 }
 
+/* Lines kept as pieces and joined once: no string per line is built. */
+typedef struct {
+    PyObject *pieces;
+    Py_ssize_t lines;
+} Text;
+
+/* Append one line made of n pieces (a newline goes before every line but the first). */
+static int
+text_line(Text *t, PyObject *newline, PyObject *const *parts, int n)
+{
+    if (t->lines++ && PyList_Append(t->pieces, newline) < 0) {
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        if (PyList_Append(t->pieces, parts[i]) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+typedef struct {
+    Text tree, remaining;
+    PyObject *dumped;
+    PyObject *prefix[4];                   /* the summary's "    ○ " etc., by status */
+    PyObject *indent, *rule, *dash, *newline; /* "        ", "        ---", "  - ", "\n" */
+} Parts;
+
 /* The active task's notes under its line: "        " + each line, "        ---" between notes. */
 static int
-active_notes(PyObject *tree, PyObject *cell, PyObject *indent, PyObject *rule)
+active_notes(Parts *p, PyObject *cell)
 {
     Py_ssize_t count = Py_SIZE(cell);
     PyObject **notes = PyList_CheckExact(cell) ? PySequence_Fast_ITEMS(cell) : &PyTuple_GET_ITEM(cell, 0);
-    PyObject *newline = PyUnicode_FromOrdinal('\n');
-    if (newline == NULL) {
-        return -1;
-    }
     for (Py_ssize_t i = 0; i < count; i++) {
-        if (i && PyList_Append(tree, rule) < 0) {
-            goto fail;
+        if (i && text_line(&p->tree, p->newline, &p->rule, 1) < 0) {
+            return -1;
         }
-        PyObject *lines = PyUnicode_Split(notes[i], newline, -1);
+        if (!PyUnicode_Check(notes[i])) {
+            PyErr_SetString(PyExc_TypeError, "a note must be a string");
+            return -1;
+        }
+        PyObject *lines = PyUnicode_Split(notes[i], p->newline, -1);
         if (lines == NULL) {
-            goto fail;
+            return -1;
         }
         for (Py_ssize_t j = 0; j < PyList_GET_SIZE(lines); j++) {
-            PyObject *parts[2] = {indent, PyList_GET_ITEM(lines, j)};
-            if (push(tree, concat(parts, 2)) < 0) {
+            PyObject *line[2] = {p->indent, PyList_GET_ITEM(lines, j)};
+            if (text_line(&p->tree, p->newline, line, 2) < 0) {
                 Py_DECREF(lines);
-                goto fail;
+                return -1;
             }
         }
+        /* the pieces list holds its own references to the lines */
         Py_DECREF(lines);
     }
-    Py_DECREF(newline);
     return 0;
-fail:
-    Py_DECREF(newline);
-    return -1;
 }
 
 /* A task's details dict: content, status and (when it has notes) a fresh list of them. */
@@ -566,20 +562,13 @@ task_dict(PyObject *content, int status, PyObject *cell, Py_ssize_t noted)
     return task;
 }
 
-typedef struct {
-    PyObject *tree, *remaining, *dumped;
-    PyObject *prefix[4];      /* the summary's "    ○ " etc., by status */
-    PyObject *indent, *rule;  /* "        " and "        ---" */
-    PyObject *dash;           /* "  - " */
-} Parts;
-
 /* One task's summary line (and its notes when active). */
 static int
 tree_line(Parts *p, PyObject *content, int status, PyObject *cell, Py_ssize_t noted)
 {
     if (!noted) {
         PyObject *line[2] = {p->prefix[status], content};
-        return push(p->tree, concat(line, 2));
+        return text_line(&p->tree, p->newline, line, 2);
     }
     PyObject *count = noted == 1 ? PyUnicode_FromString(" (+1 note)")
                                  : PyUnicode_FromFormat(" (+%zd notes)", noted);
@@ -587,12 +576,12 @@ tree_line(Parts *p, PyObject *content, int status, PyObject *cell, Py_ssize_t no
         return -1;
     }
     PyObject *line[3] = {p->prefix[status], content, count};
-    int failed = push(p->tree, concat(line, 3));
+    int failed = text_line(&p->tree, p->newline, line, 3);
     Py_DECREF(count);
     if (failed || status != 1) {
         return failed;
     }
-    return active_notes(p->tree, cell, p->indent, p->rule);
+    return active_notes(p, cell);
 }
 
 /* One phase: its tree lines, its open tasks, its details dict; 1 if it had an open task. */
@@ -600,7 +589,12 @@ static int
 phase_parts(Parts *p, Column *col)
 {
     PyObject *head = PyUnicode_FromFormat("  %U:", col->name);
-    if (push(p->tree, head) < 0) {
+    if (head == NULL) {
+        return -1;
+    }
+    int failed = text_line(&p->tree, p->newline, &head, 1);
+    Py_DECREF(head);
+    if (failed) {
         return -1;
     }
     Py_ssize_t count = PyList_GET_SIZE(col->contents);
@@ -626,7 +620,7 @@ phase_parts(Parts *p, Column *col)
         }
         if (status < 2) {
             PyObject *line[3] = {p->dash, content, tails[status]};
-            if (push(p->remaining, concat(line, 3)) < 0) {
+            if (text_line(&p->remaining, p->newline, line, 3) < 0) {
                 goto fail;
             }
             opened = 1;
@@ -657,10 +651,22 @@ fail:
     return -1;
 }
 
+static void
+parts_clear(Parts *p)
+{
+    Py_CLEAR(p->tree.pieces);
+    Py_CLEAR(p->remaining.pieces);
+    Py_CLEAR(p->dumped);
+    Py_CLEAR(p->indent);
+    Py_CLEAR(p->rule);
+    Py_CLEAR(p->dash);
+    Py_CLEAR(p->newline);
+}
+
 static PyObject *
 parts(PyObject *module, PyObject *args)
 {
-    PyObject *cols, *prefixes;
+    PyObject *cols, *prefixes, *result = NULL;
     if (!ready() || !PyArg_ParseTuple(args, "O!O!:parts", &PyList_Type, &cols, &PyTuple_Type, &prefixes)) {
         return NULL;
     }
@@ -668,20 +674,20 @@ parts(PyObject *module, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "parts: four prefixes");
         return NULL;
     }
-    Parts p = {PyList_New(0), PyList_New(0), PyList_New(0)};
+    Parts p = {{PyList_New(0), 0}, {PyList_New(0), 0}, PyList_New(0)};
     for (int i = 0; i < 4; i++) {
         p.prefix[i] = PyTuple_GET_ITEM(prefixes, i);
         if (!PyUnicode_Check(p.prefix[i])) {
             PyErr_SetString(PyExc_TypeError, "parts: prefixes must be strings");
-            goto fail;
+            goto done;
         }
     }
     p.indent = PyUnicode_FromString("        ");
     p.rule = PyUnicode_FromString("        ---");
     p.dash = PyUnicode_FromString("  - ");
-    if (p.tree == NULL || p.remaining == NULL || p.dumped == NULL || p.indent == NULL || p.rule == NULL
-        || p.dash == NULL) {
-        goto fail;
+    p.newline = PyUnicode_FromOrdinal('\n');
+    if (!p.tree.pieces || !p.remaining.pieces || !p.dumped || !p.indent || !p.rule || !p.dash || !p.newline) {
+        goto done;
     }
     Py_ssize_t current = -1;
     for (Py_ssize_t n = 0; n < PyList_GET_SIZE(cols); n++) {
@@ -690,24 +696,24 @@ parts(PyObject *module, PyObject *args)
         int opened = read_column(PyList_GET_ITEM(cols, n), &col, refs) < 0 ? -1 : phase_parts(&p, &col);
         drop_refs(refs);
         if (opened < 0) {
-            goto fail;
+            goto done;
         }
         if (opened && current < 0) {
             current = n;
         }
     }
-    Py_DECREF(p.indent);
-    Py_DECREF(p.rule);
-    Py_DECREF(p.dash);
-    return Py_BuildValue("(NNNn)", p.tree, p.remaining, p.dumped, current);
-fail:
-    Py_XDECREF(p.tree);
-    Py_XDECREF(p.remaining);
-    Py_XDECREF(p.dumped);
-    Py_XDECREF(p.indent);
-    Py_XDECREF(p.rule);
-    Py_XDECREF(p.dash);
-    return NULL;
+    PyObject *empty = PyUnicode_FromString("");
+    PyObject *tree = empty ? PyUnicode_Join(empty, p.tree.pieces) : NULL;
+    PyObject *remaining = tree ? PyUnicode_Join(empty, p.remaining.pieces) : NULL;
+    Py_XDECREF(empty);
+    if (remaining != NULL) {
+        result = Py_BuildValue("(NNnOn)", tree, remaining, p.remaining.lines, p.dumped, current);
+    } else {
+        Py_XDECREF(tree);
+    }
+done:
+    parts_clear(&p);
+    return result;
 }
 
 /* -- make_tasks: Task values without running __init__ ---------------------------------- */
@@ -981,7 +987,7 @@ static PyMethodDef speedups_methods[] = {
     {"setup", setup, METH_VARARGS, "setup(statuses, wire, blocked, lookup, team_keys, whitespace, task_type, phase_type)"},
     {"rows", rows, METH_O, "rows(phases) -> [(name, contents, statuses, notes)] from JSON phases"},
     {"value_rows", value_rows, METH_O, "value_rows(phases) -> [(name, contents, statuses, notes)] from Phase values"},
-    {"parts", parts, METH_VARARGS, "parts(cols, prefixes) -> (tree, remaining, dumped, current)"},
+    {"parts", parts, METH_VARARGS, "parts(cols, prefixes) -> (tree, remaining, open, dumped, current)"},
     {"make_tasks", make_tasks, METH_VARARGS, "make_tasks(contents, statuses, notes=None) -> [Task]"},
     {"render", render, METH_VARARGS, "render(cols, markers) -> the Markdown checklist"},
     {"task_run", task_run, METH_VARARGS, "task_run(text, pos, status_of, markers) -> (contents, statuses, end)"},

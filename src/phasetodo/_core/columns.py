@@ -392,16 +392,16 @@ class Columns:
         for col in self.cols:
             if col.holes:
                 col.compact()
-        tree, remaining, dumped, current = native.parts(self.cols, _PREFIXES)
-        return self._summary(tree, remaining, current), {"phases": dumped, "storage": storage}
+        tree, remaining, opened, dumped, current = native.parts(self.cols, _PREFIXES)
+        return self._summary(tree, remaining, opened, current), {"phases": dumped, "storage": storage}
 
-    def _summary(self, tree: list[str], remaining: list[str], current: int) -> str:
+    def _summary(self, tree: str, remaining: str, opened: int, current: int) -> str:
         head = [f"Errors: {'; '.join(self.errors)}"] if self.errors else []
         if not self.count:
             return head[0] if head else "Todo list cleared."
-        if remaining:
-            head.append(f"Remaining items ({len(remaining)}):")
-            head += remaining
+        if opened:
+            head.append(f"Remaining items ({opened}):")
+            head.append(remaining)
         else:
             head.append("Remaining items: none.")
         cols = self.cols
@@ -412,7 +412,7 @@ class Columns:
             f'Phase {current % len(cols) + 1}/{len(cols)} "{col.name}"'
             f" — {closed}/{len(statuses)} tasks complete"
         )
-        head += tree
+        head.append(tree)
         return "\n".join(head)
 
 

@@ -21,7 +21,18 @@ from .jsstring import WHITESPACE
 from .model import REFERENCE_STATUSES, Phase, Status, Task
 from .model import make_tasks as _make_tasks
 
-__all__ = ["COMPILED", "Row", "make_tasks", "parts", "render", "rows", "task_run", "value_rows"]
+__all__ = [
+    "COMPILED",
+    "Parts",
+    "Row",
+    "load_compiled",
+    "make_tasks",
+    "parts",
+    "render",
+    "rows",
+    "task_run",
+    "value_rows",
+]
 
 #: A phase as columns: its name, contents, statuses and notes (``None``, a list or a tuple).
 Row = tuple[str, list[str], list[Status | None], list[Any]]
@@ -124,10 +135,13 @@ def _noted(tree: list[str], prefix: str, content: str, status: Status, notes: Se
             tree.extend(f"        {line}" for line in note.split("\n"))
 
 
-def _parts(
-    cols: list[ColumnLike], prefixes: tuple[str, str, str, str]
-) -> tuple[list[str], list[str], list[dict[str, Any]], int]:
-    """The summary's tree and remaining lines, ``details.phases`` and the current phase."""
+#: What :func:`parts` gives: the summary's tree and its open tasks as texts (lines joined by
+#: newlines), the number of open tasks, ``details.phases`` and the current phase's index.
+Parts = tuple[str, str, int, list[dict[str, Any]], int]
+
+
+def _parts(cols: list[ColumnLike], prefixes: tuple[str, str, str, str]) -> Parts:
+    """The summary's parts and ``details.phases``, in one pass over the columns."""
     prefix = dict(zip(REFERENCE_STATUSES, prefixes, strict=True))
     tree: list[str] = []
     remaining: list[str] = []
@@ -151,7 +165,7 @@ def _parts(
         dumped.append({"name": name, "tasks": tasks})
         if current < 0 and len(remaining) > opened:
             current = number
-    return tree, remaining, dumped, current
+    return "\n".join(tree), "\n".join(remaining), len(remaining), dumped, current
 
 
 def _render(cols: list[ColumnLike], markers: tuple[str, str, str, str]) -> str:
@@ -195,10 +209,8 @@ def _task_run(
     return [line[6:] for line in lines], [status_of[line[3]] for line in lines], run.end()
 
 
-def _compiled() -> ModuleType | None:
-    """The C module, set up, unless it is not built or ``PHASETODO_PURE`` asks for Python."""
-    if os.environ.get("PHASETODO_PURE"):
-        return None
+def load_compiled() -> ModuleType | None:
+    """The C module, set up, or ``None`` when it was not built (whatever ``PHASETODO_PURE`` says)."""
     try:
         from . import _speedups  # type: ignore[attr-defined]
     except ImportError:
@@ -211,15 +223,13 @@ def _compiled() -> ModuleType | None:
     return module
 
 
-_C = _compiled()
+_C = None if os.environ.get("PHASETODO_PURE") else load_compiled()
 #: Whether the C twins are in use.
 COMPILED: bool = _C is not None
 
 rows: Callable[[Sequence[Mapping[str, Any]]], list[Row]] = _C.rows if _C else _rows
 value_rows: Callable[[Sequence[Phase]], list[Row]] = _C.value_rows if _C else _value_rows
-parts: Callable[
-    [list[Any], tuple[str, str, str, str]], tuple[list[str], list[str], list[dict[str, Any]], int]
-] = _C.parts if _C else _parts
+parts: Callable[[list[Any], tuple[str, str, str, str]], Parts] = _C.parts if _C else _parts
 render: Callable[[list[Any], tuple[str, str, str, str]], str] = _C.render if _C else _render
 task_run: Callable[
     [str, int, Mapping[str, Status], str], tuple[list[str], list[Status], int]
