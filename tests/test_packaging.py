@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.machinery
+import os
 import re
 import subprocess
 import sys
@@ -17,17 +19,53 @@ import phasetodo
 
 ROOT = Path(__file__).parent.parent
 README = ROOT / "README.md"
+SPEEDUPS = "phasetodo/_core/_speedups" + importlib.machinery.EXTENSION_SUFFIXES[0]
+
+
+def _tree() -> set[str]:
+    """The entries a build could leave behind: the top level, and everything under src/."""
+    top = {entry.name for entry in ROOT.iterdir()}
+    under_src = {
+        str(path.relative_to(ROOT)) for path in (ROOT / "src").rglob("*") if "__pycache__" not in path.parts
+    }
+    return top | under_src
+
+
+def _build(hook: str, source: Path, out: Path, work: Path, **extra_env: str) -> None:
+    """Run one setuptools PEP 517 hook in a subprocess in `source`, its scratch files kept in `work`.
+
+    DIST_EXTRA_CONFIG points setuptools' build/ and *.egg-info at `work`, so the tree stays as it was.
+    No build isolation and no index: this is an offline build with the machine's C compiler.
+    """
+    config = work / "setuptools.cfg"
+    config.write_text(f"[egg_info]\negg_base = {work}\n[build]\nbuild_base = {work / 'build'}\n")
+    env = {key: value for key, value in os.environ.items() if key != "PHASETODO_BUILD_EXT"}
+    env["DIST_EXTRA_CONFIG"] = str(config)
+    env.update(extra_env)
+    code = f"import sys, setuptools.build_meta as backend; backend.{hook}(sys.argv[1])"
+    subprocess.run(
+        [sys.executable, "-c", code, str(out)],
+        cwd=source, env=env, check=True, capture_output=True, timeout=300,
+    )
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel and sdist, built from this tree by hatchling (no network)."""
+    """The wheel and sdist, built from this tree by setuptools' PEP 517 hooks (no network)."""
     out = tmp_path_factory.mktemp("dist")
-    subprocess.run(
-        [sys.executable, "-m", "hatchling", "build", "-d", str(out)],
-        cwd=ROOT, check=True, capture_output=True, timeout=300,
-    )
+    work = tmp_path_factory.mktemp("work")
+    before = _tree()
+    _build("build_sdist", ROOT, out, work)
+    _build("build_wheel", ROOT, out, work)
+    assert _tree() == before, "the build left files in the tree"
     return out
+
+
+def _sdist_names(built: Path) -> list[str]:
+    """The sdist's member names without the leading `phasetodo-<version>/`."""
+    (sdist,) = built.glob("*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        return [name.split("/", 1)[1] for name in archive.getnames() if "/" in name]
 
 
 def _metadata(built: Path) -> tuple[list[str], Message]:
@@ -66,6 +104,68 @@ class TestDistributions:
         from importlib.metadata import version
 
         assert phasetodo.__version__ == version("phasetodo")
+
+
+class TestCompiledBuild:
+    def test_wheel_carries_package_data(self, built: Path) -> None:
+        """The wheel holds py.typed and the board's static files, and not the C source."""
+        names, _ = _metadata(built)
+        static = {p.name for p in (ROOT / "src" / "phasetodo" / "web" / "static").iterdir()}
+        assert static
+        assert {f"phasetodo/web/static/{name}" for name in static} <= set(names)
+        assert "phasetodo/py.typed" in names
+        assert [n for n in names if n.endswith(".c")] == []
+
+    def test_sdist_carries_the_c_source(self, built: Path) -> None:
+        """The sdist holds the extension's .c, setup.py and the tests, and no compiled files."""
+        names = _sdist_names(built)
+        for needed in ("src/phasetodo/_core/_speedups.c", "setup.py", "pyproject.toml", "MANIFEST.in"):
+            assert needed in names
+        assert "tests/test_packaging.py" in names
+        assert [n for n in names if n.endswith((".so", ".pyd", ".pyc"))] == []
+
+    def test_wheel_carries_the_compiled_module(self, built: Path, tmp_path: Path) -> None:
+        """The wheel is a platform wheel whose _speedups, compiled here, imports from it."""
+        (wheel,) = built.glob("*.whl")
+        assert not wheel.name.endswith("-py3-none-any.whl")
+        with zipfile.ZipFile(wheel) as archive:
+            assert SPEEDUPS in archive.namelist()
+            archive.extractall(tmp_path)
+        code = (
+            "import sys; sys.path.insert(0, sys.argv[1]); "
+            "import phasetodo._core._speedups as m; print(m.__file__)"
+        )
+        env = {key: value for key, value in os.environ.items() if key != "PHASETODO_PURE"}
+        got = subprocess.run(
+            [sys.executable, "-I", "-c", code, str(tmp_path)],
+            env=env, capture_output=True, text=True, check=True, timeout=60,
+        ).stdout.strip()
+        assert Path(got).resolve() == (tmp_path / SPEEDUPS).resolve()
+
+    def test_sdist_builds_the_compiled_module(self, built: Path, tmp_path: Path) -> None:
+        """A wheel built from the unpacked sdist (as pip does from an index) compiles _speedups too."""
+        (sdist,) = built.glob("*.tar.gz")
+        with tarfile.open(sdist) as archive:
+            archive.extractall(tmp_path / "src", filter="data")
+        (source,) = (tmp_path / "src").iterdir()
+        (tmp_path / "out").mkdir()
+        (tmp_path / "work").mkdir()
+        _build("build_wheel", source, tmp_path / "out", tmp_path / "work")
+        names, _ = _metadata(tmp_path / "out")
+        assert SPEEDUPS in names
+
+    def test_build_ext_off_gives_a_pure_wheel(self, tmp_path: Path) -> None:
+        """PHASETODO_BUILD_EXT=0 at build time gives a py3-none-any wheel without the module."""
+        (tmp_path / "out").mkdir()
+        (tmp_path / "work").mkdir()
+        before = _tree()
+        _build("build_wheel", ROOT, tmp_path / "out", tmp_path / "work", PHASETODO_BUILD_EXT="0")
+        assert _tree() == before
+        (wheel,) = (tmp_path / "out").glob("*.whl")
+        assert wheel.name.endswith("-py3-none-any.whl")
+        names, _ = _metadata(tmp_path / "out")
+        assert [n for n in names if "_speedups" in n] == []
+        assert "phasetodo/py.typed" in names
 
 
 class TestReadme:
