@@ -503,9 +503,28 @@ text_line(Text *t, PyObject *newline, PyObject *const *parts, int n)
 typedef struct {
     Text tree, remaining;
     PyObject *dumped;
-    PyObject *prefix[4];                   /* the summary's "    ○ " etc., by status */
-    PyObject *indent, *rule, *dash, *newline; /* "        ", "        ---", "  - ", "\n" */
+    PyObject *prefix[4];    /* the summary's "    ○ " etc., by status */
+    PyObject *open_tail[2]; /* " [pending] (" and " [in_progress] (" */
+    PyObject *indent, *rule, *dash, *newline, *two, *colon, *close;
+    /* "        ", "        ---", "  - ", "\n", "  ", ":", ")" */
 } Parts;
+
+/* " (+1 note)", " (+2 notes)", ...: made once for the counts tasks usually have. */
+#define NOTE_COUNTS 16
+static PyObject *g_note_count[NOTE_COUNTS];
+
+static PyObject *
+note_count_text(Py_ssize_t count)
+{
+    if (count >= NOTE_COUNTS) {
+        return PyUnicode_FromFormat(" (+%zd notes)", count);
+    }
+    if (g_note_count[count] == NULL) {
+        g_note_count[count] = count == 1 ? PyUnicode_FromString(" (+1 note)")
+                                         : PyUnicode_FromFormat(" (+%zd notes)", count);
+    }
+    return Py_XNewRef(g_note_count[count]);
+}
 
 /* The active task's notes under its line: "        " + each line, "        ---" between notes. */
 static int
@@ -570,8 +589,7 @@ tree_line(Parts *p, PyObject *content, int status, PyObject *cell, Py_ssize_t no
         PyObject *line[2] = {p->prefix[status], content};
         return text_line(&p->tree, p->newline, line, 2);
     }
-    PyObject *count = noted == 1 ? PyUnicode_FromString(" (+1 note)")
-                                 : PyUnicode_FromFormat(" (+%zd notes)", noted);
+    PyObject *count = note_count_text(noted);
     if (count == NULL) {
         return -1;
     }
@@ -588,24 +606,15 @@ tree_line(Parts *p, PyObject *content, int status, PyObject *cell, Py_ssize_t no
 static int
 phase_parts(Parts *p, Column *col)
 {
-    PyObject *head = PyUnicode_FromFormat("  %U:", col->name);
-    if (head == NULL) {
-        return -1;
-    }
-    int failed = text_line(&p->tree, p->newline, &head, 1);
-    Py_DECREF(head);
-    if (failed) {
+    PyObject *head[3] = {p->two, col->name, p->colon};
+    if (text_line(&p->tree, p->newline, head, 3) < 0) {
         return -1;
     }
     Py_ssize_t count = PyList_GET_SIZE(col->contents);
     PyObject *tasks = PyList_New(count);
-    PyObject *tails[2] = {
-        PyUnicode_FromFormat(" [%U] (%U)", g_wire[0], col->name),
-        PyUnicode_FromFormat(" [%U] (%U)", g_wire[1], col->name),
-    };
     int opened = 0;
-    if (tasks == NULL || tails[0] == NULL || tails[1] == NULL) {
-        goto fail;
+    if (tasks == NULL) {
+        return -1;
     }
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *content = PyList_GET_ITEM(col->contents, i);
@@ -619,8 +628,8 @@ phase_parts(Parts *p, Column *col)
             goto fail;
         }
         if (status < 2) {
-            PyObject *line[3] = {p->dash, content, tails[status]};
-            if (text_line(&p->remaining, p->newline, line, 3) < 0) {
+            PyObject *line[5] = {p->dash, content, p->open_tail[status], col->name, p->close};
+            if (text_line(&p->remaining, p->newline, line, 5) < 0) {
                 goto fail;
             }
             opened = 1;
@@ -641,13 +650,9 @@ phase_parts(Parts *p, Column *col)
         goto fail;
     }
     Py_DECREF(tasks);
-    Py_DECREF(tails[0]);
-    Py_DECREF(tails[1]);
     return push(p->dumped, phase) < 0 ? -1 : opened;
 fail:
-    Py_XDECREF(tasks);
-    Py_XDECREF(tails[0]);
-    Py_XDECREF(tails[1]);
+    Py_DECREF(tasks);
     return -1;
 }
 
@@ -661,6 +666,11 @@ parts_clear(Parts *p)
     Py_CLEAR(p->rule);
     Py_CLEAR(p->dash);
     Py_CLEAR(p->newline);
+    Py_CLEAR(p->two);
+    Py_CLEAR(p->colon);
+    Py_CLEAR(p->close);
+    Py_CLEAR(p->open_tail[0]);
+    Py_CLEAR(p->open_tail[1]);
 }
 
 static PyObject *
@@ -686,7 +696,13 @@ parts(PyObject *module, PyObject *args)
     p.rule = PyUnicode_FromString("        ---");
     p.dash = PyUnicode_FromString("  - ");
     p.newline = PyUnicode_FromOrdinal('\n');
-    if (!p.tree.pieces || !p.remaining.pieces || !p.dumped || !p.indent || !p.rule || !p.dash || !p.newline) {
+    p.two = PyUnicode_FromString("  ");
+    p.colon = PyUnicode_FromOrdinal(':');
+    p.close = PyUnicode_FromOrdinal(')');
+    p.open_tail[0] = PyUnicode_FromFormat(" [%U] (", g_wire[0]);
+    p.open_tail[1] = PyUnicode_FromFormat(" [%U] (", g_wire[1]);
+    if (!p.tree.pieces || !p.remaining.pieces || !p.dumped || !p.indent || !p.rule || !p.dash || !p.newline
+        || !p.two || !p.colon || !p.close || !p.open_tail[0] || !p.open_tail[1]) {
         goto done;
     }
     Py_ssize_t current = -1;
