@@ -159,6 +159,13 @@ class TestPartsAndRender:
         cols = _columns(phases)
         assert C.render(cols, ROW_MARKERS) == native._render(cols, ROW_MARKERS)
 
+    @settings(max_examples=200)
+    @given(phase_lists(max_size=4, max_tasks=6, duplicates=True))
+    def test_index_agrees(self, phases: tuple[Phase, ...]) -> None:
+        """The name, content and in-progress lookups are equal from both, duplicates included."""
+        cols = _columns(phases)
+        assert C.index(cols) == native._index(cols)
+
     def test_details_are_fresh(self) -> None:
         """details.phases never shares a notes list with the columns it came from."""
         notes = ["n"]
@@ -250,6 +257,7 @@ class TestNoLeaks:
             C.rows(dicts)
             C.value_rows(values)
             C.parts(cols, _PREFIXES)
+            C.index(cols)
             C.render(cols, ROW_MARKERS)
             C.task_run(text, len(name) + 3, STATUS_OF, " xX/>~-")
             C.make_tasks([content], [Status.IN_PROGRESS], [(note,)])

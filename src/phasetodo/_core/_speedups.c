@@ -732,6 +732,58 @@ done:
     return result;
 }
 
+/* -- index: the lookups a working copy needs ------------------------------------------- */
+
+/* One column into the lookups: the first phase of a name and of each content wins. */
+static int
+index_column(PyObject *col, PyObject *by_name, PyObject *by_content, PyObject *active, Py_ssize_t *total)
+{
+    PyObject *refs[4] = {NULL};
+    Column c;
+    int failed = read_column(col, &c, refs) < 0 || PyDict_SetDefault(by_name, c.name, col) == NULL;
+    Py_ssize_t count = failed ? 0 : PyList_GET_SIZE(c.contents);
+    for (Py_ssize_t i = 0; !failed && i < count; i++) {
+        PyObject *content = PyList_GET_ITEM(c.contents, i);
+        failed = PyDict_SetDefault(by_content, content, col) == NULL;
+        if (!failed && PyList_GET_ITEM(c.statuses, i) == g_status[1]) {
+            PyObject *key = Py_BuildValue("(On)", col, i);
+            failed = key == NULL || PyDict_SetItem(active, key, Py_None) < 0;
+            Py_XDECREF(key);
+        }
+    }
+    *total += count;
+    drop_refs(refs);
+    return failed ? -1 : 0;
+}
+
+static PyObject *
+index_columns(PyObject *module, PyObject *cols)
+{
+    if (!ready()) {
+        return NULL;
+    }
+    if (!PyList_CheckExact(cols)) {
+        PyErr_SetString(PyExc_TypeError, "index: cols must be a list");
+        return NULL;
+    }
+    PyObject *by_name = PyDict_New(), *by_content = PyDict_New(), *active = PyDict_New();
+    Py_ssize_t total = 0;
+    if (by_name == NULL || by_content == NULL || active == NULL) {
+        goto fail;
+    }
+    for (Py_ssize_t n = 0; n < PyList_GET_SIZE(cols); n++) {
+        if (index_column(PyList_GET_ITEM(cols, n), by_name, by_content, active, &total) < 0) {
+            goto fail;
+        }
+    }
+    return Py_BuildValue("(NNNn)", by_name, by_content, active, total);
+fail:
+    Py_XDECREF(by_name);
+    Py_XDECREF(by_content);
+    Py_XDECREF(active);
+    return NULL;
+}
+
 /* -- make_tasks: Task values without running __init__ ---------------------------------- */
 
 static int
@@ -1003,6 +1055,7 @@ static PyMethodDef speedups_methods[] = {
     {"setup", setup, METH_VARARGS, "setup(statuses, wire, blocked, lookup, team_keys, whitespace, task_type, phase_type)"},
     {"rows", rows, METH_O, "rows(phases) -> [(name, contents, statuses, notes)] from JSON phases"},
     {"value_rows", value_rows, METH_O, "value_rows(phases) -> [(name, contents, statuses, notes)] from Phase values"},
+    {"index", index_columns, METH_O, "index(cols) -> (by_name, by_content, active, count)"},
     {"parts", parts, METH_VARARGS, "parts(cols, prefixes) -> (tree, remaining, open, dumped, current)"},
     {"make_tasks", make_tasks, METH_VARARGS, "make_tasks(contents, statuses, notes=None) -> [Task]"},
     {"render", render, METH_VARARGS, "render(cols, markers) -> the Markdown checklist"},

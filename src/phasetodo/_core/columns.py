@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import count, repeat
+from itertools import count
 from typing import Any
 
 from . import native
@@ -130,28 +130,10 @@ class Columns:
 
     def _index(self, cols: list[_Col]) -> None:
         self.cols = cols
-        self.by_name: dict[str, _Col] = {}
-        self.by_content: dict[str, _Col] = {}
-        self.active: dict[tuple[_Col, int], None] = {}
+        self.by_name, self.by_content, self.active, self.count = native.index(cols)
         self.uniform: Status | None = None
-        total = 0
-        by_name, by_content, active = self.by_name, self.by_content, self.active
-        for col in reversed(cols):
-            by_name[col.name] = col
-            contents = col.contents
-            total += len(contents)
-            by_content.update(zip(contents, repeat(col)))
-            statuses = col.statuses
-            if _ACTIVE in statuses:
-                for index, status in enumerate(statuses):
-                    if status is _ACTIVE:
-                        active[(col, index)] = None
         #: Duplicate contents, or an op it does not know: the general engine must take the batch.
-        self.general = len(self.by_content) != total
-        self.count = total
-        if len(self.active) > 1:  # keep list order: the first active one is kept
-            order = {col: n for n, col in enumerate(cols)}
-            self.active = dict.fromkeys(sorted(self.active, key=lambda a: (order[a[0]], a[1])))
+        self.general = len(self.by_content) != self.count
 
     # -- lookups ---------------------------------------------------------------
 

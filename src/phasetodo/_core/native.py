@@ -23,8 +23,10 @@ from .model import make_tasks as _make_tasks
 
 __all__ = [
     "COMPILED",
+    "Index",
     "Parts",
     "Row",
+    "index",
     "load_compiled",
     "make_tasks",
     "parts",
@@ -122,6 +124,32 @@ def _value_rows(phases: Sequence[Phase]) -> list[Row]:
             notes.append(task.notes)
         out.append((phase.name, contents, statuses, notes))
     return out
+
+
+#: What :func:`index` gives: phase name -> column, content -> column (the first of each
+#: wins), the in-progress tasks as ``{(column, position): None}`` in list order, and the
+#: number of tasks.
+Index = tuple[dict[str, Any], dict[str, Any], dict[tuple[Any, int], None], int]
+
+
+def _index(cols: list[ColumnLike]) -> Index:
+    """The lookups a working copy needs, in one pass over its columns."""
+    by_name: dict[str, Any] = {}
+    by_content: dict[str, Any] = {}
+    active: dict[tuple[Any, int], None] = {}
+    total = 0
+    for col in cols:
+        by_name.setdefault(col.name, col)
+        contents = col.contents
+        total += len(contents)
+        for content in contents:
+            by_content.setdefault(content, col)
+        statuses = col.statuses
+        if _ACTIVE in statuses:
+            for position, status in enumerate(statuses):
+                if status is _ACTIVE:
+                    active[(col, position)] = None
+    return by_name, by_content, active, total
 
 
 def _noted(tree: list[str], prefix: str, content: str, status: Status, notes: Sequence[str]) -> None:
@@ -230,6 +258,7 @@ COMPILED: bool = _C is not None
 rows: Callable[[Sequence[Mapping[str, Any]]], list[Row]] = _C.rows if _C else _rows
 value_rows: Callable[[Sequence[Phase]], list[Row]] = _C.value_rows if _C else _value_rows
 parts: Callable[[list[Any], tuple[str, str, str, str]], Parts] = _C.parts if _C else _parts
+index: Callable[[list[Any]], Index] = _C.index if _C else _index
 render: Callable[[list[Any], tuple[str, str, str, str]], str] = _C.render if _C else _render
 task_run: Callable[
     [str, int, Mapping[str, Status], str], tuple[list[str], list[Status], int]
