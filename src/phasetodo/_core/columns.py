@@ -23,7 +23,7 @@ from typing import Any
 
 from . import native
 from .jsstring import trim_end
-from .model import Phase, Status, Task
+from .model import Phase, Status, Task, make_phase
 from .ops import Append, Done, Drop, Init, Note, Op, Rm, Start, View
 
 __all__ = ["Columns", "apply_columns", "load_columns", "read_columns", "recall", "remember"]
@@ -361,7 +361,7 @@ class Columns:
                 out.append(col.source)
                 continue
             col.compact()
-            out.append(Phase(col.name, tuple(_tasks_of(col))))
+            out.append(make_phase(col.name, tuple(_tasks_of(col))))
         return tuple(out)
 
     def result(self, storage: str = "memory") -> dict[str, Any]:

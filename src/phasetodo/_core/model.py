@@ -12,7 +12,7 @@ from itertools import repeat
 
 import attrs
 
-__all__ = ["REFERENCE_STATUSES", "Phase", "Status", "Task", "make_task", "make_tasks"]
+__all__ = ["REFERENCE_STATUSES", "Phase", "Status", "Task", "make_phase", "make_task", "make_tasks"]
 
 
 class Status(str, enum.Enum):
@@ -113,6 +113,18 @@ def make_task(content: str, status: Status, notes: tuple[str, ...] = ()) -> Task
     _set_reason(task, None)
     _set_after(task, ())
     return task
+
+
+_set_name = Phase.__dict__["name"].__set__
+_set_tasks = Phase.__dict__["tasks"].__set__
+
+
+def make_phase(name: str, tasks: tuple[Task, ...]) -> Phase:
+    """A ``Phase`` from a name and a tuple of tasks, skipping the converter (as :func:`make_task`)."""
+    phase: Phase = _new(Phase)
+    _set_name(phase, name)
+    _set_tasks(phase, tasks)
+    return phase
 
 
 def value_problems(phases: tuple[object, ...]) -> list[str]:

@@ -69,6 +69,10 @@ class Profile:
     read: Callable[[tuple[Phase, ...], CallContext], str] | None = attrs.field(default=None, repr=False)
 
 
+#: The context of a call with no agent, lead or scope (most calls): made once.
+_NOBODY = CallContext()
+
+
 def run(
     profile: Profile,
     params: object,
@@ -92,7 +96,8 @@ def run(
     """
     ops = profile.parse(params)
     grows = limits is not None and limits.check_ops(ops)
-    outcome = profile.apply(phases, ops, CallContext(agent, lead, scope))
+    context = _NOBODY if agent is None and lead is None and scope is None else CallContext(agent, lead, scope)
+    outcome = profile.apply(phases, ops, context)
     if grows:
         assert limits is not None
         limits.check_result(phases, outcome.phases)
