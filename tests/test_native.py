@@ -165,6 +165,7 @@ class TestPartsAndRender:
         """The name, content and in-progress lookups are equal from both, duplicates included."""
         cols = _columns(phases)
         assert C.index(cols) == native._index(cols)
+        assert list(C.index(cols)[2]) == list(native._index(cols)[2])  # list order
 
     def test_details_are_fresh(self) -> None:
         """details.phases never shares a notes list with the columns it came from."""

@@ -14,12 +14,14 @@ import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
+from itertools import chain, repeat
+from operator import attrgetter
 from types import ModuleType
 from typing import Any, Protocol
 
 from .jsstring import WHITESPACE
-from .model import REFERENCE_STATUSES, Phase, Status, Task
-from .model import make_tasks as _make_tasks
+from .model import REFERENCE_STATUSES, Phase, Status, Task, make_task
+from .model import make_tasks as _bulk_tasks
 
 __all__ = [
     "COMPILED",
@@ -52,6 +54,15 @@ class ColumnLike(Protocol):
 _LOOKUP = {s.value: s for s in Status}
 _TEAM_KEYS = frozenset(("owner", "reason", "after"))
 _ONLY_STR = frozenset((str,))
+_ONLY_DICT = frozenset((dict,))
+_ONLY_TUPLE = frozenset((tuple,))
+_ONLY_TASK = frozenset((Task,))
+_ONLY_NONE = frozenset((None,))
+_WIRE = {s: s.value for s in Status}
+_ONLY_PHASE = frozenset((Phase,))
+_content, _status, _notes = attrgetter("content"), attrgetter("status"), attrgetter("notes")
+_name, _tasks = attrgetter("name"), attrgetter("tasks")
+_owner, _reason, _after = attrgetter("owner"), attrgetter("reason"), attrgetter("after")
 _PENDING, _ACTIVE = Status.PENDING, Status.IN_PROGRESS
 _ORDER = {status: n for n, status in enumerate(REFERENCE_STATUSES)}
 
@@ -66,12 +77,12 @@ def _rows(phases: Sequence[Mapping[str, Any]]) -> list[Row]:
         name, tasks = phase["name"], phase["tasks"]
         if type(name) is not str or (type(tasks) is not list and type(tasks) is not tuple):
             raise TypeError
+        if not _ONLY_DICT.issuperset(map(type, tasks)):
+            raise TypeError
         contents: list[str] = []
         statuses: list[Status | None] = []
         notes: list[Any] = []
         for task in tasks:
-            if type(task) is not dict:
-                raise TypeError
             content = task["content"]
             if type(content) is not str:
                 raise TypeError
@@ -99,30 +110,40 @@ def _rows(phases: Sequence[Mapping[str, Any]]) -> list[Row]:
 
 def _value_rows(phases: Sequence[Phase]) -> list[Row]:
     """``Phase`` values as columns; raises ``TypeError`` for a team plan's fields or a field
-    of the wrong type (what :func:`~phasetodo._core.model.value_problems` names)."""
+    of the wrong type (what :func:`~phasetodo._core.model.value_problems` names).
+
+    Each check runs once over every task of the list (``map`` in C), not once per task.
+    """
+    if not _ONLY_PHASE.issuperset(map(type, phases)):
+        raise TypeError
+    names = list(map(_name, phases))
+    groups = list(map(_tasks, phases))
+    if not _ONLY_STR.issuperset(map(type, names)) or not _ONLY_TUPLE.issuperset(map(type, groups)):
+        raise TypeError
+    tasks = list(chain.from_iterable(groups))
+    if not tasks:
+        return [(name, [], [], []) for name in names]
+    contents = list(map(_content, tasks))
+    statuses = list(map(_status, tasks))
+    notes = list(map(_notes, tasks))
+    if (
+        not _ONLY_TASK.issuperset(map(type, tasks))
+        or not _ONLY_STR.issuperset(map(type, contents))
+        or not _ONLY_TUPLE.issuperset(map(type, notes))
+        or not _ONLY_STR.issuperset(map(type, chain.from_iterable(notes)))
+        or Status.BLOCKED in statuses
+        or not _ONLY_NONE.issuperset(map(_owner, tasks))
+        or not _ONLY_NONE.issuperset(map(_reason, tasks))
+        or not _ONLY_TUPLE.issuperset(map(type, map(_after, tasks)))
+        or any(map(_after, tasks))
+    ):
+        raise TypeError  # a team plan's fields (the general engine carries them), or a bad type
     out: list[Row] = []
-    for phase in phases:
-        if type(phase) is not Phase:
-            raise TypeError
-        tasks = phase.tasks
-        if type(phase.name) is not str or type(tasks) is not tuple:
-            raise TypeError
-        contents: list[str] = []
-        statuses: list[Status | None] = []
-        notes: list[Any] = []
-        for task in tasks:
-            if type(task) is not Task or type(task.content) is not str:
-                raise TypeError
-            if task.status not in _ORDER or task.owner is not None or task.reason is not None:
-                raise TypeError  # a team plan's fields: the general engine carries them
-            if type(task.after) is not tuple or task.after:
-                raise TypeError
-            if type(task.notes) is not tuple or not _ONLY_STR.issuperset(map(type, task.notes)):
-                raise TypeError
-            contents.append(task.content)
-            statuses.append(task.status)
-            notes.append(task.notes)
-        out.append((phase.name, contents, statuses, notes))
+    start = 0
+    for name, group in zip(names, groups, strict=True):
+        end = start + len(group)
+        out.append((name, contents[start:end], statuses[start:end], notes[start:end]))
+        start = end
     return out
 
 
@@ -133,23 +154,21 @@ Index = tuple[dict[str, Any], dict[str, Any], dict[tuple[Any, int], None], int]
 
 
 def _index(cols: list[ColumnLike]) -> Index:
-    """The lookups a working copy needs, in one pass over its columns."""
+    """The lookups a working copy needs, one bulk update per column."""
     by_name: dict[str, Any] = {}
     by_content: dict[str, Any] = {}
     active: dict[tuple[Any, int], None] = {}
     total = 0
-    for col in cols:
-        by_name.setdefault(col.name, col)
+    for col in reversed(cols):  # backwards, so that the first phase of a name or content wins
+        by_name[col.name] = col
         contents = col.contents
         total += len(contents)
-        for content in contents:
-            by_content.setdefault(content, col)
+        by_content.update(zip(contents, repeat(col)))
         statuses = col.statuses
         if _ACTIVE in statuses:
-            for position, status in enumerate(statuses):
-                if status is _ACTIVE:
-                    active[(col, position)] = None
-    return by_name, by_content, active, total
+            for position in reversed([i for i, status in enumerate(statuses) if status is _ACTIVE]):
+                active[(col, position)] = None
+    return by_name, by_content, dict.fromkeys(reversed(active)), total
 
 
 def _noted(tree: list[str], prefix: str, content: str, status: Status, notes: Sequence[str]) -> None:
@@ -170,7 +189,7 @@ Parts = tuple[str, str, int, list[dict[str, Any]], int]
 
 def _parts(cols: list[ColumnLike], prefixes: tuple[str, str, str, str]) -> Parts:
     """The summary's parts and ``details.phases``, in one pass over the columns."""
-    prefix = dict(zip(REFERENCE_STATUSES, prefixes, strict=True))
+    prefix, wires = dict(zip(REFERENCE_STATUSES, prefixes, strict=True)), _WIRE
     tree: list[str] = []
     remaining: list[str] = []
     dumped: list[dict[str, Any]] = []
@@ -181,11 +200,16 @@ def _parts(cols: list[ColumnLike], prefixes: tuple[str, str, str, str]) -> Parts
         tasks: list[dict[str, Any]] = []
         opened = len(remaining)
         for c, s, n in zip(col.contents, col.statuses, col.notes, strict=True):
-            wire = s.value  # type: ignore[union-attr]
+            wire = wires[s]  # type: ignore[index]
             if s is _PENDING or s is _ACTIVE:
                 remaining.append(f"  - {c} [{wire}] ({name})")
             if n:
-                _noted(tree, prefix[s], c, s, n)  # type: ignore[index,arg-type]
+                if s is _ACTIVE:
+                    _noted(tree, prefix[s], c, s, n)
+                elif len(n) == 1:
+                    tree.append(f"{prefix[s]}{c} (+1 note)")  # type: ignore[index]
+                else:
+                    tree.append(f"{prefix[s]}{c} (+{len(n)} notes)")  # type: ignore[index]
                 tasks.append({"content": c, "status": wire, "notes": list(n)})
             else:
                 tree.append(f"{prefix[s]}{c}")  # type: ignore[index]
@@ -235,6 +259,17 @@ def _task_run(
         return [], [], pos
     lines = text[pos : run.end() - 1].split("\n")
     return [line[6:] for line in lines], [status_of[line[3]] for line in lines], run.end()
+
+
+def _make_tasks(
+    contents: list[str], statuses: list[Status], notes: list[tuple[str, ...]] | None = None
+) -> list[Task]:
+    """Tasks from columns: one ``make_task`` each for a few, the bulk ``map`` form for many."""
+    if len(contents) > 8:
+        return _bulk_tasks(contents, statuses, notes)
+    if notes is None:
+        return [make_task(c, s) for c, s in zip(contents, statuses, strict=True)]
+    return [make_task(c, s, n) for c, s, n in zip(contents, statuses, notes, strict=True)]
 
 
 def load_compiled() -> ModuleType | None:
