@@ -17,7 +17,7 @@ from functools import lru_cache
 from itertools import chain, repeat
 from operator import attrgetter
 from types import ModuleType
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .jsstring import WHITESPACE
 from .model import REFERENCE_STATUSES, Phase, Status, Task, make_task
@@ -42,13 +42,15 @@ __all__ = [
 Row = tuple[str, list[str], list[Status | None], list[Any]]
 
 
-class ColumnLike(Protocol):
-    """What :func:`parts` and :func:`render` read from a phase held as columns."""
+if TYPE_CHECKING:  # a Protocol class costs about 2 ms to create at import
 
-    name: str
-    contents: list[str]
-    statuses: list[Status | None]
-    notes: list[Any]
+    class ColumnLike(Protocol):
+        """What :func:`parts` and :func:`render` read from a phase held as columns."""
+
+        name: str
+        contents: list[str]
+        statuses: list[Status | None]
+        notes: list[Any]
 
 
 _LOOKUP = {s.value: s for s in Status}
