@@ -1,6 +1,6 @@
 """Run the shared benchmark workloads and print per-call figures beside the reference's.
 
-Usage: ``python -m benchmarks.run [--rounds N] [--only NAME] [--scaling] [--sessions]``.
+Usage: ``python -m benchmarks.run [--rounds N] [--only NAME] [--scaling] [--sessions [--dsn DSN]] [--wall]``.
 
 Each workload is measured end to end, as the reference was: validate the
 params, apply them to a copy of ``before``, normalize, format the summary and
@@ -28,7 +28,8 @@ the optional C module (``phasetodo._core._speedups``) or pure Python; run with
 ``PHASETODO_PURE=1`` to time the pure-Python package. Times are the process's CPU time
 (``--wall`` for wall-clock), the median of ``--rounds`` rounds. ``--scaling`` adds 100 vs 1,000 ``done``
 ops on the 10,000-task list; ``--sessions`` adds ``Session.todo_write`` of w2
-on a 10,000-task list on each store, beside ``todo_write`` on the same list.
+on a 10,000-task list on each store (PostgreSQL: ``--dsn``, else
+``$PHASETODO_TEST_DSN``, else a throwaway cluster), beside ``todo_write`` on the same list.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from phasetodo._core.native import COMPILED
 from phasetodo.tool import call
 
 from .reference import GOAL, MEASURED, REFERENCE_US
+from .sessions import postgres_dsn
 
 WORKLOADS = Path(__file__).parent / "workloads"
 
@@ -318,11 +320,12 @@ def scaling(rounds: int) -> tuple[float, float]:
     )
 
 
-def sessions(calls: int) -> dict[str, float]:
+def sessions(calls: int, dsn: str | None) -> dict[str, float]:
     """Wall-clock µs of w2's call on its 10,000-task list: ``todo_write``, then ``Session.todo_write``.
 
-    One figure per store; the session's list is reset to ``before`` (untimed, a
-    ``user_edit``) before each timed call. Wall-clock, as the stores wait on disk.
+    One figure per store (PostgreSQL on ``dsn``); the session's list is reset to
+    ``before`` (untimed, a ``user_edit``) before each timed call. Wall-clock, as
+    the stores wait on disk or the server.
     """
     work = load("w2_scale")
     before, params = work["before"], work["params"]
@@ -340,6 +343,8 @@ def sessions(calls: int) -> dict[str, float]:
             "Session, jsonl": lambda: phasetodo.JsonlStore(where / "logs"),
             "Session, sqlite": lambda: phasetodo.SqliteStore(where / "s.db"),
         }
+        if dsn is not None:
+            stores["Session, postgres"] = lambda: phasetodo.stores.store_from_url(dsn)
         for label, make in stores.items():
             store = make()
             session = phasetodo.Session.open("bench", store, clear_delay=-1)
@@ -363,6 +368,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--scaling", action="store_true", help="also 100 vs 1,000 ops on 10k tasks")
     parser.add_argument("--sessions", action="store_true", help="also Session.todo_write per store")
     parser.add_argument("--wall", action="store_true", help="wall-clock time instead of CPU time")
+    parser.add_argument("--dsn", help="--sessions: the PostgreSQL server (default: a throwaway one)")
     args = parser.parse_args(argv)
     CLOCK[0] = time.perf_counter if args.wall else time.process_time
     build = "C module phasetodo._core._speedups" if COMPILED else "pure Python"
@@ -392,8 +398,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"scaling: 100 ops {small:,.0f} µs, 1,000 ops {large:,.0f} µs, ratio {large / small:.2f}")
     if args.sessions:
         print("w2's call on a 10,000-task list, median µs:")
-        for label, us in sessions(max(3, args.rounds)).items():
-            print(f"  {label:<20}{us:>10,.0f}")
+        with postgres_dsn(args.dsn) as dsn:
+            for label, us in sessions(max(3, args.rounds), dsn).items():
+                print(f"  {label:<20}{us:>10,.0f}")
 
 
 if __name__ == "__main__":

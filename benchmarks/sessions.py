@@ -261,7 +261,7 @@ def bytes_per_write(where: Path, dsn: str | None, writes: int) -> list[tuple[str
     return rows
 
 
-def _postgres(dsn: str | None) -> Any:
+def postgres_dsn(dsn: str | None) -> Any:
     """A context giving a DSN: the one given, ``$PHASETODO_TEST_DSN``, or a throwaway cluster."""
     import contextlib
     import os
@@ -287,7 +287,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--only", choices=["log"], help="only the event-log tables (writes/s, open, bytes)")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as tmp, _postgres(args.dsn) as dsn:
+    with tempfile.TemporaryDirectory() as tmp, postgres_dsn(args.dsn) as dsn:
         where = Path(tmp)
         print(f"{'writes/s':<10}{'1 writer':>10}{'8 writers':>11}")
         for name, one, eight in throughput(where, dsn, args.writes):
