@@ -50,7 +50,6 @@ from phasetodo._core.native import COMPILED
 from phasetodo.tool import call
 
 from .reference import GOAL, MEASURED, REFERENCE_US
-from .sessions import postgres_dsn
 
 WORKLOADS = Path(__file__).parent / "workloads"
 
@@ -397,6 +396,8 @@ def main(argv: list[str] | None = None) -> None:
         small, large = scaling(args.rounds)
         print(f"scaling: 100 ops {small:,.0f} µs, 1,000 ops {large:,.0f} µs, ratio {large / small:.2f}")
     if args.sessions:
+        from .sessions import postgres_dsn  # it imports this module
+
         print("w2's call on a 10,000-task list, median µs:")
         with postgres_dsn(args.dsn) as dsn:
             for label, us in sessions(max(3, args.rounds), dsn).items():
