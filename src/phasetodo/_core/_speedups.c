@@ -160,6 +160,19 @@ setup(PyObject *module, PyObject *args)
 
 /* -- rows: JSON phases as columns ------------------------------------------------------- */
 
+/* Whether a task dict has one of a team plan's keys: 1, 0, or -1 with an error. */
+static int
+has_team_key(PyObject *task)
+{
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(g_team_keys); i++) {
+        int has = PyDict_Contains(task, PyTuple_GET_ITEM(g_team_keys, i));
+        if (has != 0) {
+            return has;
+        }
+    }
+    return 0;
+}
+
 /* A task dict's notes: None (none) or the input's list of strings itself. */
 static PyObject *
 task_notes(PyObject *task)
@@ -168,36 +181,40 @@ task_notes(PyObject *task)
     if (size == 2) {
         Py_RETURN_NONE;
     }
-    PyObject *noted = PyDict_GetItemWithError(task, s_notes);
+    /* our own reference: a key's __eq__ in the lookups below could change the dict */
+    PyObject *noted = Py_XNewRef(PyDict_GetItemWithError(task, s_notes));
     if (noted == NULL && PyErr_Occurred()) {
         return NULL;
     }
     if (noted == NULL || noted == Py_None || size != 3) {
-        /* keys besides content, status and notes: none may be a team plan's */
-        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(g_team_keys); i++) {
-            int has = PyDict_Contains(task, PyTuple_GET_ITEM(g_team_keys, i));
-            if (has != 0) {
-                if (has > 0) {
-                    PyErr_SetString(PyExc_TypeError, "a team plan's field");
-                }
-                return NULL;
+        int team = has_team_key(task);
+        if (team != 0) {
+            if (team > 0) {
+                PyErr_SetString(PyExc_TypeError, "a team plan's field");
             }
+            Py_XDECREF(noted);
+            return NULL;
         }
-        if (noted == NULL || noted == Py_None) {
+        if (noted == NULL) {
             Py_RETURN_NONE;
+        }
+        if (noted == Py_None) {
+            return noted;
         }
     }
     if (!PyList_CheckExact(noted)) {
         PyErr_SetString(PyExc_TypeError, "notes must be a list");
+        Py_DECREF(noted);
         return NULL;
     }
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(noted); i++) {
         if (!PyUnicode_CheckExact(PyList_GET_ITEM(noted, i))) {
             PyErr_SetString(PyExc_TypeError, "notes must be strings");
+            Py_DECREF(noted);
             return NULL;
         }
     }
-    return Py_NewRef(noted);
+    return noted;
 }
 
 /* One task dict into place i of the three columns (made with that size); 0 on success. */
@@ -346,8 +363,9 @@ take_value(PyObject *task, Py_ssize_t i, PyObject *contents, PyObject *statuses,
             return -1;
         }
     }
-    if (!PyUnicode_CheckExact(field[0]) || !is_note_tuple(field[2]) || status_index(field[1]) < 0 || field[3] != Py_None
-        || field[4] != Py_None || !PyTuple_CheckExact(field[5]) || PyTuple_GET_SIZE(field[5])) {
+    if (!PyUnicode_CheckExact(field[0]) || !is_note_tuple(field[2]) || status_index(field[1]) < 0
+        || field[3] != Py_None || field[4] != Py_None || !PyTuple_CheckExact(field[5])
+        || PyTuple_GET_SIZE(field[5])) {
         /* a team plan's fields (or a bad value): the general engine carries them */
         PyErr_SetString(PyExc_TypeError, "not a plain task of the reference's statuses");
         return -1;
@@ -374,6 +392,9 @@ value_row(PyObject *phase)
         PyErr_SetString(PyExc_TypeError, "a phase's name must be a string, its tasks a tuple");
         return NULL;
     }
+    /* our own references for the loop (an allocation may run a collection and its finalizers) */
+    Py_INCREF(name);
+    Py_INCREF(tasks);
     Py_ssize_t count = PyTuple_GET_SIZE(tasks);
     PyObject *contents = PyList_New(count), *statuses = PyList_New(count), *notes = PyList_New(count);
     if (contents == NULL || statuses == NULL || notes == NULL) {
@@ -384,8 +405,11 @@ value_row(PyObject *phase)
             goto fail;
         }
     }
-    return Py_BuildValue("(ONNN)", name, contents, statuses, notes);
+    Py_DECREF(tasks);
+    return Py_BuildValue("(NNNN)", name, contents, statuses, notes);
 fail:
+    Py_DECREF(name);
+    Py_DECREF(tasks);
     Py_XDECREF(contents);
     Py_XDECREF(statuses);
     Py_XDECREF(notes);
@@ -1059,7 +1083,7 @@ static PyMethodDef speedups_methods[] = {
     {"parts", parts, METH_VARARGS, "parts(cols, prefixes) -> (tree, remaining, open, dumped, current)"},
     {"make_tasks", make_tasks, METH_VARARGS, "make_tasks(contents, statuses, notes=None) -> [Task]"},
     {"render", render, METH_VARARGS, "render(cols, markers) -> the Markdown checklist"},
-    {"task_run", task_run, METH_VARARGS, "task_run(text, pos, status_of, markers) -> (contents, statuses, end)"},
+    {"task_run", task_run, METH_VARARGS, "task_run(text, pos, status_of, known) -> (contents, statuses, end) of the plain task lines from pos"},
     {NULL, NULL, 0, NULL},
 };
 
