@@ -6,6 +6,7 @@ of tasks; :func:`todo_write` applies them and returns the tool result.
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import TYPE_CHECKING
 
 from ._core.codec import dump_phases, load_phases, parse_params
@@ -25,7 +26,6 @@ from ._profiles.team_schema import TEAM_PARAMS_SCHEMA
 from ._views.anchor import compaction_anchor
 from ._views.diff import ListDiff, NoteChange, StatusChange, TaskRef, diff_phases, format_diff
 from ._views.markdown import LOSSLESS_MARKER, markdown_to_phases, phases_to_markdown
-from ._views.render import TodoList
 from ._views.summary import format_summary
 from .errors import (
     AmbiguousTarget,
@@ -49,9 +49,6 @@ from .errors import (
     UnknownProfile,
     VersionConflict,
 )
-from .session import ScopedSession, Session, run_auto_clear
-from .session_changes import Change
-from .stores import Event, JsonlStore, MemoryStore, PostgresStore, SqliteStore, Store
 from .tool import MemoryState, TodoState, TodoWriteTool, ToolResult, call, todo_write
 
 __all__ = [
@@ -150,14 +147,41 @@ __all__ = [
 
 
 if TYPE_CHECKING:
+    from . import session as session
+    from . import session_changes as session_changes
+    from . import stores as stores
     from ._version import __version__
+    from ._views.render import TodoList
+    from .session import ScopedSession, Session, run_auto_clear
+    from .session_changes import Change
+    from .stores import Event, JsonlStore, MemoryStore, PostgresStore, SqliteStore, Store
+
+#: Public names whose modules load on first use, by module: sessions and stores bring
+#: sqlite3, file locking and the event log, the terminal view its styles, ``__version__``
+#: the package metadata; a host that only calls ``todo_write`` needs none of them.
+_ON_FIRST_USE = {
+    "._version": ("__version__",),
+    "._views.render": ("TodoList",),
+    ".session": ("ScopedSession", "Session", "run_auto_clear"),
+    ".session_changes": ("Change",),
+    ".stores": ("Event", "JsonlStore", "MemoryStore", "PostgresStore", "SqliteStore", "Store"),
+}
+_LAZY = {name: module for module, names in _ON_FIRST_USE.items() for name in names}
+#: Submodules that ``phasetodo.<name>`` still reaches without importing them first.
+_SUBMODULES = frozenset(("session", "session_changes", "stores"))
 
 
-def __getattr__(name: str) -> str:
-    """``__version__``, read from the metadata on first use (``importlib.metadata`` is slow to import)."""
-    if name == "__version__":
-        from ._version import __version__ as version
+def __getattr__(name: str) -> object:
+    """A public name of :data:`_ON_FIRST_USE` or a submodule, imported on first use and kept."""
+    if name in _SUBMODULES:
+        return import_module(f".{name}", __name__)
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value
 
-        globals()["__version__"] = version
-        return version
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY, *_SUBMODULES})
