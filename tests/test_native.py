@@ -281,6 +281,22 @@ class TestSwitch:
         ).stdout.strip()
         assert out == expected
 
+    def test_a_stale_build_is_left_unused(self) -> None:
+        """A compiled module of another interface version warns, and the Python loops run."""
+        script = (
+            "import sys, types; stale = types.ModuleType('phasetodo._core._speedups'); stale.API = 0;"
+            "sys.modules['phasetodo._core._speedups'] = stale;"
+            "from phasetodo._core import native; print(native.COMPILED, native.rows is native._rows)"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", script],
+            env={**os.environ, "PHASETODO_PURE": ""},
+            capture_output=True, text=True, check=True, timeout=60,
+        )
+        assert out.stdout.split() == ["False", "True"]
+        assert "PhasetodoWarning" in out.stderr
+        assert "another version of _speedups.c" in out.stderr
+
     def test_markdown_round_trip_same_under_both(self) -> None:
         """A list with notes renders and parses to the same result in a pure process."""
         values = load_phases(

@@ -1105,5 +1105,10 @@ PyInit__speedups(void)
     if (!s_name || !s_tasks || !s_content || !s_status || !s_notes || !s_contents || !s_statuses || !g_empty_tuple) {
         return NULL;
     }
-    return PyModule_Create(&speedups_module);
+    PyObject *module = PyModule_Create(&speedups_module);
+    /* the interface version phasetodo._core.native checks: bump it with any change of a signature */
+    if (module != NULL && PyModule_AddIntConstant(module, "API", 1) < 0) {
+        Py_CLEAR(module);
+    }
+    return module;
 }

@@ -3,7 +3,7 @@
 Each function below is the pure-Python loop; when the optional C module was
 compiled at install time (and ``PHASETODO_PURE`` is unset or empty) the public
 names are bound to its twins instead. Both give equal results and raise one of
-``TypeError``, ``KeyError``, ``ValueError`` on input the fast path does not take,
+``TypeError``, ``KeyError``, ``ValueError``, ``AttributeError`` on input the fast path does not take,
 so a caller falls back the same way under either. ``tests/test_native.py``
 checks the two side by side.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from itertools import chain, repeat
@@ -19,11 +20,13 @@ from operator import attrgetter
 from types import ModuleType
 from typing import Any, Protocol
 
+from ..errors import PhasetodoWarning
 from .jsstring import WHITESPACE
 from .model import REFERENCE_STATUSES, Phase, Status, Task, make_task
 from .model import make_tasks as _bulk_tasks
 
 __all__ = [
+    "API",
     "COMPILED",
     "Index",
     "Parts",
@@ -272,11 +275,27 @@ def _make_tasks(
     return [make_task(c, s, n) for c, s, n in zip(contents, statuses, notes, strict=True)]
 
 
+#: The interface version of the C module this code calls (its ``API`` constant).
+API = 1
+
+
 def load_compiled() -> ModuleType | None:
-    """The C module, set up, or ``None`` when it was not built (whatever ``PHASETODO_PURE`` says)."""
+    """The C module, set up, or ``None`` when it was not built (whatever ``PHASETODO_PURE`` says).
+
+    A module built from another version of ``_speedups.c`` (a stale editable build) is
+    left unused, with a :class:`~phasetodo.PhasetodoWarning`: the Python loops run instead.
+    """
     try:
         from . import _speedups  # type: ignore[attr-defined]
     except ImportError:
+        return None
+    if getattr(_speedups, "API", None) != API:
+        warnings.warn(
+            f"{_speedups.__name__} was built from another version of _speedups.c; "
+            "running the pure-Python loops (reinstall phasetodo to rebuild it)",
+            PhasetodoWarning,
+            stacklevel=2,
+        )
         return None
     _speedups.setup(
         REFERENCE_STATUSES, tuple(s.value for s in REFERENCE_STATUSES), Status.BLOCKED,
