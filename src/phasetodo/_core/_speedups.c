@@ -312,8 +312,9 @@ fail:
     return NULL;
 }
 
+/* one(phase) for each phase of a snapshot of phases, as a list; NULL at the first failure. */
 static PyObject *
-rows(PyObject *module, PyObject *phases)
+each_row(PyObject *phases, PyObject *(*one)(PyObject *))
 {
     if (!ready()) {
         return NULL;
@@ -325,7 +326,7 @@ rows(PyObject *module, PyObject *phases)
     Py_ssize_t count = PyTuple_GET_SIZE(items);
     PyObject *out = PyList_New(count);
     for (Py_ssize_t i = 0; out != NULL && i < count; i++) {
-        PyObject *row = one_row(PyTuple_GET_ITEM(items, i));
+        PyObject *row = one(PyTuple_GET_ITEM(items, i));
         if (row == NULL) {
             Py_CLEAR(out);
             break;
@@ -334,6 +335,12 @@ rows(PyObject *module, PyObject *phases)
     }
     Py_DECREF(items);
     return out;
+}
+
+static PyObject *
+rows(PyObject *module, PyObject *phases)
+{
+    return each_row(phases, one_row);
 }
 
 /* -- value_rows: Phase values as columns ------------------------------------------------ */
@@ -419,25 +426,7 @@ fail:
 static PyObject *
 value_rows(PyObject *module, PyObject *phases)
 {
-    if (!ready()) {
-        return NULL;
-    }
-    PyObject *items = PySequence_Tuple(phases);
-    if (items == NULL) {
-        return NULL;
-    }
-    Py_ssize_t count = PyTuple_GET_SIZE(items);
-    PyObject *out = PyList_New(count);
-    for (Py_ssize_t i = 0; out != NULL && i < count; i++) {
-        PyObject *row = value_row(PyTuple_GET_ITEM(items, i));
-        if (row == NULL) {
-            Py_CLEAR(out);
-            break;
-        }
-        PyList_SET_ITEM(out, i, row);
-    }
-    Py_DECREF(items);
-    return out;
+    return each_row(phases, value_row);
 }
 
 /* -- parts: the summary lines and details.phases from columns ------------------------- */
