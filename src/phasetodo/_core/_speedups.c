@@ -265,6 +265,32 @@ take_task(PyObject *task, Py_ssize_t i, PyObject *contents, PyObject *statuses, 
     return 0;
 }
 
+/* How one task goes into place i of a row's three columns; 0 on success. */
+typedef int (*Taker)(PyObject *task, Py_ssize_t i, PyObject *contents, PyObject *statuses, PyObject *notes);
+
+/* (name, contents, statuses, notes) from a tuple of tasks, one take() each; the caller holds
+ * its own references to name and items for the call. */
+static PyObject *
+build_row(PyObject *name, PyObject *items, Taker take)
+{
+    Py_ssize_t count = PyTuple_GET_SIZE(items);
+    PyObject *contents = PyList_New(count), *statuses = PyList_New(count), *notes = PyList_New(count);
+    PyObject *row = NULL;
+    if (contents != NULL && statuses != NULL && notes != NULL) {
+        Py_ssize_t i = 0;
+        while (i < count && take(PyTuple_GET_ITEM(items, i), i, contents, statuses, notes) == 0) {
+            i++;
+        }
+        if (i == count) {
+            row = PyTuple_Pack(4, name, contents, statuses, notes);
+        }
+    }
+    Py_XDECREF(contents);
+    Py_XDECREF(statuses);
+    Py_XDECREF(notes);
+    return row;
+}
+
 static PyObject *
 one_row(PyObject *phase)
 {
@@ -291,25 +317,10 @@ one_row(PyObject *phase)
         return NULL;
     }
     Py_INCREF(name);
-    Py_ssize_t count = PyTuple_GET_SIZE(items);
-    PyObject *contents = PyList_New(count), *statuses = PyList_New(count), *notes = PyList_New(count);
-    if (contents == NULL || statuses == NULL || notes == NULL) {
-        goto fail;
-    }
-    for (Py_ssize_t i = 0; i < count; i++) {
-        if (take_task(PyTuple_GET_ITEM(items, i), i, contents, statuses, notes) < 0) {
-            goto fail;
-        }
-    }
-    Py_DECREF(items);
-    return Py_BuildValue("(NNNN)", name, contents, statuses, notes);
-fail:
+    PyObject *row = build_row(name, items, take_task);
     Py_DECREF(name);
     Py_DECREF(items);
-    Py_XDECREF(contents);
-    Py_XDECREF(statuses);
-    Py_XDECREF(notes);
-    return NULL;
+    return row;
 }
 
 /* one(phase) for each phase of a snapshot of phases, as a list; NULL at the first failure. */
@@ -402,25 +413,10 @@ value_row(PyObject *phase)
     /* our own references for the loop (an allocation may run a collection and its finalizers) */
     Py_INCREF(name);
     Py_INCREF(tasks);
-    Py_ssize_t count = PyTuple_GET_SIZE(tasks);
-    PyObject *contents = PyList_New(count), *statuses = PyList_New(count), *notes = PyList_New(count);
-    if (contents == NULL || statuses == NULL || notes == NULL) {
-        goto fail;
-    }
-    for (Py_ssize_t i = 0; i < count; i++) {
-        if (take_value(PyTuple_GET_ITEM(tasks, i), i, contents, statuses, notes) < 0) {
-            goto fail;
-        }
-    }
-    Py_DECREF(tasks);
-    return Py_BuildValue("(NNNN)", name, contents, statuses, notes);
-fail:
+    PyObject *row = build_row(name, tasks, take_value);
     Py_DECREF(name);
     Py_DECREF(tasks);
-    Py_XDECREF(contents);
-    Py_XDECREF(statuses);
-    Py_XDECREF(notes);
-    return NULL;
+    return row;
 }
 
 static PyObject *
