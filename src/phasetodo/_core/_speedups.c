@@ -89,6 +89,37 @@ push(PyObject *list, PyObject *item)
     return failed;
 }
 
+/* emit(ctx, line) for each line of each note of a notes cell (a list or tuple of count
+ * strings), and emit(ctx, NULL) between two notes; 0 on success. */
+typedef int (*LineSink)(void *ctx, PyObject *line);
+
+static int
+each_note_line(PyObject *cell, Py_ssize_t count, PyObject *newline, LineSink emit, void *ctx)
+{
+    PyObject **notes = PyList_CheckExact(cell) ? PySequence_Fast_ITEMS(cell) : &PyTuple_GET_ITEM(cell, 0);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (i && emit(ctx, NULL) < 0) {
+            return -1;
+        }
+        if (!PyUnicode_Check(notes[i])) {
+            PyErr_SetString(PyExc_TypeError, "a note must be a string");
+            return -1;
+        }
+        PyObject *lines = PyUnicode_Split(notes[i], newline, -1);
+        if (lines == NULL) {
+            return -1;
+        }
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(lines); j++) {
+            if (emit(ctx, PyList_GET_ITEM(lines, j)) < 0) {
+                Py_DECREF(lines);
+                return -1;
+            }
+        }
+        Py_DECREF(lines); /* what emit kept, it holds its own references to */
+    }
+    return 0;
+}
+
 /* -- setup ----------------------------------------------------------------------------- */
 
 static Py_ssize_t
@@ -535,35 +566,16 @@ note_count_text(Py_ssize_t count)
     return Py_XNewRef(g_note_count[count]);
 }
 
-/* The active task's notes under its line: "        " + each line, "        ---" between notes. */
+/* One line under the active task: "        " + line, or "        ---" between notes. */
 static int
-active_notes(Parts *p, PyObject *cell)
+active_note_line(void *ctx, PyObject *line)
 {
-    Py_ssize_t count = Py_SIZE(cell);
-    PyObject **notes = PyList_CheckExact(cell) ? PySequence_Fast_ITEMS(cell) : &PyTuple_GET_ITEM(cell, 0);
-    for (Py_ssize_t i = 0; i < count; i++) {
-        if (i && text_line(&p->tree, p->newline, &p->rule, 1) < 0) {
-            return -1;
-        }
-        if (!PyUnicode_Check(notes[i])) {
-            PyErr_SetString(PyExc_TypeError, "a note must be a string");
-            return -1;
-        }
-        PyObject *lines = PyUnicode_Split(notes[i], p->newline, -1);
-        if (lines == NULL) {
-            return -1;
-        }
-        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(lines); j++) {
-            PyObject *line[2] = {p->indent, PyList_GET_ITEM(lines, j)};
-            if (text_line(&p->tree, p->newline, line, 2) < 0) {
-                Py_DECREF(lines);
-                return -1;
-            }
-        }
-        /* the pieces list holds its own references to the lines */
-        Py_DECREF(lines);
+    Parts *p = ctx;
+    if (line == NULL) {
+        return text_line(&p->tree, p->newline, &p->rule, 1);
     }
-    return 0;
+    PyObject *parts[2] = {p->indent, line};
+    return text_line(&p->tree, p->newline, parts, 2);
 }
 
 /* A task's details dict: content, status and (when it has notes) a fresh list of them. */
@@ -608,7 +620,7 @@ tree_line(Parts *p, PyObject *content, int status, PyObject *cell, Py_ssize_t no
     if (failed || status != 1) {
         return failed;
     }
-    return active_notes(p, cell);
+    return each_note_line(cell, Py_SIZE(cell), p->newline, active_note_line, p);
 }
 
 /* One phase: its tree lines, its open tasks, its details dict; 1 if it had an open task. */
@@ -875,33 +887,12 @@ put(Render *r, PyObject *a, PyObject *b)
            || PyList_Append(r->out, r->newline) < 0 ? -1 : 0;
 }
 
-/* "  > line" for each line of each note ("  >" for an empty one), "  >" between notes. */
+/* One Markdown note line: "  > line", or "  >" for an empty line and between notes. */
 static int
-note_lines(Render *r, PyObject *cell, Py_ssize_t count)
+markdown_note_line(void *ctx, PyObject *line)
 {
-    PyObject **notes = PyList_CheckExact(cell) ? PySequence_Fast_ITEMS(cell) : &PyTuple_GET_ITEM(cell, 0);
-    for (Py_ssize_t i = 0; i < count; i++) {
-        if (i && put(r, NULL, r->bare) < 0) {
-            return -1;
-        }
-        if (!PyUnicode_Check(notes[i])) {
-            PyErr_SetString(PyExc_TypeError, "a note must be a string");
-            return -1;
-        }
-        PyObject *lines = PyUnicode_Split(notes[i], r->newline, -1);
-        if (lines == NULL) {
-            return -1;
-        }
-        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(lines); j++) {
-            PyObject *line = PyList_GET_ITEM(lines, j);
-            if ((PyUnicode_GET_LENGTH(line) ? put(r, r->quote, line) : put(r, NULL, r->bare)) < 0) {
-                Py_DECREF(lines);
-                return -1;
-            }
-        }
-        Py_DECREF(lines);
-    }
-    return 0;
+    Render *r = ctx;
+    return line != NULL && PyUnicode_GET_LENGTH(line) ? put(r, r->quote, line) : put(r, NULL, r->bare);
 }
 
 static int
@@ -924,7 +915,7 @@ render_phase(Render *r, Column *col)
             }
             return -1;
         }
-        if (put(r, r->marks[status], content) < 0 || (noted && note_lines(r, cell, noted) < 0)) {
+        if (put(r, r->marks[status], content) < 0 || (noted && each_note_line(cell, noted, r->newline, markdown_note_line, r) < 0)) {
             return -1;
         }
     }
