@@ -299,11 +299,14 @@ take_task(PyObject *task, Py_ssize_t i, PyObject *contents, PyObject *statuses, 
 /* How one task goes into place i of a row's three columns; 0 on success. */
 typedef int (*Taker)(PyObject *task, Py_ssize_t i, PyObject *contents, PyObject *statuses, PyObject *notes);
 
-/* (name, contents, statuses, notes) from a tuple of tasks, one take() each; the caller holds
- * its own references to name and items for the call. */
+/* (name, contents, statuses, notes) from a tuple of tasks, one take() each. It holds its own
+ * references to name and items meanwhile: a key's __eq__ in a task dict, or a collection run by
+ * an allocation, could drop the owner's. */
 static PyObject *
 build_row(PyObject *name, PyObject *items, Taker take)
 {
+    Py_INCREF(name);
+    Py_INCREF(items);
     Py_ssize_t count = PyTuple_GET_SIZE(items);
     PyObject *contents = PyList_New(count), *statuses = PyList_New(count), *notes = PyList_New(count);
     PyObject *row = NULL;
@@ -319,6 +322,8 @@ build_row(PyObject *name, PyObject *items, Taker take)
     Py_XDECREF(contents);
     Py_XDECREF(statuses);
     Py_XDECREF(notes);
+    Py_DECREF(name);
+    Py_DECREF(items);
     return row;
 }
 
@@ -341,15 +346,11 @@ one_row(PyObject *phase)
         PyErr_SetString(PyExc_TypeError, "a phase needs a string name and a list of tasks");
         return NULL;
     }
-    /* our own references, and a snapshot of the host's list: a key's __eq__ in a task dict
-     * could change the phase or the list while they are read */
-    PyObject *items = PySequence_Tuple(tasks);
+    PyObject *items = PySequence_Tuple(tasks); /* a snapshot of the host's list */
     if (items == NULL) {
         return NULL;
     }
-    Py_INCREF(name);
     PyObject *row = build_row(name, items, take_task);
-    Py_DECREF(name);
     Py_DECREF(items);
     return row;
 }
@@ -441,13 +442,7 @@ value_row(PyObject *phase)
         PyErr_SetString(PyExc_TypeError, "a phase's name must be a string, its tasks a tuple");
         return NULL;
     }
-    /* our own references for the loop (an allocation may run a collection and its finalizers) */
-    Py_INCREF(name);
-    Py_INCREF(tasks);
-    PyObject *row = build_row(name, tasks, take_value);
-    Py_DECREF(name);
-    Py_DECREF(tasks);
-    return row;
+    return build_row(name, tasks, take_value);
 }
 
 static PyObject *

@@ -24,7 +24,7 @@ from .ops import Append, Done, Drop, Init, Note, Rm, Start, View
 #: The core's op kinds; any other op (a profile's own) lists its texts itself
 #: through ``limit_texts()`` and says with ``grows`` whether it can add tasks.
 _CORE_KINDS = frozenset((Append, Done, Drop, Init, Note, Rm, Start, View))
-_tasks_of = attrgetter("tasks")
+_tasks = attrgetter("tasks")
 
 __all__ = ["DEFAULT_LIMITS", "Limits"]
 
@@ -202,7 +202,7 @@ class Limits:
     def check_result(self, before: Iterable[Phase], after: Sequence[Phase]) -> None:
         """Raise ``InvalidParams`` when a call would grow the list past a size limit."""
         phases = len(after)
-        tasks = sum(map(len, map(_tasks_of, after)))
+        tasks = sum(map(len, map(_tasks, after)))
         if phases <= self.max_phases and tasks <= self.max_tasks:
             return
         old = tuple(before)

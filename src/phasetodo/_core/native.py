@@ -160,18 +160,19 @@ def _index(cols: list[ColumnLike]) -> Index:
     """The lookups a working copy needs, one bulk update per column."""
     by_name: dict[str, Any] = {}
     by_content: dict[str, Any] = {}
-    active: dict[tuple[Any, int], None] = {}
     total = 0
     for col in reversed(cols):  # backwards, so that the first phase of a name or content wins
         by_name[col.name] = col
-        contents = col.contents
-        total += len(contents)
-        by_content.update(zip(contents, repeat(col)))
-        statuses = col.statuses
-        if _ACTIVE in statuses:
-            for position in reversed([i for i, status in enumerate(statuses) if status is _ACTIVE]):
-                active[(col, position)] = None
-    return by_name, by_content, dict.fromkeys(reversed(active)), total
+        total += len(col.contents)
+        by_content.update(zip(col.contents, repeat(col)))
+    active = {
+        (col, position): None
+        for col in cols
+        if _ACTIVE in col.statuses
+        for position, status in enumerate(col.statuses)
+        if status is _ACTIVE
+    }
+    return by_name, by_content, active, total
 
 
 def _noted(tree: list[str], prefix: str, content: str, status: Status, notes: Sequence[str]) -> None:

@@ -40,8 +40,6 @@ _MARKER_ROW = (
     _MARKERS[Status.COMPLETED],
     _MARKERS[Status.ABANDONED],
 )
-#: The markers a task line in the form phases_to_markdown writes may have.
-_PLAIN_MARKERS = " xX/>~-"
 #: The reference reader's markers: ``[!]`` (blocked, team plans) stays unknown to it.
 _STATUS_OF = {
     marker: status
@@ -49,6 +47,8 @@ _STATUS_OF = {
     for marker in look.markers
     if status is not Status.BLOCKED
 }
+#: The one-character markers the reader knows: those a run of plain task lines may have.
+_PLAIN_MARKERS = "".join(marker for marker in _STATUS_OF if len(marker) == 1)
 
 _LINE_ENDS = "\n\r\u2028\u2029"  # what JavaScript's "." does not match
 _BULLETS = "-*+"
