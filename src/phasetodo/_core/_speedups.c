@@ -248,6 +248,17 @@ task_notes(PyObject *task)
     return noted;
 }
 
+/* d[key], borrowed, or NULL with KeyError (or the lookup's own error). */
+static PyObject *
+required(PyObject *d, PyObject *key)
+{
+    PyObject *value = PyDict_GetItemWithError(d, key);
+    if (value == NULL && !PyErr_Occurred()) {
+        PyErr_SetObject(PyExc_KeyError, key);
+    }
+    return value;
+}
+
 /* One task dict into place i of the three columns (made with that size); 0 on success. */
 static int
 take_task(PyObject *task, Py_ssize_t i, PyObject *contents, PyObject *statuses, PyObject *notes)
@@ -256,29 +267,18 @@ take_task(PyObject *task, Py_ssize_t i, PyObject *contents, PyObject *statuses, 
         PyErr_SetString(PyExc_TypeError, "a task must be a dict");
         return -1;
     }
-    PyObject *content = PyDict_GetItemWithError(task, s_content);
-    if (content == NULL) {
-        if (!PyErr_Occurred()) {
-            PyErr_SetObject(PyExc_KeyError, s_content);
-        }
+    PyObject *content = required(task, s_content);
+    PyObject *wire = content == NULL ? NULL : required(task, s_status);
+    if (wire == NULL) {
         return -1;
     }
-    if (!PyUnicode_CheckExact(content)) {
-        PyErr_SetString(PyExc_TypeError, "content must be a string");
+    if (!PyUnicode_CheckExact(content) || !PyUnicode_CheckExact(wire)) {
+        /* exact strings: looking the status up runs no code */
+        PyErr_SetString(PyExc_TypeError, "content and status must be strings");
         return -1;
     }
-    PyObject *wire = PyDict_GetItemWithError(task, s_status);
-    if (wire == NULL || !PyUnicode_CheckExact(wire)) { /* a string: looking it up runs no code */
-        if (!PyErr_Occurred()) {
-            PyErr_SetObject(PyExc_KeyError, s_status);
-        }
-        return -1;
-    }
-    PyObject *status = PyDict_GetItemWithError(g_lookup, wire);
+    PyObject *status = required(g_lookup, wire);
     if (status == NULL) {
-        if (!PyErr_Occurred()) {
-            PyErr_SetObject(PyExc_KeyError, wire);
-        }
         return -1;
     }
     if (status == g_blocked) {
@@ -334,12 +334,9 @@ one_row(PyObject *phase)
         PyErr_SetString(PyExc_TypeError, "a phase must be a dict");
         return NULL;
     }
-    PyObject *name = PyDict_GetItemWithError(phase, s_name);
-    PyObject *tasks = name == NULL ? NULL : PyDict_GetItemWithError(phase, s_tasks);
+    PyObject *name = required(phase, s_name);
+    PyObject *tasks = name == NULL ? NULL : required(phase, s_tasks);
     if (tasks == NULL) {
-        if (!PyErr_Occurred()) {
-            PyErr_SetObject(PyExc_KeyError, name == NULL ? s_name : s_tasks);
-        }
         return NULL;
     }
     if (!PyUnicode_CheckExact(name) || !(PyList_CheckExact(tasks) || PyTuple_CheckExact(tasks))) {
@@ -514,6 +511,30 @@ cell_status(PyObject *status)
     return at;
 }
 
+/* Task i of a column: its content, notes cell, status index and number of notes. */
+typedef struct {
+    PyObject *content, *cell;
+    int status;
+    Py_ssize_t noted;
+} Cell;
+
+static int
+read_cell(Column *col, Py_ssize_t i, Cell *c)
+{
+    c->content = PyList_GET_ITEM(col->contents, i);
+    c->cell = PyList_GET_ITEM(col->notes, i);
+    c->status = cell_status(PyList_GET_ITEM(col->statuses, i));
+    c->noted = c->status < 0 ? -1 : note_count(c->cell);
+    if (c->noted < 0) {
+        return -1;
+    }
+    if (!PyUnicode_Check(c->content)) {
+        PyErr_SetString(PyExc_TypeError, "content must be a string");
+        return -1;
+    }
+    return 0;
+}
+
 /* Lines kept as pieces and joined once: no string per line is built. */
 typedef struct {
     PyObject *pieces;
@@ -633,27 +654,21 @@ phase_parts(Parts *p, Column *col)
         return -1;
     }
     for (Py_ssize_t i = 0; i < count; i++) {
-        PyObject *content = PyList_GET_ITEM(col->contents, i);
-        PyObject *cell = PyList_GET_ITEM(col->notes, i);
-        int status = cell_status(PyList_GET_ITEM(col->statuses, i));
-        Py_ssize_t noted = status < 0 ? -1 : note_count(cell);
-        if (noted < 0 || !PyUnicode_Check(content)) {
-            if (!PyErr_Occurred()) {
-                PyErr_SetString(PyExc_TypeError, "content must be a string");
-            }
+        Cell c;
+        if (read_cell(col, i, &c) < 0) {
             goto fail;
         }
-        if (status < 2) {
-            PyObject *line[5] = {p->dash, content, p->open_tail[status], col->name, p->close};
+        if (c.status < 2) {
+            PyObject *line[5] = {p->dash, c.content, p->open_tail[c.status], col->name, p->close};
             if (text_line(&p->remaining, p->newline, line, 5) < 0) {
                 goto fail;
             }
             opened = 1;
         }
-        if (tree_line(p, content, status, cell, noted) < 0) {
+        if (tree_line(p, c.content, c.status, c.cell, c.noted) < 0) {
             goto fail;
         }
-        PyObject *task = task_dict(content, status, cell, noted);
+        PyObject *task = task_dict(c.content, c.status, c.cell, c.noted);
         if (task == NULL) {
             goto fail;
         }
@@ -900,17 +915,12 @@ render_phase(Render *r, Column *col)
         return -1;
     }
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(col->contents); i++) {
-        PyObject *content = PyList_GET_ITEM(col->contents, i);
-        PyObject *cell = PyList_GET_ITEM(col->notes, i);
-        int status = cell_status(PyList_GET_ITEM(col->statuses, i));
-        Py_ssize_t noted = status < 0 ? -1 : note_count(cell);
-        if (noted < 0 || !PyUnicode_Check(content)) {
-            if (!PyErr_Occurred()) {
-                PyErr_SetString(PyExc_TypeError, "content must be a string");
-            }
+        Cell c;
+        if (read_cell(col, i, &c) < 0) {
             return -1;
         }
-        if (put(r, r->marks[status], content) < 0 || (noted && each_note_line(cell, noted, r->newline, markdown_note_line, r) < 0)) {
+        if (put(r, r->marks[c.status], c.content) < 0
+            || (c.noted && each_note_line(c.cell, c.noted, r->newline, markdown_note_line, r) < 0)) {
             return -1;
         }
     }
