@@ -1,6 +1,7 @@
 """Run the shared benchmark workloads and print per-call figures beside the reference's.
 
-Usage: ``python -m benchmarks.run [--rounds N] [--only NAME] [--scaling] [--sessions [--dsn DSN]] [--wall]``.
+Usage: ``python -m benchmarks.run [--rounds N] [--only NAME] [--scaling] [--team]
+[--sessions [--dsn DSN]] [--wall]``.
 
 Each workload is measured end to end, as the reference was: validate the
 params, apply them to a copy of ``before``, normalize, format the summary and
@@ -27,7 +28,9 @@ reference's fastest figure, w4 1.0) is met. The first lines say which build ran:
 the optional C module (``phasetodo._core._speedups``) or pure Python; run with
 ``PHASETODO_PURE=1`` to time the pure-Python package. Times are the process's CPU time
 (``--wall`` for wall-clock), the median of ``--rounds`` rounds. ``--scaling`` adds 100 vs 1,000 ``done``
-ops on the 10,000-task list; ``--sessions`` adds ``Session.todo_write`` of w2
+ops on the 10,000-task list; ``--team`` adds one agent's write (a note, ``done`` and
+``start``) through ``Session.todo_write`` on a memory store in the team and the parity
+profile, on 10,000 and 100,000 tasks, and their ratio; ``--sessions`` adds ``Session.todo_write`` of w2
 on a 10,000-task list on each store (PostgreSQL: ``--dsn``, else
 ``$PHASETODO_TEST_DSN``, else a throwaway cluster), beside ``todo_write`` on the same list.
 """
@@ -366,6 +369,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--only", help="run one workload, e.g. w2_scale")
     parser.add_argument("--scaling", action="store_true", help="also 100 vs 1,000 ops on 10k tasks")
     parser.add_argument("--sessions", action="store_true", help="also Session.todo_write per store")
+    parser.add_argument(
+        "--team", action="store_true", help="also a team write vs a parity write (Session, 10k, 100k)"
+    )
     parser.add_argument("--wall", action="store_true", help="wall-clock time instead of CPU time")
     parser.add_argument("--dsn", help="--sessions: the PostgreSQL server (default: a throwaway one)")
     args = parser.parse_args(argv)
@@ -395,6 +401,13 @@ def main(argv: list[str] | None = None) -> None:
     if args.scaling:
         small, large = scaling(args.rounds)
         print(f"scaling: 100 ops {small:,.0f} µs, 1,000 ops {large:,.0f} µs, ratio {large / small:.2f}")
+    if args.team:
+        from .sessions import team_vs_parity  # it imports this module
+
+        print("one agent write (note, done, start) via Session.todo_write, memory store, median µs:")
+        print(f"  {'tasks':>9}{'parity':>10}{'team':>10}{'team/parity':>13}")
+        for tasks, parity, team in team_vs_parity(max(5, args.rounds)):
+            print(f"  {tasks:>9,}{parity:>10,.0f}{team:>10,.0f}{team / parity:>12.2f}x")
     if args.sessions:
         from .sessions import postgres_dsn  # it imports this module
 

@@ -261,6 +261,60 @@ def bytes_per_write(where: Path, dsn: str | None, writes: int) -> list[tuple[str
     return rows
 
 
+def _team_list(tasks: int, *, owner: str | None) -> list[dict[str, Any]]:
+    """``tasks`` tasks in 100 phases: the first half completed, one in progress (owned by
+    ``owner`` when given: a team plan's active task has an owner), the rest pending."""
+    per = tasks // 100
+    phases = []
+    for p in range(100):
+        items: list[dict[str, Any]] = []
+        for t in range(per):
+            number = p * per + t
+            status = "completed" if number < tasks // 2 else "pending"
+            items.append({"content": f"Phase {p} task {t} do the thing", "status": status})
+        phases.append({"name": f"Phase {p}", "tasks": items})
+    active = phases[50]["tasks"][0]
+    active["status"] = "in_progress"
+    if owner is not None:
+        active["owner"] = owner
+    return phases
+
+
+#: One agent's write: a note and ``done`` on its task, ``start`` on the next (both profiles).
+TEAM_WRITE = {"ops": [
+    {"op": "note", "task": "Phase 50 task 0 do the thing", "text": "found the cause"},
+    {"op": "done", "task": "Phase 50 task 0 do the thing"},
+    {"op": "start", "task": "Phase 50 task 1 do the thing"},
+]}
+
+
+def team_vs_parity(calls: int, sizes: tuple[int, ...] = (10_000, 100_000)) -> list[tuple[int, float, float]]:
+    """(tasks, parity µs, team µs): :data:`TEAM_WRITE` through ``Session.todo_write`` on a
+    memory store, the list reset (untimed, a ``user_edit``) before each timed call."""
+    rows = []
+    for tasks in sizes:
+        figures = []
+        for profile, owner in (("parity", None), ("team", "a")):
+            before = phasetodo.load_phases(_team_list(tasks, owner=owner))
+            store = phasetodo.MemoryStore()
+            session = phasetodo.Session.open(
+                f"team-{tasks}", store, profile=profile, agent=owner, clear_delay=-1
+            )
+            samples = []
+            for _ in range(calls):
+                session.user_edit(before, source="bench")
+                start = time.perf_counter()
+                result = session.todo_write(TEAM_WRITE)
+                samples.append((time.perf_counter() - start) * 1e6)
+                if result.get("isError"):
+                    raise AssertionError(f"{profile}: {result['content'][0]['text'][:200]}")
+            figures.append(statistics.median(samples))
+            session.close()
+            store.close()
+        rows.append((tasks, figures[0], figures[1]))
+    return rows
+
+
 def postgres_dsn(dsn: str | None) -> Any:
     """A context giving a DSN: the one given, ``$PHASETODO_TEST_DSN``, or a throwaway cluster."""
     import contextlib
