@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import count
 from typing import Any
 
-from . import native
+from . import native, texts
 from .jsstring import trim_end
 from .model import Phase, Status, Task, make_phase
 from .ops import Append, Done, Drop, Init, Note, Op, Rm, Start, View
@@ -34,7 +34,6 @@ _COMPLETED = Status.COMPLETED
 _ABANDONED = Status.ABANDONED
 #: The summary's line prefixes, in ``REFERENCE_STATUSES`` order.
 _PREFIXES = ("    ○ ", "    → ", "    ✓ ", "    ✗ ")
-_EMPTY_HINT = " (todo list is empty — was it replaced or not yet created?)"
 _ONLY_PHASE = frozenset((Phase,))
 
 
@@ -139,19 +138,19 @@ class Columns:
 
     def find_task(self, content: str | None) -> tuple[_Col, int] | None:
         if not content:
-            self.errors.append("Missing task content")
+            self.errors.append(texts.MISSING_CONTENT)
             return None
         col = self.by_content.get(content)
         if col is not None:
             return col, col.position(content)
-        hint = _EMPTY_HINT if self.count == 0 else ""
-        self.errors.append(f'Task "{content}" not found{hint}')
+        hint = texts.EMPTY_HINT if self.count == 0 else ""
+        self.errors.append(texts.task_not_found(content, hint))
         return None
 
     def find_phase(self, name: str) -> _Col | None:
         col = self.by_name.get(name)
         if col is None:
-            self.errors.append(f'Phase "{name}" not found')
+            self.errors.append(texts.phase_not_found(name))
         return col
 
     # -- changes ---------------------------------------------------------------
@@ -255,10 +254,10 @@ class Columns:
 
     def append(self, op: Append) -> None:
         if not op.phase:
-            self.errors.append("Missing phase name for append operation")
+            self.errors.append(texts.MISSING_PHASE_NAME)
             return
         if not op.items:
-            self.errors.append("Missing items for append operation")
+            self.errors.append(texts.MISSING_ITEMS)
             return
         col = self.by_name.get(op.phase)
         if col is None:
@@ -266,7 +265,7 @@ class Columns:
         by_content = self.by_content
         for content in op.items:
             if content in by_content:
-                self.errors.append(f'Task "{content}" already exists')
+                self.errors.append(texts.already_exists(content))
                 continue
             if col.place is not None:
                 col.place[content] = len(col.contents)
@@ -298,7 +297,7 @@ class Columns:
             return
         text = trim_end(op.text or "")
         if not text:
-            self.errors.append("Missing text for note operation")
+            self.errors.append(texts.MISSING_TEXT)
             return
         col, index = found
         col.notes[index] = (*(col.notes[index] or ()), text)
@@ -308,7 +307,7 @@ class Columns:
 
     def init(self, op: Init) -> None:
         if op.list is None:
-            self.errors.append("Missing list for init operation")
+            self.errors.append(texts.MISSING_LIST)
             self._index([])
             return
         cols = []
@@ -378,22 +377,19 @@ class Columns:
         return self._summary(tree, remaining, opened, current), {"phases": dumped, "storage": storage}
 
     def _summary(self, tree: str, remaining: str, opened: int, current: int) -> str:
-        head = [f"Errors: {'; '.join(self.errors)}"] if self.errors else []
+        head = [texts.errors_line(self.errors)] if self.errors else []
         if not self.count:
-            return head[0] if head else "Todo list cleared."
+            return head[0] if head else texts.CLEARED
         if opened:
-            head.append(f"Remaining items ({opened}):")
+            head.append(texts.remaining_head(opened))
             head.append(remaining)
         else:
-            head.append("Remaining items: none.")
+            head.append(texts.NO_REMAINING)
         cols = self.cols
         col = cols[current]
         statuses = col.statuses
         closed = len(statuses) - statuses.count(_PENDING) - statuses.count(_ACTIVE)
-        head.append(
-            f'Phase {current % len(cols) + 1}/{len(cols)} "{col.name}"'
-            f" — {closed}/{len(statuses)} tasks complete"
-        )
+        head.append(texts.phase_line(current % len(cols) + 1, len(cols), col.name, closed, len(statuses)))
         head.append(tree)
         return "\n".join(head)
 

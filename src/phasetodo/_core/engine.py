@@ -13,6 +13,7 @@ from operator import attrgetter
 import attrs
 
 from ..errors import InvalidOptionType
+from . import texts
 from .columns import apply_columns, load_columns, remember
 from .jsstring import trim_end
 from .model import Phase, Status, Task, make_task
@@ -23,7 +24,6 @@ __all__ = ["Outcome", "PhaseDraft", "TaskSlot", "WorkingCopy", "apply", "normali
 _PENDING = Status.PENDING
 _ACTIVE = Status.IN_PROGRESS
 _status_of = attrgetter("status")
-_EMPTY_HINT = " (todo list is empty — was it replaced or not yet created?)"
 
 
 @attrs.frozen
@@ -146,19 +146,19 @@ class _Work:
 
     def find_task(self, content: str | None) -> _Slot | None:
         if not content:
-            self.errors.append("Missing task content")
+            self.errors.append(texts.MISSING_CONTENT)
             return None
         same = self.by_content.get(content)
         if same:
             return same[0]
-        hint = _EMPTY_HINT if self.count == 0 else self.miss_hint(content, "task")
-        self.errors.append(f'Task "{content}" not found{hint}')
+        hint = texts.EMPTY_HINT if self.count == 0 else self.miss_hint(content, "task")
+        self.errors.append(texts.task_not_found(content, hint))
         return None
 
     def find_phase(self, name: str) -> _Draft | None:
         draft = self.by_name.get(name)
         if draft is None:
-            self.errors.append(f'Phase "{name}" not found{self.miss_hint(name, "phase")}')
+            self.errors.append(texts.phase_not_found(name, self.miss_hint(name, "phase")))
         return draft
 
     def miss_hint(self, query: str, kind: str) -> str:
@@ -178,7 +178,7 @@ class _Work:
 
     def init(self, op: Init) -> None:
         if op.list is None:
-            self.errors.append("Missing list for init operation")
+            self.errors.append(texts.MISSING_LIST)
             self._reset()
             return
         self._reset()
@@ -245,15 +245,15 @@ class _Work:
 
     def append(self, op: Append) -> None:
         if not op.phase:
-            self.errors.append("Missing phase name for append operation")
+            self.errors.append(texts.MISSING_PHASE_NAME)
             return
         if not op.items:
-            self.errors.append("Missing items for append operation")
+            self.errors.append(texts.MISSING_ITEMS)
             return
         draft = self.by_name.get(op.phase) or self._add_phase(op.phase, None)
         for content in op.items:
             if content in self.by_content:
-                self.errors.append(f'Task "{content}" already exists')
+                self.errors.append(texts.already_exists(content))
                 continue
             self._add_slot(draft, _Slot(None, content, _PENDING, draft))
             draft.dirty = True
@@ -264,7 +264,7 @@ class _Work:
             return
         text = trim_end(op.text or "")
         if not text:
-            self.errors.append("Missing text for note operation")
+            self.errors.append(texts.MISSING_TEXT)
             return
         slot.notes = (*slot.notes, text)
         slot.phase.dirty = True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .._core import texts
 from .._core.model import Phase, Status, Task
 from .status import LOOKS
 
@@ -22,7 +23,7 @@ def format_summary(phases: Sequence[Phase], errors: Sequence[str] = ()) -> str:
     Errors first, then the open tasks, the current phase's progress and the
     whole tree; the active task's notes are spelled out under it.
     """
-    head = [f"Errors: {'; '.join(errors)}"] if errors else []
+    head = [texts.errors_line(errors)] if errors else []
     remaining: list[str] = []
     tree: list[str] = []
     current = -1
@@ -39,18 +40,16 @@ def format_summary(phases: Sequence[Phase], errors: Sequence[str] = ()) -> str:
             else:
                 tree.append(f"{_PREFIX[status]}{task.content}")
     if not any(phase.tasks for phase in phases):
-        return head[0] if head else "Todo list cleared."
+        return head[0] if head else texts.CLEARED
     if remaining:
-        head.append(f"Remaining items ({len(remaining)}):")
+        head.append(texts.remaining_head(len(remaining)))
         head += remaining
     else:
-        head.append("Remaining items: none.")
+        head.append(texts.NO_REMAINING)
     phase = phases[current]
     closed = sum(1 for t in phase.tasks if t.status.is_closed)
-    head.append(
-        f'Phase {current % len(phases) + 1}/{len(phases)} "{phase.name}"'
-        f" — {closed}/{len(phase.tasks)} tasks complete"
-    )
+    number = current % len(phases) + 1
+    head.append(texts.phase_line(number, len(phases), phase.name, closed, len(phase.tasks)))
     return "\n".join(head + tree)
 
 
