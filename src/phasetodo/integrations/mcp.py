@@ -390,9 +390,9 @@ def serve(
     """
     if session is None:
         from ..session import Session
-        from ..stores import MemoryStore
+        from ..stores import store_from_url
 
-        session = Session.open("mcp", store=MemoryStore())
+        session = Session.open("mcp", store=store_from_url("memory:"))
     anyio.run(
         functools.partial(
             serve_stdio, session, profile=profile, limits=limits, agent=agent,
