@@ -82,6 +82,9 @@ class _Work:
 
     def __init__(self, phases: Iterable[Phase]) -> None:
         self.errors: list[str] = []
+        #: Bumped whenever a task or a phase is added or removed: what a profile caches
+        #: about the list's shape (strict's hint index) is stale once it changes.
+        self.shape = 0
         self._reset()
         by_content = self.by_content
         for phase in phases:
@@ -98,6 +101,7 @@ class _Work:
             self.count += len(slots)
 
     def _reset(self) -> None:
+        self.shape += 1
         self.drafts: list[_Draft] = []
         self.by_name: dict[str, _Draft] = {}
         self.by_content: dict[str, list[_Slot]] = {}
@@ -106,12 +110,14 @@ class _Work:
         self.uniform: Status | None = None  # every task has this status (set by a whole-list op)
 
     def _add_phase(self, name: str, source: Phase | None) -> _Draft:
+        self.shape += 1
         draft = _Draft(name, source)
         self.drafts.append(draft)
         self.by_name.setdefault(name, draft)
         return draft
 
     def _add_slot(self, draft: _Draft, slot: _Slot) -> None:
+        self.shape += 1
         draft.slots.append(slot)
         same = self.by_content.get(slot.content)
         if same is None:
@@ -124,6 +130,7 @@ class _Work:
         draft.uniform = self.uniform = None
 
     def _unindex(self, slot: _Slot) -> None:
+        self.shape += 1
         same = self.by_content[slot.content]
         same.remove(slot)
         if not same:
@@ -380,7 +387,8 @@ def _restatus(
 # ``run(op)`` and the per-op methods ``init``, ``start``, ``mark``, ``rm``,
 # ``append``, ``note``, ``view``; it reads ``drafts`` (the phases, in order,
 # as :class:`PhaseDraft` with ``slots``), ``by_content`` (content -> the
-# :class:`TaskSlot` values with it), ``count`` and ``errors``, and finishes with
+# :class:`TaskSlot` values with it), ``count``, ``shape`` (bumped whenever a task
+# or phase is added or removed) and ``errors``, and finishes with
 # ``normalize()`` and ``freeze()``. The strict profile is the example.
 
 #: The mutable working copy one batch is applied to (a profile's extension point).

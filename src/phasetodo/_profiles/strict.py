@@ -121,27 +121,10 @@ class _StrictWork(WorkingCopy):
     """The engine's working copy with the strict profile's checks and messages."""
 
     def __init__(self, phases: Iterable[Phase]) -> None:
-        self.shape = 0  # bumped whenever a task or phase is added or removed
         self.hints: dict[str, tuple[int, Hints]] = {}
         self.hint_spent = 0
         super().__init__(phases)
         self.views: list[Callable[[], str]] = []
-
-    def _reset(self) -> None:
-        self.shape += 1
-        super()._reset()
-
-    def _add_phase(self, name: str, source: Phase | None) -> PhaseDraft:
-        self.shape += 1
-        return super()._add_phase(name, source)
-
-    def _add_slot(self, draft: PhaseDraft, slot: TaskSlot) -> None:
-        self.shape += 1
-        super()._add_slot(draft, slot)
-
-    def _unindex(self, slot: TaskSlot) -> None:
-        self.shape += 1
-        super()._unindex(slot)
 
     def miss_hint(self, query: str, kind: str) -> str:
         """The hint for a miss; names are indexed once per shape of the list, within the budget."""
