@@ -16,7 +16,6 @@ caller's), or frozen ``Phase`` values that reuse every unchanged input value.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import count
 from typing import Any
@@ -26,7 +25,7 @@ from .jsstring import trim_end
 from .model import Phase, Status, Task, make_phase
 from .ops import Append, Done, Drop, Init, Note, Op, Rm, Start, View
 
-__all__ = ["Columns", "apply_columns", "load_columns", "read_columns", "recall", "remember"]
+__all__ = ["Columns", "apply_columns", "load_columns", "read_columns"]
 
 _PENDING = Status.PENDING
 _ACTIVE = Status.IN_PROGRESS
@@ -442,27 +441,3 @@ def apply_columns(work: Columns, ops: Iterable[Op | View]) -> bool:
             return False
     work.normalize()
     return True
-
-
-#: Outcomes built from columns, by ``id``, with the columns they came from: the tool
-#: result of such an outcome is built from the columns in one pass. An entry goes when
-#: its outcome does; both are never changed after the batch.
-_BUILT: dict[int, tuple[weakref.ref[Any], Columns]] = {}
-
-
-def remember(outcome: object, work: Columns) -> None:
-    """Keep ``work`` for :func:`recall` while ``outcome`` (a frozen value made from it) lives."""
-    key = id(outcome)
-
-    def forget(_: object, key: int = key) -> None:
-        _BUILT.pop(key, None)
-
-    _BUILT[key] = (weakref.ref(outcome, forget), work)
-
-
-def recall(outcome: object) -> Columns | None:
-    """The columns ``outcome`` was made from, if it was."""
-    entry = _BUILT.get(id(outcome))
-    if entry is None or entry[0]() is not outcome:
-        return None
-    return entry[1]

@@ -14,7 +14,7 @@ import attrs
 
 from ..errors import InvalidOptionType
 from . import texts
-from .columns import apply_columns, load_columns, remember
+from .columns import Columns, apply_columns, load_columns
 from .jsstring import trim_end
 from .model import Phase, Status, Task, make_task
 from .ops import Append, Done, Drop, Init, Note, Op, Rm, Start, View
@@ -28,10 +28,16 @@ _status_of = attrgetter("status")
 
 @attrs.frozen
 class Outcome:
-    """What a batch produced: the normalized phases and the non-fatal errors."""
+    """What a batch produced: the normalized phases and the non-fatal errors.
+
+    ``columns`` is the working copy the phases were frozen from when the batch
+    ran on columns (else ``None``): a report writes the result from it in one
+    pass. It is never changed after the batch.
+    """
 
     phases: tuple[Phase, ...]
     errors: tuple[str, ...] = ()
+    columns: Columns | None = attrs.field(default=None, eq=False, repr=False, kw_only=True)
 
 
 class _Slot:
@@ -330,9 +336,7 @@ def apply(phases: Iterable[Phase], ops: Iterable[Op | View]) -> Outcome:
     batch = ops if type(ops) in (list, tuple) else tuple(ops)
     fast = load_columns(items)
     if fast is not None and apply_columns(fast, batch):
-        outcome = Outcome(fast.phases(), tuple(fast.errors))
-        remember(outcome, fast)
-        return outcome
+        return Outcome(fast.phases(), tuple(fast.errors), columns=fast)
     work = _Work(items)
     for op in batch:
         work.run(op)

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 
 from .._core import schema
 from .._core.codec import dump_phases, parse_params
-from .._core.columns import recall
 from .._core.engine import Outcome, apply
 from .._core.model import Phase
 from .._core.ops import Op
@@ -65,7 +64,7 @@ def parity_report(outcome: Outcome, storage: Storage) -> ToolResult:
 
     An outcome the engine built on columns is written from them in one pass.
     """
-    work = recall(outcome)
+    work = outcome.columns
     if work is not None:
         text, details = work.parts(storage)
     else:
