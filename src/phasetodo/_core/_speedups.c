@@ -89,23 +89,28 @@ push(PyObject *list, PyObject *item)
     return failed;
 }
 
-/* emit(ctx, line) for each line of each note of a notes cell (a list or tuple of count
- * strings), and emit(ctx, NULL) between two notes; 0 on success. */
+/* emit(ctx, line) for each line of each note of a notes cell (a list or tuple of strings),
+ * and emit(ctx, NULL) between two notes; 0 on success. An allocation can run a collection,
+ * and so Python code that changes a list: the size is read again for every note, and each
+ * note is held by a reference of our own while it is split. */
 typedef int (*LineSink)(void *ctx, PyObject *line);
 
 static int
-each_note_line(PyObject *cell, Py_ssize_t count, PyObject *newline, LineSink emit, void *ctx)
+each_note_line(PyObject *cell, PyObject *newline, LineSink emit, void *ctx)
 {
-    PyObject **notes = PyList_CheckExact(cell) ? PySequence_Fast_ITEMS(cell) : &PyTuple_GET_ITEM(cell, 0);
-    for (Py_ssize_t i = 0; i < count; i++) {
+    for (Py_ssize_t i = 0; i < Py_SIZE(cell); i++) {
         if (i && emit(ctx, NULL) < 0) {
             return -1;
         }
-        if (!PyUnicode_Check(notes[i])) {
-            PyErr_SetString(PyExc_TypeError, "a note must be a string");
-            return -1;
+        if (i >= Py_SIZE(cell)) {
+            break;
         }
-        PyObject *lines = PyUnicode_Split(notes[i], newline, -1);
+        PyObject *note = Py_NewRef(PyList_CheckExact(cell) ? PyList_GET_ITEM(cell, i) : PyTuple_GET_ITEM(cell, i));
+        PyObject *lines = PyUnicode_Check(note) ? PyUnicode_Split(note, newline, -1) : NULL;
+        if (lines == NULL && !PyErr_Occurred()) {
+            PyErr_SetString(PyExc_TypeError, "a note must be a string");
+        }
+        Py_DECREF(note);
         if (lines == NULL) {
             return -1;
         }
@@ -267,26 +272,27 @@ take_task(PyObject *task, Py_ssize_t i, PyObject *contents, PyObject *statuses, 
         PyErr_SetString(PyExc_TypeError, "a task must be a dict");
         return -1;
     }
-    PyObject *content = required(task, s_content);
+    /* our own reference: a key whose hash equals "status"'s runs its __eq__ in the next
+     * lookup, and that can take the content out of the dict */
+    PyObject *content = Py_XNewRef(required(task, s_content));
     PyObject *wire = content == NULL ? NULL : required(task, s_status);
     if (wire == NULL) {
+        Py_XDECREF(content);
         return -1;
     }
-    if (!PyUnicode_CheckExact(content) || !PyUnicode_CheckExact(wire)) {
-        /* exact strings: looking the status up runs no code */
-        PyErr_SetString(PyExc_TypeError, "content and status must be strings");
-        return -1;
-    }
-    PyObject *status = required(g_lookup, wire);
-    if (status == NULL) {
-        return -1;
-    }
-    if (status == g_blocked) {
-        PyErr_SetString(PyExc_TypeError, "a team plan's status");
+    /* exact strings: looking the status up runs no code, so wire needs no reference */
+    PyObject *status = PyUnicode_CheckExact(content) && PyUnicode_CheckExact(wire) ? required(g_lookup, wire) : NULL;
+    if (status == NULL || status == g_blocked) {
+        if (status == g_blocked) {
+            PyErr_SetString(PyExc_TypeError, "a team plan's status");
+        } else if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_TypeError, "content and status must be strings");
+        }
+        Py_DECREF(content);
         return -1;
     }
     /* placed before the notes are read: a key's __eq__ there could drop the dict's own refs */
-    PyList_SET_ITEM(contents, i, Py_NewRef(content));
+    PyList_SET_ITEM(contents, i, content);
     PyList_SET_ITEM(statuses, i, Py_NewRef(status));
     PyObject *cell = task_notes(task);
     if (cell == NULL) {
@@ -334,21 +340,20 @@ one_row(PyObject *phase)
         PyErr_SetString(PyExc_TypeError, "a phase must be a dict");
         return NULL;
     }
-    PyObject *name = required(phase, s_name);
+    /* our own reference, as in take_task: looking "tasks" up can run a key's __eq__ */
+    PyObject *name = Py_XNewRef(required(phase, s_name));
     PyObject *tasks = name == NULL ? NULL : required(phase, s_tasks);
-    if (tasks == NULL) {
-        return NULL;
-    }
-    if (!PyUnicode_CheckExact(name) || !(PyList_CheckExact(tasks) || PyTuple_CheckExact(tasks))) {
+    PyObject *items = NULL, *row = NULL;
+    if (tasks != NULL && PyUnicode_CheckExact(name) && (PyList_CheckExact(tasks) || PyTuple_CheckExact(tasks))) {
+        items = PySequence_Tuple(tasks); /* a snapshot of the host's list; runs no code */
+    } else if (tasks != NULL) {
         PyErr_SetString(PyExc_TypeError, "a phase needs a string name and a list of tasks");
-        return NULL;
     }
-    PyObject *items = PySequence_Tuple(tasks); /* a snapshot of the host's list */
-    if (items == NULL) {
-        return NULL;
+    if (items != NULL) {
+        row = build_row(name, items, take_task);
+        Py_DECREF(items);
     }
-    PyObject *row = build_row(name, items, take_task);
-    Py_DECREF(items);
+    Py_XDECREF(name);
     return row;
 }
 
@@ -450,18 +455,21 @@ value_rows(PyObject *module, PyObject *phases)
 
 /* -- parts: the summary lines and details.phases from columns ------------------------- */
 
-/* A column's four fields, borrowed from their owner for the duration of a call. */
+/* A column's four fields; read_column takes a reference of its own to each (refs). */
 typedef struct {
     PyObject *name, *contents, *statuses, *notes;
 } Column;
 
 static int
-read_column(PyObject *col, Column *out, PyObject *refs[4])
+read_column(PyObject *borrowed, Column *out, PyObject *refs[4])
 {
+    /* the attribute lookups can run Python code that drops the caller's list's reference */
+    PyObject *col = Py_NewRef(borrowed);
     refs[0] = PyObject_GetAttr(col, s_name);
     refs[1] = refs[0] ? PyObject_GetAttr(col, s_contents) : NULL;
     refs[2] = refs[1] ? PyObject_GetAttr(col, s_statuses) : NULL;
     refs[3] = refs[2] ? PyObject_GetAttr(col, s_notes) : NULL;
+    Py_DECREF(col);
     if (refs[3] == NULL) {
         return -1;
     }
@@ -511,28 +519,52 @@ cell_status(PyObject *status)
     return at;
 }
 
-/* Task i of a column: its content, notes cell, status index and number of notes. */
+/* Task i of a column: its content and notes cell (references of our own: an allocation
+ * can run a collection, and so code that changes the column), status index and note count. */
 typedef struct {
     PyObject *content, *cell;
     int status;
     Py_ssize_t noted;
 } Cell;
 
+/* Whether place i is still in all three lists of a column; ValueError if not, as the
+ * Python loop's zip(strict=True) raises when their lengths differ. */
+static int
+in_column(Column *col, Py_ssize_t i)
+{
+    if (i < PyList_GET_SIZE(col->contents) && i < PyList_GET_SIZE(col->statuses) && i < PyList_GET_SIZE(col->notes)) {
+        return 1;
+    }
+    PyErr_SetString(PyExc_ValueError, "a column changed while it was read");
+    return 0;
+}
+
 static int
 read_cell(Column *col, Py_ssize_t i, Cell *c)
 {
-    c->content = PyList_GET_ITEM(col->contents, i);
-    c->cell = PyList_GET_ITEM(col->notes, i);
+    c->content = c->cell = NULL;
+    if (!in_column(col, i)) {
+        return -1;
+    }
     c->status = cell_status(PyList_GET_ITEM(col->statuses, i));
-    c->noted = c->status < 0 ? -1 : note_count(c->cell);
+    c->noted = c->status < 0 ? -1 : note_count(PyList_GET_ITEM(col->notes, i));
     if (c->noted < 0) {
         return -1;
     }
-    if (!PyUnicode_Check(c->content)) {
+    if (!PyUnicode_Check(PyList_GET_ITEM(col->contents, i))) {
         PyErr_SetString(PyExc_TypeError, "content must be a string");
         return -1;
     }
+    c->content = Py_NewRef(PyList_GET_ITEM(col->contents, i));
+    c->cell = Py_NewRef(PyList_GET_ITEM(col->notes, i));
     return 0;
+}
+
+static void
+drop_cell(Cell *c)
+{
+    Py_CLEAR(c->content);
+    Py_CLEAR(c->cell);
 }
 
 /* Lines kept as pieces and joined once: no string per line is built. */
@@ -636,7 +668,7 @@ tree_line(Parts *p, PyObject *content, int status, PyObject *cell, Py_ssize_t no
     if (failed || status != 1) {
         return failed;
     }
-    return each_note_line(cell, Py_SIZE(cell), p->newline, active_note_line, p);
+    return each_note_line(cell, p->newline, active_note_line, p);
 }
 
 /* One phase: its tree lines, its open tasks, its details dict; 1 if it had an open task. */
@@ -655,20 +687,17 @@ phase_parts(Parts *p, Column *col)
     }
     for (Py_ssize_t i = 0; i < count; i++) {
         Cell c;
-        if (read_cell(col, i, &c) < 0) {
-            goto fail;
-        }
-        if (c.status < 2) {
-            PyObject *line[5] = {p->dash, c.content, p->open_tail[c.status], col->name, p->close};
-            if (text_line(&p->remaining, p->newline, line, 5) < 0) {
-                goto fail;
+        PyObject *task = NULL;
+        if (read_cell(col, i, &c) == 0) {
+            if (c.status < 2) {
+                PyObject *line[5] = {p->dash, c.content, p->open_tail[c.status], col->name, p->close};
+                opened = text_line(&p->remaining, p->newline, line, 5) < 0 ? -1 : 1;
             }
-            opened = 1;
+            if (opened >= 0 && tree_line(p, c.content, c.status, c.cell, c.noted) == 0) {
+                task = task_dict(c.content, c.status, c.cell, c.noted);
+            }
         }
-        if (tree_line(p, c.content, c.status, c.cell, c.noted) < 0) {
-            goto fail;
-        }
-        PyObject *task = task_dict(c.content, c.status, c.cell, c.noted);
+        drop_cell(&c);
         if (task == NULL) {
             goto fail;
         }
@@ -773,10 +802,13 @@ index_column(PyObject *col, PyObject *by_name, PyObject *by_content, PyObject *a
     Column c;
     int failed = read_column(col, &c, refs) < 0 || PyDict_SetDefault(by_name, c.name, col) == NULL;
     Py_ssize_t count = failed ? 0 : PyList_GET_SIZE(c.contents);
-    for (Py_ssize_t i = 0; !failed && i < count; i++) {
-        PyObject *content = PyList_GET_ITEM(c.contents, i);
+    /* hashing a content (a str subclass's __hash__) can run code that changes the lists:
+     * the content is held meanwhile and the place checked again before each read */
+    for (Py_ssize_t i = 0; !failed && i < PyList_GET_SIZE(c.contents); i++) {
+        PyObject *content = Py_NewRef(PyList_GET_ITEM(c.contents, i));
         failed = PyDict_SetDefault(by_content, content, col) == NULL;
-        if (!failed && PyList_GET_ITEM(c.statuses, i) == g_status[1]) {
+        Py_DECREF(content);
+        if (!failed && i < PyList_GET_SIZE(c.statuses) && PyList_GET_ITEM(c.statuses, i) == g_status[1]) {
             PyObject *key = Py_BuildValue("(On)", col, i);
             failed = key == NULL || PyDict_SetItem(active, key, Py_None) < 0;
             Py_XDECREF(key);
@@ -803,7 +835,11 @@ index_columns(PyObject *module, PyObject *cols)
         goto fail;
     }
     for (Py_ssize_t n = 0; n < PyList_GET_SIZE(cols); n++) {
-        if (index_column(PyList_GET_ITEM(cols, n), by_name, by_content, active, &total) < 0) {
+        /* held: hashing a name or content can run code that empties cols */
+        PyObject *col = Py_NewRef(PyList_GET_ITEM(cols, n));
+        int failed = index_column(col, by_name, by_content, active, &total);
+        Py_DECREF(col);
+        if (failed < 0) {
             goto fail;
         }
     }
@@ -817,32 +853,39 @@ fail:
 
 /* -- make_tasks: Task values without running __init__ ---------------------------------- */
 
+/* Whether the three columns are of one length; ValueError if not. */
 static int
-check_tasks_args(PyObject *contents, PyObject *statuses, PyObject *notes)
+same_lengths(PyObject *contents, PyObject *statuses, PyObject *notes)
 {
     Py_ssize_t size = PyList_GET_SIZE(contents);
-    if (PyList_GET_SIZE(statuses) != size || (notes != Py_None && PyList_GET_SIZE(notes) != size)) {
-        PyErr_SetString(PyExc_ValueError, "make_tasks: columns of different lengths");
-        return -1;
+    if (PyList_GET_SIZE(statuses) == size && (notes == Py_None || PyList_GET_SIZE(notes) == size)) {
+        return 1;
     }
-    for (Py_ssize_t i = 0; i < size; i++) {
-        if (!PyUnicode_CheckExact(PyList_GET_ITEM(contents, i)) || status_index(PyList_GET_ITEM(statuses, i)) < 0
-            || (notes != Py_None && !is_note_tuple(PyList_GET_ITEM(notes, i)))) {
-            PyErr_SetString(PyExc_TypeError, "make_tasks: a string, a reference status and a tuple of notes");
-            return -1;
-        }
-    }
+    PyErr_SetString(PyExc_ValueError, "make_tasks: columns of different lengths");
     return 0;
 }
 
+/* Task i of the columns. The task is allocated first and the columns read afterwards: an
+ * allocation can run a collection, and so code that changes them. */
 static PyObject *
-new_task(PyObject *content, PyObject *status, PyObject *notes)
+new_task(PyObject *contents, PyObject *statuses, PyObject *notes, Py_ssize_t i)
 {
     PyObject *task = g_task_type->tp_alloc(g_task_type, 0);
     if (task == NULL) {
         return NULL;
     }
-    PyObject *values[6] = {content, status, notes, Py_None, Py_None, g_empty_tuple};
+    if (!same_lengths(contents, statuses, notes) || i >= PyList_GET_SIZE(contents)) {
+        Py_DECREF(task);
+        return NULL;
+    }
+    PyObject *content = PyList_GET_ITEM(contents, i), *status = PyList_GET_ITEM(statuses, i);
+    PyObject *cell = notes == Py_None ? g_empty_tuple : PyList_GET_ITEM(notes, i);
+    if (!PyUnicode_CheckExact(content) || status_index(status) < 0 || !is_note_tuple(cell)) {
+        PyErr_SetString(PyExc_TypeError, "make_tasks: a string, a reference status and a tuple of notes");
+        Py_DECREF(task);
+        return NULL;
+    }
+    PyObject *values[6] = {content, status, cell, Py_None, Py_None, g_empty_tuple};
     for (int i = 0; i < 6; i++) {
         *(PyObject **)((char *)task + g_slot[i]) = Py_NewRef(values[i]);
     }
@@ -864,14 +907,13 @@ make_tasks(PyObject *module, PyObject *args)
         PyErr_SetString(PyExc_TypeError, "make_tasks: notes must be a list or None");
         return NULL;
     }
-    if (check_tasks_args(contents, statuses, notes) < 0) {
+    if (!same_lengths(contents, statuses, notes)) {
         return NULL;
     }
     Py_ssize_t size = PyList_GET_SIZE(contents);
     PyObject *out = PyList_New(size);
     for (Py_ssize_t i = 0; out != NULL && i < size; i++) {
-        PyObject *cell = notes == Py_None ? g_empty_tuple : PyList_GET_ITEM(notes, i);
-        PyObject *task = new_task(PyList_GET_ITEM(contents, i), PyList_GET_ITEM(statuses, i), cell);
+        PyObject *task = new_task(contents, statuses, notes, i);
         if (task == NULL) {
             Py_CLEAR(out);
             break;
@@ -916,11 +958,10 @@ render_phase(Render *r, Column *col)
     }
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(col->contents); i++) {
         Cell c;
-        if (read_cell(col, i, &c) < 0) {
-            return -1;
-        }
-        if (put(r, r->marks[c.status], c.content) < 0
-            || (c.noted && each_note_line(c.cell, c.noted, r->newline, markdown_note_line, r) < 0)) {
+        int failed = read_cell(col, i, &c) < 0 || put(r, r->marks[c.status], c.content) < 0
+                     || (c.noted && each_note_line(c.cell, r->newline, markdown_note_line, r) < 0);
+        drop_cell(&c);
+        if (failed) {
             return -1;
         }
     }

@@ -24,19 +24,41 @@ __all__ = [
     "Rm",
     "Start",
     "View",
+    "plain_text",
+    "plain_texts",
 ]
 
 
+_ONLY_STR = frozenset((str,))
+
+
+def plain_text(value: str | None) -> str | None:
+    """A plain ``str`` for a ``str`` subclass (its characters, no method of it run), else as given.
+
+    Subclasses would carry their own ``__hash__`` and ``__eq__`` into the working copy's
+    indexes; plain strings keep the compiled and pure-Python builds storing the same values.
+    """
+    if type(value) is str or not isinstance(value, str):
+        return value
+    return str.__str__(value)
+
+
+def plain_texts(value: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """A tuple of :func:`plain_text` values."""
+    items = tuple(value)
+    return items if _ONLY_STR.issuperset(map(type, items)) else tuple(map(plain_text, items))  # type: ignore[arg-type]
+
+
 def _opt_tuple(value: tuple[str, ...] | list[str] | None) -> tuple[str, ...] | None:
-    return None if value is None else tuple(value)
+    return None if value is None else plain_texts(value)
 
 
 @attrs.frozen
 class PhaseItems:
     """One entry of ``init``'s list: a phase name and its task contents."""
 
-    phase: str
-    items: tuple[str, ...] = attrs.field(converter=tuple)
+    phase: str = attrs.field(converter=plain_text)
+    items: tuple[str, ...] = attrs.field(converter=plain_texts)
 
 
 def _opt_phase_items(
@@ -58,7 +80,7 @@ class Start:
     """Make one task ``in_progress`` and demote any other active task."""
 
     name: ClassVar[str] = "start"
-    task: str | None = None
+    task: str | None = attrs.field(default=None, converter=plain_text)
 
 
 @attrs.frozen
@@ -66,8 +88,8 @@ class Done:
     """Complete one task, every task of a phase, or every task."""
 
     name: ClassVar[str] = "done"
-    task: str | None = None
-    phase: str | None = None
+    task: str | None = attrs.field(default=None, converter=plain_text)
+    phase: str | None = attrs.field(default=None, converter=plain_text)
 
 
 @attrs.frozen
@@ -75,8 +97,8 @@ class Drop:
     """Abandon one task, every task of a phase, or every task."""
 
     name: ClassVar[str] = "drop"
-    task: str | None = None
-    phase: str | None = None
+    task: str | None = attrs.field(default=None, converter=plain_text)
+    phase: str | None = attrs.field(default=None, converter=plain_text)
 
 
 @attrs.frozen
@@ -84,8 +106,8 @@ class Rm:
     """Remove one task, empty a phase, or empty every phase."""
 
     name: ClassVar[str] = "rm"
-    task: str | None = None
-    phase: str | None = None
+    task: str | None = attrs.field(default=None, converter=plain_text)
+    phase: str | None = attrs.field(default=None, converter=plain_text)
 
 
 @attrs.frozen
@@ -93,7 +115,7 @@ class Append:
     """Add ``pending`` tasks to a phase, creating the phase when missing."""
 
     name: ClassVar[str] = "append"
-    phase: str | None = None
+    phase: str | None = attrs.field(default=None, converter=plain_text)
     items: tuple[str, ...] | None = attrs.field(default=None, converter=_opt_tuple)
 
 
@@ -102,8 +124,8 @@ class Note:
     """Attach a note (trailing whitespace stripped) to one task."""
 
     name: ClassVar[str] = "note"
-    task: str | None = None
-    text: str | None = None
+    task: str | None = attrs.field(default=None, converter=plain_text)
+    text: str | None = attrs.field(default=None, converter=plain_text)
 
 
 Op = Union[Init, Start, Done, Drop, Rm, Append, Note]  # noqa: UP007 - a runtime alias on 3.10

@@ -12,7 +12,7 @@ from typing import ClassVar, Union
 
 import attrs
 
-from .._core.ops import Done, Drop, Note, Rm, Start
+from .._core.ops import Done, Drop, Note, Rm, Start, plain_text, plain_texts
 
 #: One text of an op for the size limits: (place after ``ops[i]``, kind, text), where the
 #: kind is ``content`` (a task), ``name`` (a phase) or ``note`` (free text).
@@ -33,14 +33,14 @@ __all__ = [
 
 
 def _to_strs(value: tuple[str, ...] | list[str]) -> tuple[str, ...]:
-    return value if isinstance(value, tuple) else tuple(value)
+    return plain_texts(value)
 
 
 @attrs.frozen
 class TeamItem:
     """One new task: its content and the contents of the tasks it comes after."""
 
-    content: str
+    content: str = attrs.field(converter=plain_text)
     after: tuple[str, ...] = attrs.field(default=(), converter=_to_strs)
 
     def limit_texts(self, place: str) -> Iterator[LimitText]:
@@ -56,7 +56,7 @@ class TeamItem:
 
 
 def _opt_strs(value: tuple[str, ...] | list[str] | None) -> tuple[str, ...] | None:
-    return None if value is None else tuple(value)
+    return None if value is None else plain_texts(value)
 
 
 def _to_items(value: tuple[TeamItem, ...] | list[TeamItem]) -> tuple[TeamItem, ...]:
@@ -67,7 +67,7 @@ def _to_items(value: tuple[TeamItem, ...] | list[TeamItem]) -> tuple[TeamItem, .
 class TeamPhase:
     """One entry of a team ``init``'s list: a phase name and its items."""
 
-    phase: str
+    phase: str = attrs.field(converter=plain_text)
     items: tuple[TeamItem, ...] = attrs.field(converter=_to_items)
 
 
@@ -105,7 +105,7 @@ class TeamAppend:
 
     name: ClassVar[str] = "append"
     grows: ClassVar[bool] = True
-    phase: str | None = None
+    phase: str | None = attrs.field(default=None, converter=plain_text)
     items: tuple[TeamItem, ...] | None = attrs.field(default=None, converter=_opt_items)
 
     def limit_texts(self) -> Iterator[LimitText]:
@@ -121,8 +121,8 @@ class Block:
     """Mark an open task ``blocked``, saying why; it is never claimed or promoted."""
 
     name: ClassVar[str] = "block"
-    task: str | None = None
-    reason: str | None = None
+    task: str | None = attrs.field(default=None, converter=plain_text)
+    reason: str | None = attrs.field(default=None, converter=plain_text)
 
     def limit_texts(self) -> Iterator[LimitText]:
         """Every text of the op, for :class:`~phasetodo.Limits`."""
@@ -137,7 +137,7 @@ class Unblock:
     """Make a blocked task ``pending`` (and unowned) again."""
 
     name: ClassVar[str] = "unblock"
-    task: str | None = None
+    task: str | None = attrs.field(default=None, converter=plain_text)
 
     def limit_texts(self) -> Iterator[LimitText]:
         """Every text of the op, for :class:`~phasetodo.Limits`."""
@@ -150,7 +150,7 @@ class After:
     """Make an open task wait for more tasks: it starts only once they are closed."""
 
     name: ClassVar[str] = "after"
-    task: str | None = None
+    task: str | None = attrs.field(default=None, converter=plain_text)
     after: tuple[str, ...] | None = attrs.field(default=None, converter=_opt_strs)
 
     def limit_texts(self) -> Iterator[LimitText]:
