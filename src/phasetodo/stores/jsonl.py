@@ -11,6 +11,13 @@ A last line torn by a crash (no newline) is moved to ``<session_id>.jsonl.torn``
 and reported with a :class:`~phasetodo.errors.TornTailWarning`; the next
 append then starts on a clean line.
 
+Identify first, repair second: before the store moves, truncates or writes
+anything in an existing file, it checks that the file is this session's log (its
+first line is the header, or the file is empty, or it holds only a prefix of the
+header, as a crash while creating the log leaves it). Any other file, such as
+another tool's JSON Lines or a database, raises :class:`~phasetodo.errors.CorruptLog`
+naming it and keeps every byte.
+
 The store never follows a symbolic link: its folder and every file it opens are
 opened with ``O_NOFOLLOW`` (a planted link raises :class:`~phasetodo.errors.StoreError`).
 A log object used in a process forked from the one that opened it reopens its
@@ -63,6 +70,9 @@ _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _CHECKPOINT = re.compile(rb'"phases"\s*:')
 #: Our writer puts ``version`` first; this reads it without parsing the snapshot.
 _VERSION = re.compile(rb'\{\s*"version"\s*:\s*([0-9]+)\s*[,}]')
+#: How every header we ever wrote begins; a long first line without it is not ours.
+_HEADER_START = re.compile(rb'\{\s*"format"\s*:')
+_SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 def _open_inside(directory: Path, name: str, flags: int, mode: int = 0o644) -> int:
@@ -86,6 +96,18 @@ def _link_error(path: Path, error: OSError) -> OSError:
             "so that no planted link can make it write outside its folder"
         )
     return error
+
+
+def _torn_header(data: bytes, session_id: str) -> bool:
+    """Whether ``data`` (holding no newline) can be this session's header cut short by a crash."""
+    named = dumps(session_id).encode("ascii")
+    for version in range(1, FORMAT + 1):
+        stem = b'{"format":%d,"session":%s,"owner":' % (version, named)
+        if stem.startswith(data[: len(stem)]):
+            rest = data[len(stem) :]
+            if b"null}".startswith(rest) or rest.startswith(b'"'):
+                return True
+    return False
 
 
 def _event_version(line: bytes) -> int | None:
@@ -179,8 +201,8 @@ class JsonlLog:
         self._fd = -1
         self._reset()
         try:
-            self._open_log(create=False)
-            if self._fd >= 0 and self._writable:
+            self._open_log(create=False)  # raises, changing nothing, if the file is not ours
+            if self._fd >= 0 and self._writable and self._complete_end() < os.fstat(self._fd).st_size:
                 with self.lock():  # moves a torn tail aside now, with the warning
                     pass
             else:
@@ -223,6 +245,50 @@ class JsonlLog:
                 raise
             self._fd = _open_inside(self.path.parent, self.path.name, os.O_RDONLY)
         self._inode = os.fstat(self._fd).st_ino
+        try:
+            self._identify()
+        except BaseException:
+            os.close(self._fd)
+            self._fd = -1
+            raise
+
+    def _identify(self) -> None:
+        """Raise :class:`CorruptLog` unless the open file is this session's log; reads only.
+
+        Ours: an empty file (a creation cut short), a file whose first line is a session
+        header, or one holding nothing but a prefix of this session's header (a crash
+        while writing it). Anything else is left exactly as it is.
+        """
+        size = os.fstat(self._fd).st_size
+        if size == 0:
+            return
+        first, block = b"", 512
+        while True:
+            chunk = self._pread(block, len(first))
+            if not chunk:
+                break
+            first += chunk
+            block = min(block * 2, _BLOCK)
+            cut = first.find(b"\n")
+            if cut >= 0:
+                first = first[: cut + 1]
+                break
+            if not first.startswith(b"{") or (len(first) >= 64 and _HEADER_START.match(first) is None):
+                break
+        if first.startswith(_SQLITE_MAGIC):
+            raise self._foreign("it is a SQLite database")
+        if not first.startswith(b"{"):
+            raise self._foreign("it does not begin with a session header")
+        if not first.endswith(b"\n"):
+            if not _torn_header(first, self.session_id):
+                raise self._foreign("its first line is no session header and has no end")
+            return
+        self._parse_header(first)
+
+    def _foreign(self, reason: str) -> CorruptLog:
+        return CorruptLog(
+            str(self.path), 1, f"not a phasetodo session log ({reason}); the file was left unchanged"
+        )
 
     # -- locking ---------------------------------------------------------------
 
@@ -263,12 +329,19 @@ class JsonlLog:
             if fcntl is not None:  # compacted while we waited: lock the new file instead
                 fcntl.flock(self._fd, fcntl.LOCK_UN)
             self._open_log(create=True)
-        if self._clean_end() == 0:
-            header = {"format": FORMAT, "session": self.session_id, "owner": self._wanted_owner}
-            self._write(_encode(header))
-            if self._fsync:
-                _fsync_dir(self.path.parent)
-        self._load()
+        try:
+            if self._body == 0:  # again under the lock: identify first, repair second
+                self._identify()
+            if self._clean_end() == 0:
+                header = {"format": FORMAT, "session": self.session_id, "owner": self._wanted_owner}
+                self._write(_encode(header))
+                if self._fsync:
+                    _fsync_dir(self.path.parent)
+            self._load()
+        except BaseException:
+            if fcntl is not None and self._fd >= 0:  # an error leaves the file unlocked for others
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+            raise
 
     # -- reading ---------------------------------------------------------------
 
@@ -290,13 +363,18 @@ class JsonlLog:
         if b"\n" not in first[:end]:
             raise CorruptLog(str(self.path), 1, "the header line is torn")
         first = first[: first.index(b"\n") + 1]
+        recorded, version = self._parse_header(first)
+        self.owner, self._format, self._body = recorded, version, len(first)
+
+    def _parse_header(self, first: bytes) -> tuple[str | None, int]:
+        """The owner and format a header line records; raises :class:`CorruptLog` if it is none."""
         try:
             data = loads(first)
             version = data["format"]
             recorded = data.get("owner")
             named = data.get("session")
         except (ValueError, TypeError, KeyError, AttributeError) as error:
-            raise CorruptLog(str(self.path), 1, f"not a phasetodo session header ({error})") from None
+            raise self._foreign(f"its first line is no session header: {error}") from None
         if type(version) is not int or not 1 <= version <= FORMAT:
             raise CorruptLog(str(self.path), 1, f"header.format: unsupported log format {version!r}")
         if named != self.session_id:
@@ -305,7 +383,7 @@ class JsonlLog:
             )
         if recorded is not None and type(recorded) is not str:
             raise CorruptLog(str(self.path), 1, "header.owner: must be a string")
-        self.owner, self._format, self._body = recorded, version, len(first)
+        return recorded, version
 
     def _complete_end(self) -> int:
         """The offset just past the last newline: complete lines only (no lock needed)."""

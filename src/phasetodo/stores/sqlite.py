@@ -15,12 +15,21 @@ and the row. A store object used in a forked child opens a connection of its
 own there, and the database file and its journals are never symbolic links we
 follow. Nothing is created until the first write, and a database that cannot
 be written is opened read-only, so reading needs no write access.
+
+Identify first, write second: before any migration, journal switch or write, an
+existing non-empty file must be a phasetodo database, marked by our
+``application_id`` (set when phasetodo creates a database) or, from versions
+before the mark, holding our ``sessions`` and ``events`` tables. Any other file
+(not SQLite, or another program's database) raises
+:class:`~phasetodo.errors.CorruptLog` naming it, and is left byte for byte as it
+was, with no journal made beside it.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+import struct
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -33,7 +42,15 @@ from ..errors import CorruptLog, StoreError
 from ._base import check_session_id
 from ._rows import RowLog
 
-__all__ = ["SqliteLog", "SqliteStore"]
+__all__ = ["APPLICATION_ID", "SqliteLog", "SqliteStore"]
+
+#: The ``PRAGMA application_id`` of every database phasetodo creates (``b"PTDO"``).
+APPLICATION_ID = int.from_bytes(b"PTDO", "big")
+#: The first bytes of every SQLite database file; its header is 100 bytes long.
+_MAGIC = b"SQLite format 3\x00"
+#: The columns that mark a phasetodo database made before it carried ``APPLICATION_ID``.
+_TABLES = {"sessions": {"id", "owner"}, "events": {"session", "version", "body"}}
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, owner TEXT)",
@@ -88,6 +105,8 @@ class SqliteStore:
             folder = os.path.dirname(os.path.abspath(self.path))
             writable = memory or create or (os.access(self.path, os.W_OK) and os.access(folder, os.W_OK))
             with self._errors():
+                if not memory:
+                    self._identify()  # before anything can write to the file
                 if create and not memory:
                     Path(self.path).parent.mkdir(parents=True, exist_ok=True)
                 if writable:
@@ -98,6 +117,11 @@ class SqliteStore:
                     conn.execute("PRAGMA synchronous=FULL")
                     conn.execute("BEGIN IMMEDIATE")
                     try:
+                        reason = _foreign_reason(conn)  # again, under the write lock
+                        if reason is not None:
+                            raise self._foreign(reason)
+                        if _blank(conn):
+                            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                         for statement in _SCHEMA:
                             conn.execute(statement)
                         columns = [row[1] for row in conn.execute("PRAGMA table_info(events)")]
@@ -118,6 +142,62 @@ class SqliteStore:
             self._depth = 0
             self._readonly = not writable
             self._conn = conn
+
+    def _identify(self) -> None:
+        """Raise :class:`CorruptLog` unless the file is missing, empty or a phasetodo database.
+
+        Reads the 100-byte file header, then, if that does not carry our mark, the
+        schema through a connection that cannot write (immutable while no writer has a
+        ``-wal`` file, so that no file is made beside another program's database).
+        """
+        try:
+            fd = os.open(self.path, os.O_RDONLY | _NOFOLLOW)
+        except FileNotFoundError:
+            return
+        except OSError as error:
+            raise StoreError(f"{self.path}: cannot be read ({error.strerror or error})") from error
+        try:
+            header = os.pread(fd, 100, 0)
+        except OSError as error:
+            raise StoreError(f"{self.path}: cannot be read ({error.strerror or error})") from error
+        finally:
+            os.close(fd)
+        if not header:
+            return  # SQLite takes an empty file for a new database, and so do we
+        if len(header) < 100 or not header.startswith(_MAGIC):
+            raise self._foreign("it is not a SQLite database")
+        (application,) = struct.unpack(">I", header[68:72])
+        if application == APPLICATION_ID:
+            return
+        if application:
+            raise self._foreign(f"its application_id is {application:#010x}, another program's")
+        conn = self._peek()
+        try:
+            reason = _foreign_reason(conn)
+        finally:
+            conn.close()
+        if reason is not None:
+            raise self._foreign(reason)
+
+    def _peek(self) -> sqlite3.Connection:
+        """A connection that never writes; immutable unless a writer's ``-wal`` file is there."""
+        base = "file:" + quote(Path(self.path).absolute().as_posix()) + "?mode=ro"
+        frozen = base + "&immutable=1"
+        uris = [base, frozen] if os.path.exists(self.path + "-wal") else [frozen]
+        for uri in uris:
+            conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+            try:
+                conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            except sqlite3.OperationalError as error:
+                conn.close()
+                if "readonly" not in str(error) or uri == uris[-1]:
+                    raise
+                continue
+            return conn
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _foreign(self, reason: str) -> CorruptLog:
+        return CorruptLog(self.path, 0, f"not a phasetodo database ({reason}); the file was left unchanged")
 
     def _read_only(self) -> tuple[sqlite3.Connection, list[str]]:
         """A connection that never writes, for a file or folder this process may not write to.
@@ -236,6 +316,29 @@ class SqliteStore:
 
     def __repr__(self) -> str:
         return f"SqliteStore({self.path!r})"
+
+
+def _foreign_reason(conn: sqlite3.Connection) -> str | None:
+    """Why the database is not a phasetodo store, or None if it is one or holds nothing yet."""
+    (application,) = conn.execute("PRAGMA application_id").fetchone()
+    if application == APPLICATION_ID:
+        return None
+    if application:
+        return f"its application_id is {application:#010x}, another program's"
+    if _blank(conn):
+        return None
+    for table, wanted in _TABLES.items():
+        columns = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        if not wanted <= columns:
+            return f"it has no {table} table of phasetodo's"
+    return None
+
+
+def _blank(conn: sqlite3.Connection) -> bool:
+    """Whether the database holds no table, index, view or trigger and no application_id."""
+    (objects,) = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    (application,) = conn.execute("PRAGMA application_id").fetchone()
+    return bool(objects == 0 and application == 0)
 
 
 class SqliteLog(RowLog):
