@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.machinery
+import io
 import os
 import re
 import subprocess
@@ -29,6 +30,25 @@ def _tree() -> set[str]:
         str(path.relative_to(ROOT)) for path in (ROOT / "src").rglob("*") if "__pycache__" not in path.parts
     }
     return top | under_src
+
+
+def _checked_members(archive: tarfile.TarFile, dest: Path) -> list[tarfile.TarInfo]:
+    """The archive's members, once each is a plain file or directory landing inside ``dest``."""
+    root = dest.resolve()
+    members = archive.getmembers()
+    for member in members:
+        target = (root / member.name).resolve()
+        if not (member.isfile() or member.isdir()) or (target != root and root not in target.parents):
+            raise ValueError(f"unsafe member in the archive: {member.name!r}")
+    return members
+
+
+def _extract(archive: tarfile.TarFile, dest: Path) -> None:
+    """Unpack safely: the ``data`` filter where this Python has it (3.11.4 on), else our own check."""
+    if hasattr(tarfile, "data_filter"):
+        archive.extractall(dest, filter="data")
+    else:
+        archive.extractall(dest, members=_checked_members(archive, dest))
 
 
 def _build(hook: str, source: Path, out: Path, work: Path, **extra_env: str) -> None:
@@ -146,7 +166,7 @@ class TestCompiledBuild:
         """A wheel built from the unpacked sdist (as pip does from an index) compiles _speedups too."""
         (sdist,) = built.glob("*.tar.gz")
         with tarfile.open(sdist) as archive:
-            archive.extractall(tmp_path / "src", filter="data")
+            _extract(archive, tmp_path / "src")
         (source,) = (tmp_path / "src").iterdir()
         (tmp_path / "out").mkdir()
         (tmp_path / "work").mkdir()
@@ -166,6 +186,45 @@ class TestCompiledBuild:
         names, _ = _metadata(tmp_path / "out")
         assert [n for n in names if "_speedups" in n] == []
         assert "phasetodo/py.typed" in names
+
+
+def _tar(path: Path, *members: tuple[str, bytes | None, bytes]) -> Path:
+    """A tar file of (name, data or None for a symlink, link target) members."""
+    with tarfile.open(path, "w") as archive:
+        for name, data, target in members:
+            info = tarfile.TarInfo(name)
+            if data is None:
+                info.type, info.linkname = tarfile.SYMTYPE, target.decode()
+                archive.addfile(info)
+            else:
+                info.size = len(data)
+                archive.addfile(info, io.BytesIO(data))
+    return path
+
+
+class TestSafeExtract:
+    def test_without_the_data_filter(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        """On a Python without tarfile.data_filter (3.11.0 to 3.11.3) plain members still unpack."""
+        monkeypatch.delattr(tarfile, "data_filter", raising=False)
+        path = _tar(tmp_path / "a.tar", ("pkg/setup.py", b"print()", b""))
+        with tarfile.open(path) as archive:
+            _extract(archive, tmp_path / "out")
+        assert (tmp_path / "out" / "pkg" / "setup.py").read_bytes() == b"print()"
+
+    @pytest.mark.parametrize(
+        "member",
+        [("../evil", b"x", b""), ("/abs/evil", b"x", b""), ("pkg/link", None, b"/etc/passwd")],
+        ids=["parent", "absolute", "symlink"],
+    )
+    def test_unsafe_members_are_refused(
+        self, tmp_path: Path, member: tuple[str, bytes | None, bytes]
+    ) -> None:
+        """Without the filter, a member outside the destination or a link is refused, nothing written."""
+        path = _tar(tmp_path / "a.tar", member)
+        with tarfile.open(path) as archive, pytest.raises(ValueError, match="unsafe member"):
+            _checked_members(archive, tmp_path / "out")
+        assert not (tmp_path / "out").exists()
+        assert not (tmp_path / "evil").exists()
 
 
 class TestReadme:
