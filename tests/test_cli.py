@@ -43,7 +43,9 @@ _WITHOUT = (
 
 
 def _env(**extra: str) -> dict[str, str]:
-    unset = ("EDITOR", "VISUAL", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
+    unset = (
+        "EDITOR", "VISUAL", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "PHASETODO_HOME"
+    )
     env = {k: v for k, v in os.environ.items() if k not in unset}
     env.update(PYTHONIOENCODING="utf-8", COLUMNS="120", **extra)
     return env
@@ -187,7 +189,7 @@ class TestStores:
         assert json.loads(seeded.ok("show", "--json")) == seeded.phases()
 
     def test_default_store_is_dot_phasetodo(self, tmp_path: Path) -> None:
-        """Without --store the list lives in ./.phasetodo."""
+        """Without --store (and without $PHASETODO_HOME) the list lives in ./.phasetodo."""
         cli = Cli(tmp_path, None)
         cli.ok("append", "Fix", "Patch it")
         assert (tmp_path / ".phasetodo").is_dir()
@@ -519,7 +521,7 @@ class TestBadOptions:
         """sqlite: with no file name is rejected."""
         done = Cli(tmp_path, "sqlite:").run("show")
         assert done.returncode == 2
-        assert "--store sqlite:: give the SQLite file" in done.stderr
+        assert "--store sqlite:: give the path after the colon, as in sqlite:todo.db" in done.stderr
 
     def test_sqlite_file_is_a_directory(self, tmp_path: Path) -> None:
         """sqlite:DIR is rejected, naming the directory."""

@@ -1,8 +1,9 @@
 """The ``phasetodo`` command: look at and edit the list an agent keeps.
 
-It works on one session of a session store: ``--store PATH`` (a directory for
-the JSONL store, ``sqlite:FILE`` for SQLite, ``postgresql://...`` for
-PostgreSQL; default ``./.phasetodo``) and
+It works on one session of a session store: ``--store STORE`` (a store
+string: a folder or ``jsonl:PATH`` for the JSONL store, ``sqlite:FILE`` or a
+``*.db`` file for SQLite, ``postgresql://...`` for PostgreSQL, ``memory:``;
+default ``$PHASETODO_HOME/sessions`` if set, else ``./.phasetodo``) and
 ``--session ID`` (default ``default``). ``apply`` is one ``todo_write`` call,
 as an agent makes it; every other change (``edit``, ``import``, ``append``,
 ``start``, ``done``, ``drop``, ``rm``) is recorded as a user edit.
@@ -48,14 +49,22 @@ from ._version import __version__
 from ._views.diff import diff_phases, format_diff
 from ._views.markdown import markdown_to_phases, phases_to_markdown
 from ._views.render import render_rich, render_text, visible
-from .errors import InvalidParams, InvalidSessionId, NoAgentSession, NotSessionOwner, PhasetodoError
+from .errors import (
+    InvalidParams,
+    InvalidSessionId,
+    InvalidStoreSpec,
+    NoAgentSession,
+    NotSessionOwner,
+    PhasetodoError,
+)
 from .session import Session
-from .stores import JsonlStore, PostgresStore, SqliteStore, Store, check_session_id, store_from_url
+from .stores import PostgresStore, Store, check_session_id
+from .stores._url import default_spec, parse_store, shown
 from .tool import call
 
 __all__ = ["DEFAULT_SESSION", "DEFAULT_STORE", "DEMO_CALLS", "DEMO_SESSION", "MAX_INPUT_BYTES", "main"]
 
-#: Where the list lives unless ``--store`` says otherwise: the embedded JSONL store.
+#: Where the list lives unless ``--store`` or ``$PHASETODO_HOME`` says otherwise: the JSONL store.
 DEFAULT_STORE = "./.phasetodo"
 #: The session the command works on unless ``--session`` says otherwise.
 DEFAULT_SESSION = "default"
@@ -111,47 +120,30 @@ def _usage(message: str) -> NoReturn:
 # --- the store and the session -----------------------------------------------------------------
 
 
-#: ``kind:`` at the start of ``--store`` (two letters or more, so ``C:`` stays a drive).
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:")
+#: What the reading verbs say is missing, by kind of store.
+_MISSING = {"jsonl": "store directory", "sqlite": "SQLite file"}
 
 
-def _store(spec: str, *, must_exist: bool = False) -> Store:
-    """The store ``--store`` names; raises ``_Exit`` naming what is wrong with it.
+def _store_text(args: argparse.Namespace) -> str:
+    """The ``--store`` string, or the default store's, as messages show it (no password)."""
+    text = getattr(args, "store", None)
+    return shown(text) if text is not None else default_spec().text
+
+
+def _store(text: str | None, *, must_exist: bool = False) -> Store:
+    """The store ``--store`` names (``None``: the default store); raises ``_Exit`` naming what is wrong.
 
     ``must_exist`` (the reading verbs): a store that is not there is an error
     (exit 1), and nothing is created.
     """
-    if spec.startswith(("postgresql://", "postgres://")):
-        return store_from_url(spec)  # PostgreSQL, for agents on many machines
-    if spec.startswith("sqlite:"):
-        file = spec.removeprefix("sqlite:")
-        if not file:
-            _usage("--store sqlite:: give the SQLite file after the colon, as in sqlite:todo.db")
-        path = Path(file)
-        if path.is_dir():
-            _usage(f"--store {spec}: {file} is a directory, not a SQLite file")
-        if must_exist and not path.is_file():
-            raise _Exit(OP_ERRORS, f"--store {spec}: there is no SQLite file {file}; nothing to read")
-        if not path.parent.is_dir():
-            _usage(f"--store {spec}: the directory {path.parent} does not exist")
-        return SqliteStore(path)
-    if not spec:
-        _usage("--store: give a directory, or sqlite:FILE for a SQLite file")
-    path = Path(spec)
-    scheme = _SCHEME.match(spec)
-    if scheme is not None and not path.is_dir():
-        _usage(
-            f"--store {spec}: unknown store kind {scheme[0]!r} "
-            "(give a directory for the JSONL store, or sqlite:FILE)"
-        )
-    if path.exists() and not path.is_dir():
-        _usage(
-            f"--store {spec}: not a directory (the JSONL store is a directory; "
-            f"use sqlite:{spec} for a SQLite file)"
-        )
-    if must_exist and not path.is_dir():
-        raise _Exit(OP_ERRORS, f"--store {spec}: there is no store directory {spec}; nothing to read")
-    return JsonlStore(path)
+    try:
+        spec = default_spec() if text is None else parse_store(text)
+        if must_exist and not spec.exists():
+            missing = f"there is no {_MISSING[spec.kind]} {spec.where}"
+            raise _Exit(OP_ERRORS, f"--store {shown(spec.text)}: {missing}; nothing to read")
+        return spec.open()
+    except InvalidStoreSpec as error:
+        _usage(f"--store {error}")
 
 
 def _missing_session(sid: str, spec: str, sessions: Sequence[str]) -> NoReturn:
@@ -173,14 +165,14 @@ def _session(
 
     ``must_exist``: a session (or store) that is not there is an error and is not created.
     """
-    spec = getattr(args, "store", DEFAULT_STORE)
+    spec = _store_text(args)
     sid = session_id if session_id is not None else getattr(args, "session", DEFAULT_SESSION)
     try:
         check_session_id(sid)
     except InvalidSessionId as error:
         _usage(f"--session {sid!r}: {error}")
     try:
-        store = _store(spec, must_exist=must_exist)
+        store = _store(getattr(args, "store", None), must_exist=must_exist)
     except (PhasetodoError, OSError, sqlite3.Error) as error:
         _usage(f"--store {spec}: cannot open the store: {error}")
     try:
@@ -708,7 +700,7 @@ def _cmd_demo(args: argparse.Namespace, out: IO[str]) -> int:
             text.write(result["content"][0]["text"] + "\n\n")
         phases = tuple(session.phases)
         version = session.version
-    store = getattr(args, "store", DEFAULT_STORE)
+    store = getattr(args, "store", None) or default_spec().text
     if args.json:
         _raw(out).write(
             _json({"store": store, "session": sid, "version": version, "phases": dump_phases(phases)})
@@ -750,9 +742,9 @@ def _cmd_serve(args: argparse.Namespace, out: IO[str]) -> int:
         _usage("serve: the board needs the 'web' extra: pip install 'phasetodo[web]'")
     from .web import serve
 
-    spec = getattr(args, "store", DEFAULT_STORE)
+    spec = _store_text(args)
     try:
-        store = _store(spec)
+        store = _store(getattr(args, "store", None))
     except (PhasetodoError, OSError, sqlite3.Error) as error:
         _usage(f"--store {spec}: cannot open the store: {error}")
     try:
@@ -767,8 +759,12 @@ def _cmd_serve(args: argparse.Namespace, out: IO[str]) -> int:
 def _cmd_db(args: argparse.Namespace, out: IO[str]) -> int:
     """``db init DSN``: create PostgreSQL's tables and index ahead of the first write."""
     dsn = args.dsn
-    if not dsn.startswith(("postgresql://", "postgres://")):
-        _usage(f"db init: {dsn!r} is not a PostgreSQL DSN (give postgresql://user@host/db)")
+    try:
+        kind = parse_store(dsn).kind
+    except InvalidStoreSpec:
+        kind = None
+    if kind != "postgresql":
+        _usage(f"db init: {shown(dsn)!r} is not a PostgreSQL DSN (give postgresql://user@host/db)")
     if importlib.util.find_spec("psycopg") is None:
         _usage("db init: PostgreSQL needs the 'postgres' extra: pip install 'phasetodo[postgres]'")
     store = PostgresStore(dsn)
@@ -797,9 +793,12 @@ def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--store",
-        metavar="PATH",
+        metavar="STORE",
         default=argparse.SUPPRESS,
-        help=f"a directory (JSONL store), sqlite:FILE or postgresql://DSN (default {DEFAULT_STORE})",
+        help=(
+            "a folder or jsonl:PATH (JSONL store), sqlite:FILE or FILE.db (SQLite), postgresql://DSN "
+            f"or memory: (default $PHASETODO_HOME/sessions if set, else {DEFAULT_STORE})"
+        ),
     )
     common.add_argument(
         "--session",

@@ -9,12 +9,14 @@ __all__ = [
     "AmbiguousTarget",
     "CorruptLog",
     "CorruptLogWarning",
+    "FormerDefaultStoreWarning",
     "InvalidEvent",
     "InvalidOption",
     "InvalidOptionType",
     "InvalidParams",
     "InvalidPhases",
     "InvalidSessionId",
+    "InvalidStoreSpec",
     "NoAgentSession",
     "NotSessionOwner",
     "PhasetodoError",
@@ -116,6 +118,13 @@ class InvalidSessionId(SessionError, ValueError):
     """A session id that is empty, too long, or could leave its store (``../x``, ``/``, NUL)."""
 
 
+class InvalidStoreSpec(InvalidOption):
+    """A store string outside the store grammar (``mysql://x``, ``sqlite://todo.db``).
+
+    The message names the accepted forms, never a PostgreSQL password.
+    """
+
+
 class VersionConflict(SessionError):
     """The log moved on past ``expected``: newer state would be overwritten; nothing was appended."""
 
@@ -171,3 +180,10 @@ class TornTailWarning(PhasetodoWarning):
 
 class CorruptLogWarning(PhasetodoWarning):
     """A corrupt log line was skipped (``on_corrupt="skip"``); the warning names file and line."""
+
+
+class FormerDefaultStoreWarning(PhasetodoWarning):
+    """A session is only at the former default location (``~/.local/state/phasetodo``).
+
+    The message says how to reach it there (``PHASETODO_HOME``).
+    """

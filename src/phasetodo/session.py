@@ -14,11 +14,9 @@ version first, so they are never stale; :meth:`Session.watch` follows new events
 from __future__ import annotations
 
 import math
-import os
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
-from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -39,6 +37,7 @@ from .errors import (
 from .session_changes import Change, TaskKey, change, closed_tasks, remove_closed, strip_closed
 from .stores import Event, EventKind, JsonlStore, Log, Store
 from .stores._base import check_agent
+from .stores._url import default_directory, warn_if_at_former_default
 from .tool import DEFAULT, call
 
 if TYPE_CHECKING:
@@ -52,19 +51,6 @@ __all__ = ["ResumePolicy", "ScopedSession", "Session", "default_directory", "run
 ResumePolicy = Literal["strip", "keep"]
 
 _T = TypeVar("_T")
-
-
-def default_directory() -> Path:
-    """Where the default :class:`JsonlStore` keeps logs.
-
-    ``$PHASETODO_HOME/sessions`` if set, else ``$XDG_STATE_HOME/phasetodo/sessions``,
-    else ``~/.local/state/phasetodo/sessions``.
-    """
-    home = os.environ.get("PHASETODO_HOME")
-    if home:
-        return Path(home) / "sessions"
-    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(state) / "phasetodo" / "sessions"
 
 
 #: How long one :meth:`Session.awatch` wait holds a thread before it hands it back.
@@ -156,7 +142,8 @@ class Session:
     ) -> Session:
         """Open (or start) the session ``session_id`` in ``store``.
 
-        ``store`` defaults to a :class:`JsonlStore` in :func:`default_directory`.
+        ``store`` defaults to a :class:`JsonlStore` in :func:`default_directory`
+        (``$PHASETODO_HOME/sessions``, else ``./.phasetodo``), the command's default too.
         ``agent`` names the agent that owns the session: a new log records it,
         and an existing log owned by another agent raises
         :class:`~phasetodo.errors.NotSessionOwner`. ``resume`` chooses what a
@@ -182,6 +169,8 @@ class Session:
             store = own = JsonlStore(default_directory())
         log = store.open(session_id, owner=(lead or agent) if chosen.shared else agent)
         try:
+            if own is not None:
+                warn_if_at_former_default(session_id, own.directory)
             if agent is not None and log.owner == agent:
                 with log.lock():  # an agent's session is claimed at open; others create nothing
                     pass

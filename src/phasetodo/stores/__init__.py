@@ -6,6 +6,11 @@
   on many machines (``phasetodo[postgres]``);
 * :class:`MemoryStore` — this process only (``storage == "memory"``).
 
+A store string names one (:func:`parse_store`, :func:`store_from_url`):
+``memory:``, ``jsonl:PATH`` or a folder, ``sqlite:PATH`` or a ``*.db`` /
+``*.sqlite`` / ``*.sqlite3`` path, ``postgresql://...``; without one, the
+default store is ``$PHASETODO_HOME/sessions``, else ``./.phasetodo``.
+
 A server-backed store is one more module implementing :class:`Store` and
 :class:`Log`: open, append, latest snapshot, iterate, lock.
 """
@@ -22,7 +27,7 @@ from ._base import (
     event_from_json,
     event_to_json,
 )
-from ._url import store_from_url
+from ._url import StoreSpec, default_directory, parse_store, store_from_url
 from .jsonl import JsonlLog, JsonlStore
 from .memory import MemoryLog, MemoryStore
 from .postgres import PostgresLog, PostgresStore
@@ -42,8 +47,11 @@ __all__ = [
     "SqliteLog",
     "SqliteStore",
     "Store",
+    "StoreSpec",
     "check_session_id",
+    "default_directory",
     "event_from_json",
     "event_to_json",
+    "parse_store",
     "store_from_url",
 ]

@@ -33,7 +33,7 @@ def _url(host: str, port: int) -> str:
 
 
 def serve(
-    store: phasetodo.Store,
+    store: phasetodo.Store | str | None = None,
     *,
     host: str = "127.0.0.1",
     port: int = 8765,
@@ -43,12 +43,23 @@ def serve(
 ) -> None:
     """Serve the board over ``store`` until interrupted; prints the address to open.
 
+    ``store`` is a store or a store string (:func:`phasetodo.stores.store_from_url`);
+    ``None`` is the default store, the one ``Session.open`` and the command use.
     The address carries the token that writes need (unless ``read_only``).
     Binding to anything but this machine's loopback lets the network read
     the plans; the board then answers to any ``Host`` and says so. Raises
     ``OSError`` before printing anything when it cannot listen there (port 0
     picks a free port, and the printed address names it).
     """
+    if store is None or isinstance(store, str):
+        from ..stores import store_from_url
+
+        own = store_from_url(store)
+        try:
+            serve(own, host=host, port=port, read_only=read_only, token=token, out=out)
+        finally:
+            own.close()
+        return
     import uvicorn
 
     out = out if out is not None else sys.stdout
