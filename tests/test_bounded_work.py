@@ -66,6 +66,11 @@ SLACK = 20
 SPACES = ["    ", "\t", "\u3000", " \t\u00a0"]
 
 
+def _read(text: str) -> tuple[tuple[phasetodo.Phase, ...], list[str]]:
+    """``markdown_to_phases`` without limits: these texts are over max_name and max_content on purpose."""
+    return phasetodo.markdown_to_phases(text, limits=None)
+
+
 class TestMarkdownReaderIsLinear:
     @pytest.mark.parametrize("space", SPACES)
     @pytest.mark.parametrize("end", ["", "\r", "\n", "\r\n"])
@@ -73,10 +78,10 @@ class TestMarkdownReaderIsLinear:
         """A heading with a 1 MB space run inside reads back whole, at the cost of a short one."""
         small = "# a" + space * 4 + "b" + end
         large = "# a" + space * 250_000 + "b" + end
-        phases, errors = phasetodo.markdown_to_phases(large)
+        phases, errors = _read(large)
         assert (phases[0].name, errors) == ("a" + space * 250_000 + "b", [])
-        assert python_steps(lambda: phasetodo.markdown_to_phases(large)) <= SLACK + python_steps(
-            lambda: phasetodo.markdown_to_phases(small)
+        assert python_steps(lambda: _read(large)) <= SLACK + python_steps(
+            lambda: _read(small)
         )
 
     @pytest.mark.parametrize("space", SPACES)
@@ -85,10 +90,10 @@ class TestMarkdownReaderIsLinear:
         """A task line with a 1 MB space run inside reads back whole, at the cost of a short one."""
         small = "- [x] a" + space * 4 + "b" + end
         large = "- [x] a" + space * 250_000 + "b" + end
-        phases, errors = phasetodo.markdown_to_phases(large)
+        phases, errors = _read(large)
         assert (phases[0].tasks[0].content, errors) == ("a" + space * 250_000 + "b", [])
-        assert python_steps(lambda: phasetodo.markdown_to_phases(large)) <= SLACK + python_steps(
-            lambda: phasetodo.markdown_to_phases(small)
+        assert python_steps(lambda: _read(large)) <= SLACK + python_steps(
+            lambda: _read(small)
         )
 
     @pytest.mark.parametrize("line", ["# a{}", "- [ ]{}b", "-{}[x]", "  >{}\u2028", "# {}\u2028b"])
@@ -96,15 +101,15 @@ class TestMarkdownReaderIsLinear:
         """Lines that fail a pattern after a long space run fail at the cost of a short one."""
         small = "- [/] t\n" + line.format(" " * 4) + " x\n"
         large = "- [/] t\n" + line.format(" " * 1_000_000) + " x\n"
-        assert python_steps(lambda: phasetodo.markdown_to_phases(large)) <= SLACK + python_steps(
-            lambda: phasetodo.markdown_to_phases(small)
+        assert python_steps(lambda: _read(large)) <= SLACK + python_steps(
+            lambda: _read(small)
         )
 
     def test_many_lines_cost_in_proportion(self) -> None:
         """Twice the lines of a mixed document cost at most twice the work."""
         block = "# Phase\n- [x] done\n- [ ]  spaced  \n  > a note\nnot markdown\n\n"
-        one = python_steps(lambda: phasetodo.markdown_to_phases(block * 200))
-        two = python_steps(lambda: phasetodo.markdown_to_phases(block * 400))
+        one = python_steps(lambda: _read(block * 200))
+        two = python_steps(lambda: _read(block * 400))
         assert two <= 2 * one + 50
 
 

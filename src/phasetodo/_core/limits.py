@@ -7,6 +7,10 @@ the shared benchmark workloads), so they only stop runaway calls.
 
 Lengths are counted in characters (code points). ``max_payload`` is the total
 number of characters of every string in the call's ops.
+
+An import (:func:`~phasetodo.markdown_to_phases`) is held to the same limits,
+as if the whole document were one call: at most ``max_payload`` characters,
+checked before it is read, and no more phases or tasks than the list may hold.
 """
 
 from __future__ import annotations
@@ -221,6 +225,45 @@ class Limits:
                 f"phases: the list would hold {_count(tasks)} tasks, over the limit "
                 f"max_tasks={_count(self.max_tasks)}"
             )
+        if found:
+            raise InvalidParams(found)
+
+    def check_document(self, size: int) -> None:
+        """Raise ``InvalidParams`` when a document to import has more than ``max_payload`` characters."""
+        if size > self.max_payload:
+            raise InvalidParams(
+                [f"text: {_count(size)} characters, over the limit max_payload={_count(self.max_payload)}"]
+            )
+
+    def check_read(self, phases: int, tasks: int) -> None:
+        """Raise ``InvalidParams`` once a document being read has given more phases or tasks than allowed."""
+        found: list[str] = []
+        if phases > self.max_phases:
+            found.append(
+                f"text: more than {_count(self.max_phases)} phases, over the limit "
+                f"max_phases={_count(self.max_phases)}"
+            )
+        if tasks > self.max_tasks:
+            found.append(
+                f"text: more than {_count(self.max_tasks)} tasks, over the limit "
+                f"max_tasks={_count(self.max_tasks)}"
+            )
+        if found:
+            raise InvalidParams(found)
+
+    def check_texts(self, phases: Iterable[Phase]) -> None:
+        """Raise ``InvalidParams`` when a name, task content or note read from a document is too long."""
+        found: list[str] = []
+        for p, phase in enumerate(phases):
+            if len(phase.name) > self.max_name:
+                found.append(self._over(f"phases[{p}].name", len(phase.name), "max_name", self.max_name))
+            for t, task in enumerate(phase.tasks):
+                place, size = f"phases[{p}].tasks[{t}]", len(task.content)
+                if size > self.max_content:
+                    found.append(self._over(f"{place}.content", size, "max_content", self.max_content))
+                for n, note in enumerate(task.notes):
+                    if len(note) > self.max_note:
+                        found.append(self._over(f"{place}.notes[{n}]", len(note), "max_note", self.max_note))
         if found:
             raise InvalidParams(found)
 

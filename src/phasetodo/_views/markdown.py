@@ -18,7 +18,7 @@ Any list comes back exactly, without normalization.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import attrs
@@ -28,6 +28,7 @@ from .._core.codec import as_phases
 from .._core.columns import read_columns
 from .._core.engine import normalize
 from .._core.jsstring import WHITESPACE, trim
+from .._core.limits import DEFAULT_LIMITS, Limits
 from .._core.model import Phase, Status, Task, make_task
 from .status import LOOKS
 
@@ -154,9 +155,16 @@ def _markdown_of_values(phases: tuple[Phase, ...]) -> str:
 
 
 class _Reader:
-    """Parser state: the phases so far and where note lines currently go."""
+    """Parser state: the phases so far and where note lines currently go.
 
-    def __init__(self) -> None:
+    It counts phases and tasks as they come and stops at ``limits``' bounds.
+    """
+
+    def __init__(self, limits: Limits | None = None) -> None:
+        self.limits = limits
+        self.max_phases = limits.max_phases if limits is not None else -1
+        self.max_tasks = limits.max_tasks if limits is not None else -1
+        self.phase_count = self.task_count = 0
         self.phases: list[tuple[str, list[Task]]] = []
         self.errors: list[str] = []
         self.tasks: list[Task] | None = None
@@ -182,8 +190,18 @@ class _Reader:
             self.notes = []
         self.has_task = False
 
+    def grow(self, phases: int, tasks: int) -> None:
+        """Count what the document adds; past a limit, raise before anything more is built."""
+        self.phase_count += phases
+        self.task_count += tasks
+        if self.limits is not None and (
+            self.phase_count > self.max_phases or self.task_count > self.max_tasks
+        ):
+            self.limits.check_read(self.phase_count, self.task_count)
+
     def phase_tasks(self) -> list[Task]:
         if self.tasks is None:
+            self.grow(1, 0)
             self.tasks = []
             self.phases.append(("Todos", self.tasks))
         return self.tasks
@@ -191,7 +209,9 @@ class _Reader:
     def run(self, contents: list[str], statuses: list[Status]) -> None:
         """Take a run of plain task lines, already split into contents and statuses."""
         self.close()
-        self.phase_tasks().extend(native.make_tasks(contents, statuses))
+        tasks = self.phase_tasks()
+        self.grow(0, len(contents))
+        tasks.extend(native.make_tasks(contents, statuses))
         self.active += statuses.count(Status.IN_PROGRESS)
         self.has_task = True
 
@@ -210,6 +230,7 @@ class _Reader:
         if name is None:
             return False
         self.close()
+        self.grow(1, 0)
         self.tasks = []
         self.phases.append((name, self.tasks))
         return True
@@ -227,6 +248,7 @@ class _Reader:
                 f'Line {number}: unknown status marker "[{marker}]" (use [ ], [x], [/], [-])'
             )
         else:
+            self.grow(0, 1)
             tasks.append(make_task(content, status))
             self.active += status is Status.IN_PROGRESS
             self.has_task = True
@@ -244,10 +266,14 @@ class _Reader:
     def result(self) -> list[Phase]:
         self.close()
         phases = [Phase(name, tuple(tasks)) for name, tasks in self.phases]
+        if self.limits is not None:
+            self.limits.check_texts(phases)
         return phases if self.active == 1 else list(normalize(phases))
 
 
-def markdown_to_phases(text: str) -> tuple[tuple[Phase, ...], list[str]]:
+def markdown_to_phases(
+    text: str, *, limits: Limits | None = DEFAULT_LIMITS
+) -> tuple[tuple[Phase, ...], list[str]]:
     """Parse a Markdown checklist back into phases, with line-numbered errors.
 
     Tasks before any heading go into a ``Todos`` phase; ``[>]`` also means in
@@ -255,12 +281,18 @@ def markdown_to_phases(text: str) -> tuple[tuple[Phase, ...], list[str]]:
     except for the lossless form (first line :data:`LOSSLESS_MARKER`), which is
     read back exactly as written. The phases are a tuple, as from
     :func:`~phasetodo.load_phases`; the errors a list, as in the conformance vectors.
+
+    ``limits`` bound the document as they bound one ``todo_write`` call
+    (``None``: no limits): a longer text, or one with more phases or tasks,
+    raises :class:`~phasetodo.InvalidParams` naming the limit, read no further.
     """
+    if limits is not None:
+        limits.check_document(len(text))
     if text.lstrip(_EDGE).startswith(LOSSLESS_MARKER):
-        lossless = _lossless_phases(text)
+        lossless = _lossless_phases(text, limits)
         if lossless is not None:
             return tuple(lossless[0]), lossless[1]
-    reader = _Reader()
+    reader = _Reader(limits)
     # Runs of task lines in the form phases_to_markdown writes are taken whole,
     # without the line patterns, when no "\r", U+2028 or U+2029 can change a line.
     runs = "\r" not in text and "\u2028" not in text and "\u2029" not in text
@@ -350,8 +382,8 @@ class _LosslessReader(_Reader):
     in how a line is read.
     """
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, limits: Limits | None = None) -> None:
+        super().__init__(limits)
         self.number = 0
 
     def unescape(self, text: str) -> str:
@@ -395,6 +427,7 @@ class _LosslessReader(_Reader):
         heading = _LOSSLESS_HEADING.fullmatch(line)
         if heading is not None:
             self.close()
+            self.grow(1, 0)
             self.tasks = []
             self.phases.append((self.unescape(heading[1]), self.tasks))
             return
@@ -410,15 +443,28 @@ class _LosslessReader(_Reader):
                 f'Line {self.number}: unknown status marker "[{task[1]}]" (use [ ], [x], [/], [-], [!])'
             )
             return
+        self.grow(0, 1)
         tasks.append(Task(self.unescape(task[2]), status))
         self.has_task = True
 
 
-def _lossless_phases(text: str) -> tuple[list[Phase], list[str]] | None:
+def _split_lines(text: str) -> Iterator[str]:
+    """``text.split("\\n")`` one line at a time, so a reader stopped at a limit held no list of them."""
+    pos = 0
+    while True:
+        end = text.find("\n", pos)
+        if end < 0:
+            yield text[pos:]
+            return
+        yield text[pos:end]
+        pos = end + 1
+
+
+def _lossless_phases(text: str, limits: Limits | None) -> tuple[list[Phase], list[str]] | None:
     """Parse a lossless document; ``None`` when its first line is not the marker."""
-    reader = _LosslessReader()
+    reader = _LosslessReader(limits)
     marked = False
-    for number, raw in enumerate(text.split("\n"), 1):
+    for number, raw in enumerate(_split_lines(text), 1):
         line = raw.strip(_EDGE)
         if not line:
             continue
@@ -430,4 +476,7 @@ def _lossless_phases(text: str) -> tuple[list[Phase], list[str]] | None:
             continue
         reader.exact_line(line)
     reader.close()
-    return [Phase(name, tuple(tasks)) for name, tasks in reader.phases], reader.errors
+    phases = [Phase(name, tuple(tasks)) for name, tasks in reader.phases]
+    if limits is not None:
+        limits.check_texts(phases)
+    return phases, reader.errors
