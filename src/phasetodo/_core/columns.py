@@ -25,7 +25,7 @@ from .jsstring import trim_end
 from .model import Phase, Status, Task, make_phase
 from .ops import Append, Done, Drop, Init, Note, Op, Rm, Start, View
 
-__all__ = ["Columns", "apply_columns", "load_columns", "read_columns"]
+__all__ = ["Column", "Columns", "apply_columns", "load_columns", "read_columns"]
 
 _PENDING = Status.PENDING
 _ACTIVE = Status.IN_PROGRESS
@@ -117,9 +117,12 @@ def read_columns(phases: Iterable[Phase | Mapping[str, Any]]) -> list[_Col] | No
 class Columns:
     """The mutable working copy one parity batch is applied to."""
 
-    def __init__(self, phases: Iterable[Phase | Mapping[str, Any]]) -> None:
+    def __init__(
+        self, phases: Iterable[Phase | Mapping[str, Any]], cols: list[_Col] | None = None
+    ) -> None:
         self.errors: list[str] = []
-        cols = read_columns(phases)
+        if cols is None:
+            cols = read_columns(phases)
         if cols is None:
             raise TypeError  # the careful loader names the bad places
         self._index(cols)
@@ -441,3 +444,16 @@ def apply_columns(work: Columns, ops: Iterable[Op | View]) -> bool:
             return False
     work.normalize()
     return True
+
+
+# -- hooks for profiles ------------------------------------------------------------
+#
+# A profile with its own rules subclasses :class:`Columns` (and :class:`Column` when
+# a phase carries more columns, as a team plan's owners, reasons and dependencies),
+# hands its own columns to ``Columns.__init__(phases, cols)``, runs its ops with the
+# shared helpers (``find_phase``, ``_set`` for a status, which keeps ``active``),
+# and freezes and reports through ``phases()`` and ``native.parts``. The team
+# profile is the example.
+
+#: A phase of the working copy as parallel lists (a profile's extension point).
+Column = _Col

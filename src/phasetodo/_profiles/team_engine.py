@@ -21,24 +21,35 @@ plan. The rules, in short:
 
 The batch is all or nothing: any error and the plan comes back unchanged,
 with every error listed.
+
+The rules run on the core's working copy (:class:`~phasetodo._core.columns.Columns`):
+:class:`TeamWork` subclasses it and :class:`TeamColumn` adds the owners, reasons
+and ``after`` columns, so a team call loads, looks up, changes and freezes the
+plan as a parity call does, and pays what its ops touch.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import chain, compress, count, repeat
+from operator import attrgetter, is_, is_not
 
 import attrs
 
+from .._core import native, texts
+from .._core.columns import Column, Columns
 from .._core.engine import Outcome
 from .._core.jsstring import trim_end
-from .._core.model import Phase, Status, Task
+from .._core.model import Phase, Status, Task, make_phase
 from .._core.ops import Done, Drop, Note, Rm, Start
 from .hints import Hints
 from .strict import not_found_hint
 from .team_ops import After, Block, TeamAppend, TeamInit, TeamItem, TeamOp, Unblock
 
 __all__ = [
+    "TeamColumn",
     "TeamOutcome",
+    "TeamWork",
     "apply_team",
     "find_cycle",
     "normalize_team",
@@ -49,7 +60,15 @@ __all__ = [
 _PENDING = Status.PENDING
 _ACTIVE = Status.IN_PROGRESS
 _BLOCKED = Status.BLOCKED
+_COMPLETED = Status.COMPLETED
+_ABANDONED = Status.ABANDONED
 _HELD = frozenset((_ACTIVE, _BLOCKED))
+_name, _tasks = attrgetter("name"), attrgetter("tasks")
+_content, _status, _notes = attrgetter("content"), attrgetter("status"), attrgetter("notes")
+_owner, _reason, _after = attrgetter("owner"), attrgetter("reason"), attrgetter("after")
+
+#: A task of the working copy: its column and its position there.
+Place = tuple["TeamColumn", int]
 
 
 @attrs.frozen
@@ -63,140 +82,286 @@ class TeamOutcome(Outcome):
     scope: str | None = None
 
 
-class _Rec:
-    """One task of the working copy."""
+class TeamColumn(Column):
+    """A phase of a team plan as columns: the core's three, and owners, reasons and ``after``.
 
-    __slots__ = ("after", "content", "notes", "owner", "reason", "status", "task")
+    A content used twice (not a valid team plan, but a list may arrive so) is found
+    at its first place, as everywhere in the team rules.
+    """
 
-    def __init__(self, task: Task) -> None:
-        self.task = task
-        self.content = task.content
-        self.status = task.status
-        self.notes = task.notes
-        self.owner = task.owner
-        self.reason = task.reason
-        self.after = task.after
+    __slots__ = ("afters", "owners", "reasons")
 
-    def freeze(self) -> Task:
-        task = self.task
-        if (
-            task.status is self.status
-            and task.notes is self.notes
-            and task.owner == self.owner
-            and task.reason == self.reason
-            and task.after is self.after
-        ):
-            return task
-        return Task(self.content, self.status, self.notes, self.owner, self.reason, self.after)
+    def __init__(
+        self,
+        name: str,
+        contents: list[str],
+        statuses: list[Status | None],
+        notes: list[object],
+        owners: list[str | None],
+        reasons: list[str | None],
+        afters: list[tuple[str, ...]],
+        source: Phase | None = None,
+    ) -> None:
+        super().__init__(name, contents, statuses, notes, source)
+        self.owners = owners
+        self.reasons = reasons
+        self.afters = afters
+
+    def position(self, content: str) -> int:
+        place = self.place
+        if place is None:
+            size = len(self.contents)
+            place = self.place = dict(zip(reversed(self.contents), range(size - 1, -1, -1), strict=True))
+        return place[content]
+
+    def compact(self) -> None:
+        if not self.holes:
+            return
+        keep = [i for i, s in enumerate(self.statuses) if s is not None]
+        self.owners = [self.owners[i] for i in keep]
+        self.reasons = [self.reasons[i] for i in keep]
+        self.afters = [self.afters[i] for i in keep]
+        super().compact()
+
+    def add(self, content: str, after: tuple[str, ...]) -> int:
+        """A new pending, unowned task at the end; its position."""
+        index = len(self.contents)
+        if self.place is not None:
+            self.place.setdefault(content, index)
+        self.contents.append(content)
+        self.statuses.append(_PENDING)
+        self.notes.append(None)
+        self.owners.append(None)
+        self.reasons.append(None)
+        self.afters.append(after)
+        if self.tasks is not None:
+            if not isinstance(self.tasks, list):
+                self.tasks = list(self.tasks)
+            self.tasks.append(None)
+            if self.touched is not None:
+                self.touched.add(index)
+        self.dirty = True
+        return index
+
+    def touch(self, index: int) -> None:
+        """Say that the task at ``index`` changed (an owner, a reason, an ``after``, notes)."""
+        self.dirty = True
+        if self.touched is not None:
+            self.touched.add(index)
+
+    def tasks_now(self) -> list[Task]:
+        """The column's tasks: the input's where unchanged, the others built anew."""
+        old = self.tasks
+        size = len(self.contents)
+        tasks: list[Task | None] = [None] * size if old is None else list(old)
+        check: Iterable[int] = (
+            self.touched if old is not None and self.touched is not None else range(size)
+        )
+        statuses, notes, owners, reasons, afters = (
+            self.statuses, self.notes, self.owners, self.reasons, self.afters
+        )
+        for i in check:
+            task = tasks[i]
+            if (
+                task is None
+                or task.status is not statuses[i]
+                or task.notes is not notes[i]
+                or task.owner != owners[i]
+                or task.reason != reasons[i]
+                or task.after is not afters[i]
+            ):
+                note = notes[i]
+                status: Status = statuses[i]  # type: ignore[assignment]  # no holes once compacted
+                tasks[i] = Task(
+                    self.contents[i], status, tuple(note) if note else (), owners[i], reasons[i], afters[i]
+                )
+        return tasks  # type: ignore[return-value]
+
+
+def team_columns(phases: Sequence[Phase]) -> list[TeamColumn]:
+    """``Phase`` values as team columns, each field read by one ``map`` over every task."""
+    groups = list(map(_tasks, phases))
+    tasks = list(chain.from_iterable(groups))
+    fields = [list(map(get, tasks)) for get in (_content, _status, _notes, _owner, _reason, _after)]
+    out = []
+    start = 0
+    for phase, group in zip(phases, groups, strict=True):
+        end = start + len(group)
+        c, s, n, o, r, a = (f[start:end] for f in fields)
+        out.append(TeamColumn(phase.name, c, s, n, o, r, a, phase))
+        start = end
+    return out
 
 
 def _quote(contents: Iterable[str]) -> str:
     return ", ".join(f'"{c}"' for c in contents)
 
 
-class _Plan:
-    """The mutable working copy of one team call."""
+def _unique(contents: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(contents))
+
+
+def _live(col: TeamColumn) -> Iterable[int]:
+    """The positions of ``col``'s tasks (removed ones skipped)."""
+    if not col.holes:
+        return range(len(col.contents))
+    return compress(count(), map(is_not, col.statuses, repeat(None)))
+
+
+class TeamWork(Columns):
+    """The working copy of one team call, on the shared columns, for one caller.
+
+    ``agent`` is the caller (``None``: a person), ``lead`` the agent that may change
+    tasks other agents hold, ``scope`` the one phase the caller sees (``None``: all).
+    """
+
+    cols: list[TeamColumn]  # type: ignore[assignment]
 
     def __init__(
         self,
-        phases: Iterable[Phase],
-        agent: str | None,
-        lead: str | None,
+        phases: Sequence[Phase],
+        agent: str | None = None,
+        lead: str | None = None,
         scope: str | None = None,
     ) -> None:
+        super().__init__(phases, team_columns(phases))  # type: ignore[arg-type]
         self.agent = agent
         self.scope = scope
         self.privileged = agent is None or (lead is not None and agent == lead)
         self.lead = lead
-        self.phases: list[tuple[str, list[_Rec]]] = [(p.name, [_Rec(t) for t in p.tasks]) for p in phases]
-        self.errors: list[str] = []
         self.notices: list[str] = []
         self.released = False  # the caller closed or blocked its active task
-        self._index()
 
-    def _index(self) -> None:
-        self.by_content: dict[str, _Rec] = {}
-        self.phase_of: dict[str, str] = {}
-        for name, recs in self.phases:
-            for rec in recs:
-                if rec.content not in self.by_content:
-                    self.by_content[rec.content] = rec
-                    self.phase_of[rec.content] = name
+    # -- places ----------------------------------------------------------------------
 
-    def in_scope(self) -> Iterable[_Rec]:
+    def place(self, content: str) -> Place | None:
+        col = self.by_content.get(content)
+        return None if col is None else (col, col.position(content))
+
+    def status_of(self, content: str) -> Status | None:
+        col = self.by_content.get(content)
+        return None if col is None else col.statuses[col.position(content)]
+
+    def order(self, places: Iterable[Place]) -> list[Place]:
+        """``places`` in plan order."""
+        number = {id(col): n for n, col in enumerate(self.cols)}
+        return sorted(places, key=lambda p: (number[id(p[0])], p[1]))
+
+    def shown(self) -> list[TeamColumn]:
+        """The phases the caller sees."""
+        scope = self.scope
+        return self.cols if scope is None else [c for c in self.cols if c.name == scope]
+
+    def in_scope(self) -> Iterable[Place]:
         """The tasks the caller may see and change, in plan order."""
-        for name, rec in self.records():
-            if self.scope is None or name == self.scope:
-                yield rec
-
-    def next_ready(self) -> _Rec | None:
-        return next((r for r in self.in_scope() if self.is_ready(r)), None)
-
-    def records(self) -> Iterable[tuple[str, _Rec]]:
-        for name, recs in self.phases:
-            for rec in recs:
-                yield name, rec
+        for col in self.shown():
+            for index in _live(col):
+                yield col, index
 
     # -- questions ---------------------------------------------------------------
 
-    def waits_for(self, rec: _Rec) -> list[str]:
-        """The contents in ``rec.after`` that are not closed yet."""
+    def waits_for(self, after: tuple[str, ...]) -> list[str]:
+        """The contents in ``after`` that are not closed yet."""
         out = []
-        for content in rec.after:
-            other = self.by_content.get(content)
-            if other is not None and not other.status.is_closed:
+        for content in after:
+            status = self.status_of(content)
+            if status is not None and status is not _COMPLETED and status is not _ABANDONED:
                 out.append(content)
         return out
 
-    def is_ready(self, rec: _Rec) -> bool:
-        return rec.status is _PENDING and rec.owner is None and not self.waits_for(rec)
+    def is_ready(self, col: TeamColumn, index: int) -> bool:
+        return (
+            col.statuses[index] is _PENDING
+            and col.owners[index] is None
+            and not self.waits_for(col.afters[index])
+        )
 
-    def active_of(self, agent: str) -> _Rec | None:
-        for _, rec in self.records():
-            if rec.status is _ACTIVE and rec.owner == agent:
-                return rec
+    def ready_in(self, col: TeamColumn) -> list[int]:
+        """The ready tasks of ``col``, by position: pending, unowned, waiting for nothing open."""
+        if _PENDING not in col.statuses:
+            return []
+        mask = list(map(is_, col.statuses, repeat(_PENDING)))
+        if col.owners.count(None) != len(mask):
+            for index in compress(count(), map(is_not, col.owners, repeat(None))):
+                mask[index] = False
+        if any(col.afters):
+            for index in compress(count(), col.afters):
+                if mask[index] and self.waits_for(col.afters[index]):
+                    mask[index] = False
+        return list(compress(count(), mask))
+
+    def next_ready(self) -> Place | None:
+        for col in self.shown():
+            ready = self.ready_in(col)
+            if ready:
+                return col, ready[0]
         return None
 
-    def held_by_other(self, rec: _Rec) -> bool:
-        return rec.owner is not None and rec.owner != self.agent and rec.status in _HELD
+    def active_of(self, agent: str) -> Place | None:
+        mine = [p for p in self.active if p[0].owners[p[1]] == agent]
+        if len(mine) > 1:
+            mine = self.order(mine)
+        return mine[0] if mine else None
 
-    def may_change(self, rec: _Rec, verb: str) -> bool:
-        """Whether the caller may ``verb`` ``rec``; adds the error when not."""
-        if self.privileged or not self.held_by_other(rec):
+    def held_by_other(self, col: TeamColumn, index: int) -> bool:
+        owner = col.owners[index]
+        return owner is not None and owner != self.agent and col.statuses[index] in _HELD
+
+    def may_change(self, col: TeamColumn, index: int, verb: str) -> bool:
+        """Whether the caller may ``verb`` the task; adds the error when not."""
+        if self.privileged or not self.held_by_other(col, index):
             return True
         lead = f' ("{self.lead}")' if self.lead is not None else ""
         self.errors.append(
-            f'Task "{rec.content}" belongs to agent "{rec.owner}": only it or the lead{lead} may {verb} it'
+            f'Task "{col.contents[index]}" belongs to agent "{col.owners[index]}": '
+            f"only it or the lead{lead} may {verb} it"
         )
         return False
 
-    def find(self, content: str | None, verb: str) -> _Rec | None:
+    def find(self, content: str | None, verb: str) -> Place | None:
         if not content:
             self.errors.append(f"Missing task content for {verb} operation")
             return None
-        rec = self.by_content.get(content)
-        if rec is None:
-            names = [r.content for r in self.in_scope()]
-            self.errors.append(f'Task "{content}" not found{not_found_hint(content, Hints(names), "task")}')
-        elif self.scope is not None and self.phase_of[content] != self.scope:
+        found = self.place(content)
+        if found is None:
+            names = [col.contents[i] for col, i in self.in_scope()]
+            self.errors.append(texts.task_not_found(content, not_found_hint(content, Hints(names), "task")))
+        elif self.scope is not None and found[0].name != self.scope:
             self.errors.append(f'Task "{content}" is not in phase "{self.scope}", the one you work on')
             return None
-        return rec
+        return found
 
-    def find_phase(self, name: str) -> list[_Rec] | None:
+    def find_phase(self, name: str) -> TeamColumn | None:
         if self.scope is not None and name != self.scope:
             self.errors.append(f'Phase "{name}" is not "{self.scope}", the phase you work on')
             return None
-        for phase, recs in self.phases:
-            if phase == name:
-                return recs
-        names = [phase for phase, _ in self.phases]
-        self.errors.append(f'Phase "{name}" not found{not_found_hint(name, Hints(names), "phase")}')
-        return None
+        col: TeamColumn | None = self.by_name.get(name)
+        if col is None:
+            names = [c.name for c in self.cols]
+            self.errors.append(texts.phase_not_found(name, not_found_hint(name, Hints(names), "phase")))
+        return col
+
+    # -- changes ---------------------------------------------------------------------
+
+    def claim(self, col: TeamColumn, index: int) -> None:
+        assert self.agent is not None
+        previous = self.active_of(self.agent)
+        if previous is not None and previous != (col, index):
+            self._set(previous[0], previous[1], _PENDING)
+            previous[0].owners[previous[1]] = None
+        self._set(col, index, _ACTIVE)
+        col.owners[index], col.reasons[index] = self.agent, None
+        col.touch(index)
+
+    def _reindex(self) -> None:
+        """The lookups again, after tasks left (a content used twice is found at its next place)."""
+        for col in self.cols:
+            col.compact()
+        self.by_name, self.by_content, self.active, self.count = native.index(self.cols)
 
     # -- ops -----------------------------------------------------------------------
 
-    def run(self, op: TeamOp) -> None:
+    def run(self, op: TeamOp) -> None:  # type: ignore[override]
         if isinstance(op, Start):
             self.start(op)
         elif isinstance(op, (Done, Drop)):
@@ -218,13 +383,6 @@ class _Plan:
         else:  # pragma: no cover - the union is closed
             raise AssertionError(op)
 
-    def claim(self, rec: _Rec) -> None:
-        assert self.agent is not None
-        previous = self.active_of(self.agent)
-        if previous is not None and previous is not rec:
-            previous.status, previous.owner = _PENDING, None
-        rec.status, rec.owner, rec.reason = _ACTIVE, self.agent, None
-
     def start(self, op: Start) -> None:
         if self.agent is None:
             self.errors.append("start: a person does not claim tasks; an agent starts its own")
@@ -234,250 +392,324 @@ class _Plan:
                 return  # start {} keeps the task the caller is on
             ready = self.next_ready()
             if ready is not None:
-                self.claim(ready)
+                self.claim(*ready)
             return
-        rec = self.find(op.task, "start")
-        if rec is None:
+        found = self.find(op.task, "start")
+        if found is None:
             return
-        if rec.status is _ACTIVE:
-            if rec.owner != self.agent:
-                self.errors.append(f'Task "{rec.content}" is in progress for agent "{rec.owner}"')
+        col, index = found
+        status, owner, content = col.statuses[index], col.owners[index], col.contents[index]
+        if status is _ACTIVE:
+            if owner != self.agent:
+                self.errors.append(f'Task "{content}" is in progress for agent "{owner}"')
             return
-        if rec.status is _BLOCKED:
-            why = f": {rec.reason}" if rec.reason else ""
-            self.errors.append(f'Task "{rec.content}" is blocked{why}')
+        if status is _BLOCKED:
+            reason = col.reasons[index]
+            why = f": {reason}" if reason else ""
+            self.errors.append(f'Task "{content}" is blocked{why}')
             return
-        if rec.status.is_closed:
-            self.errors.append(f'Task "{rec.content}" is {rec.status.value}; it cannot be started')
+        if status is _COMPLETED or status is _ABANDONED:
+            self.errors.append(f'Task "{content}" is {status.value}; it cannot be started')
             return
-        waits = self.waits_for(rec)
+        waits = self.waits_for(col.afters[index])
         if waits:
-            self.errors.append(f'Task "{rec.content}" is not ready: it waits for {_quote(waits)}')
+            self.errors.append(f'Task "{content}" is not ready: it waits for {_quote(waits)}')
             return
-        self.claim(rec)
+        self.claim(col, index)
 
-    def targets(self, op: Done | Drop | Rm, verb: str) -> list[_Rec]:
+    def targets(self, op: Done | Drop | Rm, verb: str) -> list[Place]:
         if op.task == "" or op.phase == "":
             field = "task" if op.task == "" else "phase"
             self.errors.append(f"{verb}: {field} is empty; leave it out to mean every task")
             return []
         if op.task:
-            rec = self.find(op.task, verb)
-            return [rec] if rec is not None else []
+            found = self.find(op.task, verb)
+            return [found] if found is not None else []
         if op.phase:
-            recs = self.find_phase(op.phase)
-            return list(recs) if recs is not None else []
+            col = self.find_phase(op.phase)
+            return [(col, i) for i in _live(col)] if col is not None else []
         return list(self.in_scope())
 
     def close(self, op: Done | Drop) -> None:
         verb = op.name
-        status = Status.COMPLETED if isinstance(op, Done) else Status.ABANDONED
-        for rec in self.targets(op, verb):
-            if not self.may_change(rec, verb):
+        status = _COMPLETED if isinstance(op, Done) else _ABANDONED
+        agent = self.agent
+        for col, index in self.targets(op, verb):
+            if not self.may_change(col, index, verb):
                 continue
-            if rec.status is _ACTIVE and rec.owner == self.agent and self.agent is not None:
+            now, owner = col.statuses[index], col.owners[index]
+            if now is _ACTIVE and owner == agent and agent is not None:
                 self.released = True
-            if rec.status is not status:
-                rec.status, rec.reason = status, None
-                if rec.owner is None and self.agent is not None:
-                    rec.owner = self.agent  # who closed it, for the record
+            if now is not status:
+                self._set(col, index, status)
+                col.reasons[index] = None
+                if owner is None and agent is not None:
+                    col.owners[index] = agent  # who closed it, for the record
+                col.touch(index)
 
     def block(self, op: Block) -> None:
-        rec = self.find(op.task, "block")
-        if rec is None:
+        found = self.find(op.task, "block")
+        if found is None:
             return
+        col, index = found
+        content, status = col.contents[index], col.statuses[index]
         reason = trim_end(op.reason or "").strip()
         if not reason:
-            self.errors.append(f'Missing reason for block operation on "{rec.content}"')
+            self.errors.append(f'Missing reason for block operation on "{content}"')
             return
-        if rec.status.is_closed:
-            self.errors.append(f'Task "{rec.content}" is {rec.status.value}; it cannot be blocked')
+        if status is _COMPLETED or status is _ABANDONED:
+            self.errors.append(f'Task "{content}" is {status.value}; it cannot be blocked')
             return
-        if not self.may_change(rec, "block"):
+        if not self.may_change(col, index, "block"):
             return
-        if rec.status is _ACTIVE and rec.owner == self.agent and self.agent is not None:
+        if status is _ACTIVE and col.owners[index] == self.agent and self.agent is not None:
             self.released = True
-        if rec.status is _PENDING:
-            rec.owner = None
-        rec.status, rec.reason = _BLOCKED, reason
+        if status is _PENDING:
+            col.owners[index] = None
+        self._set(col, index, _BLOCKED)
+        col.reasons[index] = reason
+        col.touch(index)
 
     def unblock(self, op: Unblock) -> None:
-        rec = self.find(op.task, "unblock")
-        if rec is None:
+        found = self.find(op.task, "unblock")
+        if found is None:
             return
-        if rec.status is not _BLOCKED:
-            self.errors.append(f'Task "{rec.content}" is not blocked')
+        col, index = found
+        if col.statuses[index] is not _BLOCKED:
+            self.errors.append(f'Task "{col.contents[index]}" is not blocked')
             return
-        if not self.may_change(rec, "unblock"):
+        if not self.may_change(col, index, "unblock"):
             return
-        rec.status, rec.reason, rec.owner = _PENDING, None, None
+        self._set(col, index, _PENDING)
+        col.reasons[index], col.owners[index] = None, None
+        col.touch(index)
 
     def wait(self, op: After) -> None:
-        rec = self.find(op.task, "after")
-        if rec is None:
+        found = self.find(op.task, "after")
+        if found is None:
             return
+        col, index = found
+        content, status = col.contents[index], col.statuses[index]
+        assert status is not None  # found tasks are live
         if not op.after:
-            self.errors.append(f'Missing tasks for after operation on "{rec.content}"')
+            self.errors.append(f'Missing tasks for after operation on "{content}"')
             return
-        if rec.status is not _PENDING and rec.status is not _BLOCKED:
+        if status is not _PENDING and status is not _BLOCKED:
             self.errors.append(
-                f'Task "{rec.content}" is {rec.status.value}; only a pending or blocked task can wait'
+                f'Task "{content}" is {status.value}; only a pending or blocked task can wait'
             )
             return
-        if not self.may_change(rec, "after"):
+        if not self.may_change(col, index, "after"):
             return
-        old = rec.after
-        rec.after = _unique((*rec.after, *op.after))
-        if not self.check_after([rec], dict(self.by_content)):
-            rec.after = old
+        old = col.afters[index]
+        col.afters[index] = _unique((*old, *op.after))
+        if self.check_after([(col, index)], {}):
+            col.touch(index)
+        else:
+            col.afters[index] = old
 
     def note(self, op: Note) -> None:
-        rec = self.find(op.task, "note")
-        if rec is None:
+        found = self.find(op.task, "note")
+        if found is None:
             return
         text = trim_end(op.text or "")
         if not text:
-            self.errors.append("Missing text for note operation")
+            self.errors.append(texts.MISSING_TEXT)
             return
-        rec.notes = (*rec.notes, text)
+        col, index = found
+        col.notes[index] = (*(col.notes[index] or ()), text)
+        col.touch(index)
 
     def rm(self, op: Rm) -> None:
-        gone = [r for r in self.targets(op, "rm") if self.may_change(r, "rm")]
+        gone = [p for p in self.targets(op, "rm") if self.may_change(p[0], p[1], "rm")]
         if not gone:
             return
-        if any(r.status is _ACTIVE and r.owner == self.agent for r in gone):
+        if any(c.statuses[i] is _ACTIVE and c.owners[i] == self.agent for c, i in gone):
             self.released = self.agent is not None
-        ids = {id(r) for r in gone}
-        for index, (name, recs) in enumerate(self.phases):
-            self.phases[index] = (name, [r for r in recs if id(r) not in ids])
-        self._index()
-        removed = {r.content for r in gone} - set(self.by_content)
+        contents = {c.contents[i] for c, i in gone}
+        for col, index in gone:
+            col.statuses[index] = None
+            col.holes += 1
+            col.dirty = True
+            col.touched = None
+        self._reindex()
+        removed = contents - set(self.by_content)
         if not removed:
             return
-        for _, rec in self.records():
-            dropped = [c for c in rec.after if c in removed]
-            if dropped:
-                rec.after = tuple(c for c in rec.after if c not in removed)
-                self.notices.append(f'Removed {_quote(dropped)} from what "{rec.content}" comes after')
-
-    def add_items(
-        self, recs: list[_Rec], items: Sequence[TeamItem], where: str, known: dict[str, _Rec]
-    ) -> list[_Rec]:
-        """New records for ``items`` (duplicates are errors), not yet checked for ``after``."""
-        new = []
-        for item in items:
-            if item.content in known:
-                self.errors.append(f'Task "{item.content}" already exists{where}')
+        for col in self.cols:
+            if not any(col.afters):
                 continue
-            rec = _Rec(Task(item.content, _PENDING, (), None, None, _unique(item.after)))
-            known[item.content] = rec
-            recs.append(rec)
-            new.append(rec)
-        return new
+            for index in compress(count(), col.afters):
+                after = col.afters[index]
+                dropped = [c for c in after if c in removed]
+                if dropped:
+                    col.afters[index] = tuple(c for c in after if c not in removed)
+                    col.touch(index)
+                    self.notices.append(
+                        f'Removed {_quote(dropped)} from what "{col.contents[index]}" comes after'
+                    )
 
-    def check_after(self, new: Sequence[_Rec], known: dict[str, _Rec]) -> bool:
-        """Every ``after`` of the new records names a task, and no cycle forms."""
+    def add_items(self, col: TeamColumn, items: Sequence[TeamItem], new: list[Place]) -> None:
+        """New tasks for ``items`` (duplicates are errors), not yet checked for ``after``."""
+        by_content = self.by_content
+        for item in items:
+            if item.content in by_content:
+                self.errors.append(texts.already_exists(item.content))
+                continue
+            new.append((col, col.add(item.content, _unique(item.after))))
+            by_content[item.content] = col
+            self.count += 1
+
+    def check_after(self, new: Sequence[Place], graph: dict[str, tuple[str, ...]]) -> bool:
+        """Every ``after`` of the new tasks names a task, and no cycle forms."""
         ok = True
-        for rec in new:
-            missing = [c for c in rec.after if c not in known]
+        for col, index in new:
+            missing = [c for c in col.afters[index] if c not in self.by_content]
             if missing:
                 self.errors.append(
-                    f'Task "{rec.content}" comes after {_quote(missing)}, which '
+                    f'Task "{col.contents[index]}" comes after {_quote(missing)}, which '
                     f"{'is not a task' if len(missing) == 1 else 'are not tasks'}"
                 )
                 ok = False
-        if ok:
-            cycle = find_cycle({c: r.after for c, r in known.items()}, [r.content for r in new])
+        if ok and any(col.afters[index] for col, index in new):
+            cycle = find_cycle(self.graph(), [col.contents[index] for col, index in new])
             if cycle:
                 self.errors.append(f'"after" makes a cycle: {" -> ".join(_quote([c]) for c in cycle)}')
                 ok = False
         return ok
 
-    def init(self, op: TeamInit) -> None:
+    def graph(self) -> dict[str, tuple[str, ...]]:
+        """Content -> what it comes after, for the tasks that wait (the first of a content)."""
+        out: dict[str, tuple[str, ...]] = {}
+        for col in self.cols:
+            if any(col.afters):
+                for index in compress(count(), col.afters):
+                    if col.statuses[index] is not None:
+                        out.setdefault(col.contents[index], col.afters[index])
+        for content in list(out):
+            first: TeamColumn | None = self.by_content.get(content)
+            if first is not None:
+                out[content] = first.afters[first.position(content)]
+        return out
+
+    def init(self, op: TeamInit) -> None:  # type: ignore[override]
         if op.list is None:
-            self.errors.append("Missing list for init operation")
+            self.errors.append(texts.MISSING_LIST)
             return
         if self.scope is not None:
             self.errors.append(f'init: you work on phase "{self.scope}" only; append to it instead')
             return
-        held = [r for _, r in self.records() if self.held_by_other(r)]
+        held = [p for p in self.held() if self.held_by_other(*p)]
         if held and not self.privileged:
-            owners = sorted({r.owner for r in held if r.owner is not None})
+            owners = sorted({o for c, i in held if (o := c.owners[i]) is not None})
             self.errors.append(
                 f"init would replace tasks held by {_quote(owners)}: only the lead may replace the plan"
             )
             return
-        self.phases = []
-        known: dict[str, _Rec] = {}
-        new: list[_Rec] = []
+        self.cols = []
+        self.by_name, self.by_content, self.active, self.count = {}, {}, {}, 0
+        new: list[Place] = []
         for entry in op.list:
-            recs: list[_Rec] = []
-            self.phases.append((entry.phase, recs))
-            new += self.add_items(recs, entry.items, "", known)
-        self._index()
-        self.check_after(new, known)
+            col = self._new_col(entry.phase)
+            self.add_items(col, entry.items, new)
+        self.check_after(new, {})
         if self.agent is not None and self.active_of(self.agent) is None:
             self.released = False
 
-    def append(self, op: TeamAppend) -> None:
+    def held(self) -> list[Place]:
+        """The tasks in progress or blocked, in plan order."""
+        out = list(self.active)
+        for col in self.cols:
+            if _BLOCKED in col.statuses:
+                out += [(col, i) for i, s in enumerate(col.statuses) if s is _BLOCKED]
+        return self.order(out)
+
+    def _new_col(self, name: str) -> TeamColumn:
+        col = TeamColumn(name, [], [], [], [], [], [])
+        self.cols.append(col)
+        self.by_name.setdefault(name, col)
+        return col
+
+    def append(self, op: TeamAppend) -> None:  # type: ignore[override]
         if not op.phase:
-            self.errors.append("Missing phase name for append operation")
+            self.errors.append(texts.MISSING_PHASE_NAME)
             return
         if not op.items:
-            self.errors.append("Missing items for append operation")
+            self.errors.append(texts.MISSING_ITEMS)
             return
         if self.scope is not None and op.phase != self.scope:
             self.errors.append(f'Phase "{op.phase}" is not "{self.scope}", the phase you work on')
             return
-        recs = next((r for name, r in self.phases if name == op.phase), None)
-        if recs is None:
-            recs = []
-            self.phases.append((op.phase, recs))
-        known = dict(self.by_content)
-        new = self.add_items(recs, op.items, "", known)
-        self._index()
-        self.check_after(new, known)
+        col = self.by_name.get(op.phase) or self._new_col(op.phase)
+        new: list[Place] = []
+        self.add_items(col, op.items, new)
+        self.check_after(new, {})
 
     # -- the end of a batch ----------------------------------------------------------
 
     def normalize(self) -> None:
         """Restore the invariants, then let a caller that freed itself pick up work."""
-        _normalize_records(self)
-        if self.agent is not None and self.released and self.active_of(self.agent) is None:
+        self.repair()
+        agent = self.agent
+        if agent is not None and self.released and self.active_of(agent) is None:
             ready = self.next_ready()
             if ready is not None:
-                self.claim(ready)
+                self.claim(*ready)
 
-    def freeze(self) -> tuple[Phase, ...]:
-        return tuple(Phase(name, tuple(r.freeze() for r in recs)) for name, recs in self.phases)
+    def repair(self) -> None:
+        """The invariants every team plan keeps, whoever wrote it.
 
-
-def _unique(contents: Iterable[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(contents))
-
-
-def _normalize_records(plan: _Plan) -> None:
-    """The invariants every team plan keeps, whoever wrote it.
-
-    An ``in_progress`` task has an owner (else it is pending); an agent has at
-    most one (the first keeps it); a pending task has no owner; only a blocked
-    task has a reason; ``after`` names other existing tasks, each once.
-    """
-    seen: set[str] = set()
-    for _, rec in plan.records():
-        if rec.status is _ACTIVE:
-            if rec.owner is None or rec.owner in seen:
-                rec.status, rec.owner = _PENDING, None
+        An ``in_progress`` task has an owner (else it is pending); an agent has at
+        most one (the first keeps it); a pending task has no owner; only a blocked
+        task has a reason; ``after`` names other existing tasks, each once.
+        """
+        seen: set[str] = set()
+        for col, index in self.order(self.active):
+            owner = col.owners[index]
+            if owner is None or owner in seen:
+                self._set(col, index, _PENDING)
+                col.owners[index] = None
+                col.touch(index)
             else:
-                seen.add(rec.owner)
-        if rec.status is _PENDING:
-            rec.owner = None
-        if rec.status is not _BLOCKED:
-            rec.reason = None
-        if rec.after:
-            kept = tuple(c for c in dict.fromkeys(rec.after) if c != rec.content and c in plan.by_content)
-            if kept != rec.after:
-                rec.after = kept
+                seen.add(owner)
+        by_content = self.by_content
+        for col in self.cols:
+            size = len(col.contents)
+            statuses = col.statuses
+            if col.owners.count(None) != size:
+                for index in compress(count(), map(is_not, col.owners, repeat(None))):
+                    if statuses[index] is _PENDING:
+                        col.owners[index] = None
+                        col.touch(index)
+            if col.reasons.count(None) != size:
+                for index in compress(count(), map(is_not, col.reasons, repeat(None))):
+                    if statuses[index] is not _BLOCKED:
+                        col.reasons[index] = None
+                        col.touch(index)
+            if any(col.afters):
+                for index in compress(count(), col.afters):
+                    after, content = col.afters[index], col.contents[index]
+                    kept = tuple(c for c in dict.fromkeys(after) if c != content and c in by_content)
+                    if kept != after:
+                        col.afters[index] = kept
+                        col.touch(index)
+
+    def claimed(self) -> str | None:
+        """The task the caller holds, if it holds one."""
+        if self.agent is None:
+            return None
+        found = self.active_of(self.agent)
+        return found[0].contents[found[1]] if found is not None else None
+
+    def phases(self) -> tuple[Phase, ...]:
+        out = []
+        for col in self.cols:
+            if not col.dirty and col.source is not None:
+                out.append(col.source)
+                continue
+            col.compact()
+            out.append(make_phase(col.name, tuple(col.tasks_now())))
+        return tuple(out)
 
 
 def find_cycle(graph: dict[str, tuple[str, ...]], starts: Iterable[str]) -> list[str] | None:
@@ -528,43 +760,35 @@ def apply_team(
     ``phases`` is never modified.
     """
     before = tuple(phases)
-    plan = _Plan(before, agent, lead, scope)
+    work = TeamWork(before, agent, lead, scope)
     for op in ops:
-        plan.run(op)
-    if plan.errors:
-        errors = tuple(plan.errors)
-        plan = _Plan(before, agent, lead, scope)
-        _normalize_records(plan)
-        return TeamOutcome(plan.freeze(), errors, (), _claimed(plan), agent, scope)
-    plan.normalize()
-    return TeamOutcome(plan.freeze(), (), tuple(plan.notices), _claimed(plan), agent, scope)
-
-
-def _claimed(plan: _Plan) -> str | None:
-    if plan.agent is None:
-        return None
-    rec = plan.active_of(plan.agent)
-    return rec.content if rec is not None else None
+        work.run(op)
+    if work.errors:
+        errors = tuple(work.errors)
+        work = TeamWork(before, agent, lead, scope)
+        work.repair()
+        return TeamOutcome(work.phases(), errors, (), work.claimed(), agent, scope, columns=work)
+    work.normalize()
+    return TeamOutcome(
+        work.phases(), (), tuple(work.notices), work.claimed(), agent, scope, columns=work
+    )
 
 
 def normalize_team(phases: Iterable[Phase]) -> tuple[Phase, ...]:
     """The team invariants on their own (for a person's edit): see :func:`apply_team`."""
-    plan = _Plan(phases, None, None)
-    _normalize_records(plan)
-    return plan.freeze()
+    work = TeamWork(tuple(phases))
+    work.repair()
+    return work.phases()
 
 
 def ready_tasks(phases: Iterable[Phase]) -> list[tuple[str, Task]]:
     """The ready tasks in plan order, as ``(phase name, task)``."""
-    items = tuple(phases)
-    plan = _Plan(items, None, None)
-    out = []
-    for phase in items:
-        for task in phase.tasks:
-            rec = plan.by_content.get(task.content)
-            if rec is not None and plan.is_ready(rec) and task.status is _PENDING:
-                out.append((phase.name, task))
-    return out
+    work = TeamWork(tuple(phases))
+    return [
+        (col.name, col.tasks[index])  # type: ignore[index,misc]
+        for col in work.cols
+        for index in work.ready_in(col)
+    ]
 
 
 def team_problems(phases: Iterable[Phase]) -> list[str]:
