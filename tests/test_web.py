@@ -18,7 +18,7 @@ from starlette.testclient import TestClient
 
 import phasetodo
 from phasetodo.web import Board, create_app
-from phasetodo.web.edits import add_task, rename, set_status
+from phasetodo.web.edits import add_task, rename
 
 from .web_support import TOKEN, init, kinds, latest, running_board, write_from_another_process
 
@@ -401,21 +401,33 @@ class TestTeamPlans:
             if t.status is phasetodo.Status.IN_PROGRESS and t.owner is None
         ]
 
-    def test_a_board_start_leaves_no_active_task_without_owner(
+    def test_a_board_start_without_an_agent_is_refused(
         self, client: TestClient, store: phasetodo.JsonlStore
     ) -> None:
-        """A person claims nothing: a board Start on a team plan keeps the team rules."""
+        """A claim on a team plan always has an owner: a Start that names no agent changes nothing."""
         self._crew(store)
         body = {"expected_version": 2, "action": "status", "phase": 0, "task": 1, "status": "in_progress"}
         response = client.post("/api/sessions/crew/edit", json=body, headers=WRITE)
-        assert response.status_code == 200, response.text
-        phases = latest(store, "crew")
-        assert self._unowned_active(phases) == []
-        assert [(t.content, t.status.value, t.owner) for t in phases[0].tasks] == [
-            ("A", "in_progress", "w1"), ("B", "pending", None), ("C", "pending", None)
-        ]
-        assert response.json() == {"changed": False, "plan": client.get("/api/sessions/crew").json()}
+        assert response.status_code == 400, response.text
+        assert "a person does not claim tasks" in response.json()["message"]
+        assert self._unowned_active(latest(store, "crew")) == []
         assert len(kinds(store, "crew")) == 2
+
+    def test_a_board_start_claims_for_the_agent_it_names(
+        self, client: TestClient, store: phasetodo.JsonlStore
+    ) -> None:
+        """A Start that names an agent claims the task for that agent, by the team rules."""
+        self._crew(store)
+        body = {
+            "expected_version": 2, "action": "status", "phase": 0, "task": 1, "status": "in_progress",
+            "agent": "w2",
+        }
+        response = client.post("/api/sessions/crew/edit", json=body, headers=WRITE)
+        assert response.status_code == 200, response.text
+        assert [(t.content, t.status.value, t.owner) for t in latest(store, "crew")[0].tasks] == [
+            ("A", "in_progress", "w1"), ("B", "in_progress", "w2"), ("C", "pending", None)
+        ]
+        assert kinds(store, "crew")[-1] == ("user_edit", "board")
 
     def test_a_board_edit_on_a_team_plan_is_repaired_before_it_is_recorded(
         self, client: TestClient, store: phasetodo.JsonlStore
@@ -488,16 +500,17 @@ class TestEdits:
                 "name": "W",
                 "tasks": [
                     {"content": "a", "status": "in_progress", "owner": "ann"},
-                    {"content": "b", "status": "in_progress", "owner": "bob", "after": ["a"]},
                     {"content": "c", "status": "blocked", "owner": "ann", "reason": "waits for CI"},
                 ],
             }
         ]
-        out = set_status(phases, 0, 2, "in_progress")
-        assert [t["status"] for t in out[0]["tasks"]] == ["pending", "in_progress", "in_progress"]
-        assert out[0]["tasks"][1]["after"] == ["a"]
-        assert out[0]["tasks"][2]["reason"] == "waits for CI"
-        assert phases[0]["tasks"][0]["status"] == "in_progress"  # the input is not touched
+        out = rename(add_task(phases, "W", "b"), 0, 0, "a2", "a")
+        assert out[0]["tasks"] == [
+            {"content": "a2", "status": "in_progress", "owner": "ann"},
+            {"content": "c", "status": "blocked", "owner": "ann", "reason": "waits for CI"},
+            {"content": "b", "status": "pending"},
+        ]
+        assert phases[0]["tasks"][0]["content"] == "a"  # the input is not touched
 
     def test_add_and_rename_keep_names_unique(self) -> None:
         """Tasks are named by content, so neither edit may create a duplicate."""

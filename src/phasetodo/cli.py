@@ -38,6 +38,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, NoReturn, cast
 
+from . import person
 from ._core.codec import dump_phases
 from ._core.fuzzy import AmbiguousTarget, Kind, Target, TargetNotFound, resolve
 from ._core.model import Phase, Status
@@ -60,7 +61,6 @@ from .errors import (
 from .session import Session
 from .stores import PostgresStore, Store, check_session_id
 from .stores._url import default_spec, parse_store, shown
-from .tool import call
 
 __all__ = ["DEFAULT_SESSION", "DEFAULT_STORE", "DEMO_CALLS", "DEMO_SESSION", "MAX_INPUT_BYTES", "main"]
 
@@ -474,16 +474,15 @@ def _apply_ops(
     args: argparse.Namespace,
     out: IO[str],
 ) -> int:
-    """Run ops through the engine as a user edit; report changes and op errors."""
-    before, version = tuple(session.phases), session.version
-    team = _is_team(before)
+    """Run ops as a person's edit (:mod:`phasetodo.person`); report changes and op errors."""
+    before = tuple(session.phases)
+    team = person.session_is_team(session)
     try:
-        outcome = call({"ops": ops}, before, profile="team" if team else "parity")
+        outcome = person.apply_edit(session, ops, source=source, team=team)
     except InvalidParams as error:
         raise _Exit(USAGE, f"{source}: {error}\nnothing changed", error.problems) from error
     if team and outcome.errors:  # all or nothing by the team rules: report, change nothing
         raise _Exit(OP_ERRORS, f"{source}: {'; '.join(outcome.errors)}; nothing changed", outcome.errors)
-    _user_edit(session, outcome.phases, source, version)
     if not args.json:
         for problem in outcome.errors:
             sys.stderr.write(_safe(f"phasetodo: {source}: {problem}\n"))

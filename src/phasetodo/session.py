@@ -560,9 +560,8 @@ class Session:
             version = self._version + 1
             done = ops() if ops is not None else None
             event = Event(
-                version, kind, float(self._clock()), after, source, agent, done,
-                profile if done is not None else None,
-            )
+                version, kind, float(self._clock()), after, source, agent, done, profile
+            )  # the profile even without ops: it tells a team plan's writes from others
             self._log.append(event)
         # Only once the lock is released is the event committed (SQLite commits then):
         # a failed commit raised above and left this view on the saved state.

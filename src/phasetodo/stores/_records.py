@@ -129,8 +129,11 @@ def encode(event: Event, before: tuple[Phase, ...], *, checkpoint: bool) -> dict
             edit = diff(before, event.phases, same=True)
             if len(dumps(edit)) <= len(dumps(out["ops"])) + EDIT_SLACK:
                 out["edit"] = edit
-    elif not checkpoint:
-        out["edit"] = diff(before, event.phases)
+    else:
+        if event.profile is not None:  # what ran the call, for the record; replay needs no profile
+            out["profile"] = event.profile
+        if not checkpoint:
+            out["edit"] = diff(before, event.phases)
     if checkpoint:
         out["phases"] = dump_phases(event.phases)
     return out
@@ -186,7 +189,7 @@ def decode(data: object, before: tuple[Phase, ...] | None) -> Event:
         raise ValueError("event: has neither phases, ops nor edit")
     return Event(
         version, kind, float(time), phases, data.get("source"), data.get("agent"),
-        tuple(ops) if ops is not None else None, profile if ops is not None else None,
+        tuple(ops) if ops is not None else None, profile,
     )
 
 

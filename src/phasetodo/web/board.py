@@ -17,6 +17,7 @@ from typing import Any
 
 import phasetodo
 
+from .. import person
 from . import edits
 
 __all__ = ["Board"]
@@ -155,13 +156,12 @@ class Board:
         return ([owner] if owner else []) + sorted(names)
 
     def _is_team(self, entry: _Entry, latest: phasetodo.Event | None) -> bool:
-        """Whether the session is a team plan, as the command decides for a person's edit:
-        a write in its log ran the team profile, or its tasks carry team fields."""
+        """:func:`phasetodo.person.is_team_plan`, with the log's profiles scanned incrementally."""
         self._agents(entry, latest)  # the same incremental scan notes the profiles
         with entry.lock:
             if entry.team:
                 return True
-        return latest is not None and any(t.has_team_fields for p in latest.phases for t in p.tasks)
+        return latest is not None and person.is_team_plan(latest.phases)
 
     def summary(self, session_id: str) -> dict[str, Any]:
         """One session for the sessions page: progress, agents, last change."""
@@ -293,8 +293,8 @@ class Board:
             raise ValueError("expected_version: must be the version the page showed (an integer >= 0)")
         action = body.get("action")
         make = _ACTIONS.get(action) if isinstance(action, str) else None
-        if make is None:
-            raise ValueError(f"action: must be one of {', '.join(_ACTIONS)}")
+        if make is None and action != "status":
+            raise ValueError(f"action: must be one of {', '.join(['status', *_ACTIONS])}")
         with self._use(session_id) as entry:  # unknown ids fail here: Session.open would create them
             profile = "team" if self._is_team(entry, self._latest(entry)) else "parity"
             session = phasetodo.Session.open(
@@ -303,7 +303,11 @@ class Board:
         with session:
             if session.version != expected:
                 raise phasetodo.VersionConflict(session_id, expected, session.version)
+            if action == "status":  # a person's status change: the same path as the command's
+                changed = _person_status(session, profile == "team", body)
+                return {"changed": changed, "plan": self.plan(session_id)}
             current = phasetodo.dump_phases(session.phases)
+            assert make is not None
             new = make(self, session_id, current, body)
             repair = session.profile.repair
             if repair is not None:  # what Session.user_edit will record, to compare with
@@ -325,10 +329,23 @@ class Board:
 _Make = Callable[[Board, str, list[dict[str, Any]], Mapping[str, Any]], list[dict[str, Any]]]
 
 
-def _status(board: Board, sid: str, current: list[dict[str, Any]], body: Mapping[str, Any]) -> Any:
-    return edits.set_status(
-        current, body.get("phase"), body.get("task"), body.get("status"), body.get("content")
-    )
+def _person_status(session: phasetodo.Session, team: bool, body: Mapping[str, Any]) -> bool:
+    """Give the task the page showed at ``phase``/``task`` the status ``status`` through
+    :mod:`phasetodo.person`; whether a ``user_edit`` was recorded. A refused edit raises
+    ``ValueError`` naming the field; on a team plan a start names the ``agent`` it claims for."""
+    current = phasetodo.dump_phases(session.phases)
+    found = edits.task_at(current, body.get("phase"), body.get("task"), body.get("content"))
+    status, agent = body.get("status"), body.get("agent")
+    if agent is not None and (not isinstance(agent, str) or not agent.strip()):
+        raise ValueError("agent: must be the name of the agent who claims the task")
+    if status == "pending":
+        outcome = person.reset_to_pending(session, found["content"], source="board")
+    else:
+        ops = person.status_ops(str(status) if isinstance(status, str) else "", found["content"])
+        outcome = person.apply_edit(session, ops, source="board", team=team, agent=agent)
+    if outcome.errors and not outcome.changed:
+        raise ValueError("status: " + "; ".join(outcome.errors))
+    return outcome.changed
 
 
 def _add(board: Board, sid: str, current: list[dict[str, Any]], body: Mapping[str, Any]) -> Any:
@@ -360,7 +377,6 @@ def _restore(board: Board, sid: str, current: list[dict[str, Any]], body: Mappin
 
 
 _ACTIONS: dict[str, _Make] = {
-    "status": _status,
     "add": _add,
     "rename": _rename,
     "markdown": _markdown,

@@ -1,7 +1,8 @@
-"""The changes a person makes on the board, as pure functions on JSON-ready phases.
+"""The board's list edits (add, rename), as pure functions on JSON-ready phases.
 
 Each takes the newest ``details.phases``-style list and returns a new one; the
-board records the result as one ``user_edit`` event. They work on dicts, not
+board records the result as one ``user_edit`` event. Status changes are not
+here: they go through :mod:`phasetodo.person`, as the command's do. They work on dicts, not
 on values, so keys they do not know (a team plan's ``owner``, ``reason``,
 ``after``) pass through untouched. A refused edit raises ``ValueError`` whose
 message names the field, and nothing is recorded.
@@ -13,7 +14,7 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["STATUSES", "add_task", "rename", "set_status"]
+__all__ = ["STATUSES", "add_task", "rename", "task_at"]
 
 #: The statuses a person can give a task from the board.
 STATUSES = ("pending", "in_progress", "completed", "abandoned")
@@ -41,7 +42,7 @@ def _name(value: object, field: str) -> str:
     return value.strip()
 
 
-def _task(phases: Phases, phase: object, task: object, content: object) -> dict[str, Any]:
+def task_at(phases: Phases, phase: object, task: object, content: object) -> dict[str, Any]:
     """The task at ``(phase, task)``, checked against the content the page showed."""
     p = _index(phase, len(phases), "phase")
     tasks = phases[p].get("tasks", [])
@@ -54,28 +55,6 @@ def _task(phases: Phases, phase: object, task: object, content: object) -> dict[
 
 def _contents(phases: Phases) -> set[str]:
     return {task.get("content") for phase in phases for task in phase.get("tasks", [])}
-
-
-def set_status(
-    phases: Sequence[Mapping[str, Any]], phase: object, task: object, status: object, content: object = None
-) -> Phases:
-    """Give one task a status. Starting a task sets the other active task(s) of
-    the same owner back to pending, as the ``start`` op does: one active task
-    (per agent, on a team plan)."""
-    if status not in STATUSES:
-        raise ValueError(f"status: must be one of {', '.join(STATUSES)}")
-    out = _copy(phases)
-    target = _task(out, phase, task, content)
-    if status == "in_progress":
-        for other in (t for p in out for t in p.get("tasks", [])):
-            if (
-                other is not target
-                and other.get("status") == "in_progress"
-                and other.get("owner") == target.get("owner")
-            ):
-                other["status"] = "pending"
-    target["status"] = status
-    return out
 
 
 def add_task(phases: Sequence[Mapping[str, Any]], phase: object, content: object) -> Phases:
@@ -115,7 +94,7 @@ def rename(
             raise ValueError(f"name: there is already a phase named {text!r}")
         out[p]["name"] = text
         return out
-    target = _task(out, phase, task, old)
+    target = task_at(out, phase, task, old)
     if text != target.get("content") and text in _contents(out):
         raise ValueError(f"name: the list already has a task named {text!r}; tasks are named by content")
     target["content"] = text

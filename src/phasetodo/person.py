@@ -1,0 +1,108 @@
+"""A person's edits of a plan, with one meaning in the command, on the board and in the library.
+
+Done, Drop, Start, Block and Unblock are the engine's own ops, run with the plan's
+profile and recorded as one ``user_edit``: Done on the active task starts the next
+one, as the model's ``done`` does. On a team plan the batch is all or nothing, and a
+start claims the task for the agent named; the team engine refuses one that names
+none, so a claim always has an owner. Putting a task back to pending, which no op
+does, is the one direct change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from ._core.model import Phase, Status
+from .session import Session
+from .tool import call
+
+__all__ = ["EditOutcome", "apply_edit", "is_team_plan", "reset_to_pending", "status_ops"]
+
+#: The op that gives a task each status a person can choose (pending has none).
+_STATUS_OPS = {"completed": "done", "abandoned": "drop", "in_progress": "start", "blocked": "block"}
+
+
+@attrs.frozen
+class EditOutcome:
+    """What a person's edit did: the list after it, the op errors, whether a ``user_edit`` was recorded."""
+
+    phases: tuple[Phase, ...]
+    errors: tuple[str, ...] = ()
+    changed: bool = False
+
+
+def is_team_plan(phases: Iterable[Phase], profiles: Iterable[str | None] = ()) -> bool:
+    """Whether a plan follows the team rules: a write in its log ran the team profile
+    (``profiles``: each event's), or one of its tasks carries an owner, reason or ``after``."""
+    return "team" in profiles or any(t.has_team_fields for p in phases for t in p.tasks)
+
+
+def session_is_team(session: Session) -> bool:
+    """:func:`is_team_plan` of a session's list and log."""
+    return session.profile.name == "team" or is_team_plan(
+        session.phases, (event.profile for event in session.events())
+    )
+
+
+def status_ops(status: str, task: str, reason: str | None = None) -> list[dict[str, Any]]:
+    """The ops that give the task named ``task`` the status ``status`` (not ``pending``)."""
+    name = _STATUS_OPS.get(status)
+    if name is None:
+        raise ValueError(f"status: must be one of {', '.join([*_STATUS_OPS, 'pending'])}")
+    op: dict[str, Any] = {"op": name, "task": task}
+    if name == "block":
+        op["reason"] = reason or "blocked by a person"
+    return [op]
+
+
+def apply_edit(
+    session: Session,
+    ops: Sequence[Mapping[str, Any]],
+    *,
+    source: str,
+    team: bool | None = None,
+    agent: str | None = None,
+) -> EditOutcome:
+    """Run ``ops`` as a person's edit of ``session`` and record the result as one ``user_edit``.
+
+    ``team`` says whether the plan follows the team rules (``None``: decide by
+    :func:`session_is_team`); ``agent`` is the agent a person claims a task for. Raises
+    :class:`~phasetodo.InvalidParams` for ops that break the schema; nothing is
+    recorded then, nor on a team plan when any op fails (the errors say why).
+    """
+    before, version = tuple(session.phases), session.version
+    team = session_is_team(session) if team is None else team
+    outcome = call({"ops": list(ops)}, before, profile="team" if team else "parity", agent=agent)
+    if team and outcome.errors:
+        return EditOutcome(before, tuple(outcome.errors))
+    return _record(session, outcome.phases, source, version, tuple(outcome.errors))
+
+
+def reset_to_pending(session: Session, task: str, *, source: str) -> EditOutcome:
+    """Put the first task named ``task`` back to pending (and unowned), as one ``user_edit``."""
+    before, version = tuple(session.phases), session.version
+    after = []
+    done = False
+    for phase in before:
+        tasks = list(phase.tasks)
+        for i, found in enumerate(tasks):
+            if not done and found.content == task:
+                tasks[i] = attrs.evolve(found, status=Status.PENDING, owner=None, reason=None)
+                done = True
+        after.append(attrs.evolve(phase, tasks=tuple(tasks)))
+    if not done:
+        return EditOutcome(before, (f'Task "{task}" not found',))
+    return _record(session, tuple(after), source, version, ())
+
+
+def _record(
+    session: Session, phases: tuple[Phase, ...], source: str, version: int, errors: tuple[str, ...]
+) -> EditOutcome:
+    """Record ``phases`` as a user edit unless they equal the stored list."""
+    if phases == tuple(session.phases):
+        return EditOutcome(phases, errors)
+    session.user_edit(phases, source=source, expected_version=version)
+    return EditOutcome(tuple(session.phases), errors, changed=True)
