@@ -12,16 +12,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .._core.codec import dump_phases
 from .._core.engine import Outcome
 from .._core.model import Phase
 from ..errors import InvalidPhases
 from .registry import CallContext, Profile
 from .result import Storage, ToolResult
-from .team_engine import TeamOutcome, apply_team, normalize_team, ready_tasks, team_problems
+from .team_engine import TeamOutcome, TeamWork, apply_team, normalize_team, team_problems
 from .team_ops import TeamOp
 from .team_schema import TEAM_PARAMS_SCHEMA, parse_team_params
-from .team_summary import format_team_summary
+from .team_summary import TeamView, format_team_summary, team_view
 
 __all__ = [
     "TEAM",
@@ -70,10 +69,18 @@ Examples:
 """  # noqa: E501 - one JSON example per line
 
 
+def _view(outcome: Outcome, agent: str | None, scope: str | None, *, plan: bool = True) -> TeamView:
+    """The caller's view of a team outcome, from the working copy it was frozen from."""
+    work = outcome.columns
+    if not isinstance(work, TeamWork):
+        work = TeamWork(outcome.phases)
+    notices = outcome.notices if isinstance(outcome, TeamOutcome) else ()
+    return team_view(work, agent, outcome.errors, notices, scope, plan=plan)
+
+
 def team_text(outcome: Outcome, agent: str | None, scope: str | None = None) -> str:
     """The summary text of a team outcome for ``agent`` (only phase ``scope``, if given)."""
-    notices = outcome.notices if isinstance(outcome, TeamOutcome) else ()
-    return format_team_summary(outcome.phases, agent, outcome.errors, notices, scope)
+    return _view(outcome, agent, scope).text
 
 
 def team_details(
@@ -82,16 +89,20 @@ def team_details(
     """``details`` of a team result: phases and storage, plus the profile, the
     agent, its task, the ready tasks and, on error, the errors. With ``scope``
     the phases and ready tasks are those of that phase only (and ``scope`` says so)."""
+    return _details(outcome, _view(outcome, agent, scope, plan=False), storage, agent, scope)
+
+
+def _details(
+    outcome: Outcome, view: TeamView, storage: str, agent: str | None, scope: str | None
+) -> dict[str, Any]:
     claimed = outcome.claimed if isinstance(outcome, TeamOutcome) else None
-    ready = [t.content for p, t in ready_tasks(outcome.phases) if scope is None or p == scope]
-    shown = [p for p in outcome.phases if scope is None or p.name == scope]
     details: dict[str, Any] = {
-        "phases": dump_phases(shown),
+        "phases": view.dumped,
         "storage": storage,
         "profile": "team",
         "agent": agent,
         "task": claimed,
-        "ready": ready,
+        "ready": view.ready,
     }
     if scope is not None:
         details["scope"] = scope
@@ -122,9 +133,10 @@ def team_result(
     outcome: Outcome, storage: str, agent: str | None, scope: str | None = None
 ) -> dict[str, Any]:
     """A team outcome as the JSON tool result (``isError`` always present)."""
+    view = _view(outcome, agent, scope)
     result: Mapping[str, Any] = {
-        "content": [{"type": "text", "text": team_text(outcome, agent, scope)}],
-        "details": team_details(outcome, storage, agent, scope),
+        "content": [{"type": "text", "text": view.text}],
+        "details": _details(outcome, view, storage, agent, scope),
         "isError": bool(outcome.errors),
     }
     return dict(result)
@@ -138,9 +150,10 @@ def team_report(outcome: Outcome, storage: Storage) -> ToolResult:
     """
     agent = outcome.agent if isinstance(outcome, TeamOutcome) else None
     scope = outcome.scope if isinstance(outcome, TeamOutcome) else None
+    view = _view(outcome, agent, scope)
     return ToolResult(
-        team_text(outcome, agent, scope),
-        team_details(outcome, storage, agent, scope),
+        view.text,
+        _details(outcome, view, storage, agent, scope),
         is_error=bool(outcome.errors),
         phases=outcome.phases,
         errors=outcome.errors,

@@ -7,29 +7,220 @@ on what, what is blocked and why, what waits for what, and then the plan.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress, count, repeat
+from operator import is_, is_not
+from typing import Any
 
-from .._core.model import Phase, Status, Task
-from .._views.summary import SYMBOLS
-from .team_engine import ready_tasks
+from .._core import native
+from .._core.model import Phase, Status
+from .._views.summary import PREFIXES, SYMBOLS
+from .team_engine import Place, TeamColumn, TeamWork
 
-__all__ = ["format_team_head", "format_team_summary"]
+__all__ = ["TeamView", "format_team_head", "format_team_summary", "team_view"]
 
 #: How many ready tasks the head lists before "and N more" (the plan shows them all).
 READY_SHOWN = 10
 
+_PENDING, _ACTIVE, _BLOCKED = Status.PENDING, Status.IN_PROGRESS, Status.BLOCKED
+_CLOSED = (Status.COMPLETED, Status.ABANDONED)
+_WIRE = {s: s.value for s in Status}
 
-def _task_line(task: Task) -> str:
-    line = f"    {SYMBOLS[task.status]} {task.content}"
-    if task.owner is not None:
-        line += f" [{task.owner}]"
-    if task.status is Status.BLOCKED and task.reason:
-        line += f" — blocked: {task.reason}"
-    if task.after:
-        line += f" (after: {', '.join(task.after)})"
-    if task.notes:
-        count = len(task.notes)
-        line += f" (+{count} note{'' if count == 1 else 's'})"
+
+def _task_line(col: TeamColumn, index: int) -> str:
+    status = col.statuses[index]
+    assert status is not None
+    line = f"    {SYMBOLS[status]} {col.contents[index]}"
+    owner, reason, after, notes = col.owners[index], col.reasons[index], col.afters[index], col.notes[index]
+    if owner is not None:
+        line += f" [{owner}]"
+    if status is _BLOCKED and reason:
+        line += f" — blocked: {reason}"
+    if after:
+        line += f" (after: {', '.join(after)})"
+    if notes:
+        size = len(notes)
+        line += f" (+{size} note{'' if size == 1 else 's'})"
     return line
+
+
+def _task_json(col: TeamColumn, index: int) -> dict[str, Any]:
+    """A task as ``details.phases`` holds it (see ``dump_task``)."""
+    out: dict[str, Any] = {"content": col.contents[index], "status": _WIRE[col.statuses[index]]}  # type: ignore[index]
+    if col.notes[index]:
+        out["notes"] = list(col.notes[index])
+    if col.owners[index] is not None:
+        out["owner"] = col.owners[index]
+    if col.reasons[index] is not None:
+        out["reason"] = col.reasons[index]
+    if col.afters[index]:
+        out["after"] = list(col.afters[index])
+    return out
+
+
+class _Shown:
+    """A column as ``native.parts`` reads it, with the team's own tasks made plain."""
+
+    __slots__ = ("contents", "name", "notes", "statuses")
+
+    def __init__(self, col: TeamColumn, special: list[int]) -> None:
+        self.name, self.contents = col.name, col.contents
+        self.statuses, self.notes = list(col.statuses), list(col.notes)
+        for index in special:  # their lines and dicts are written here, not by parts
+            self.statuses[index], self.notes[index] = _PENDING, None
+
+
+def _special(col: TeamColumn) -> list[int]:
+    """Positions whose summary line or ``details`` entry a plain column would get wrong."""
+    found: set[int] = set()
+    size = len(col.contents)
+    if col.owners.count(None) != size:
+        found.update(compress(count(), map(is_not, col.owners, repeat(None))))
+    if col.reasons.count(None) != size:
+        found.update(compress(count(), map(is_not, col.reasons, repeat(None))))
+    if any(col.afters):
+        found.update(compress(count(), col.afters))
+    if _BLOCKED in col.statuses:
+        found.update(compress(count(), map(is_, col.statuses, repeat(_BLOCKED))))
+    if _ACTIVE in col.statuses:
+        found.update(i for i in compress(count(), map(is_, col.statuses, repeat(_ACTIVE))) if col.notes[i])
+    return sorted(found)
+
+
+def _plan(cols: Sequence[TeamColumn]) -> tuple[list[str], list[dict[str, Any]]]:
+    """The plan's lines (a phase's name, then a line per task) and ``details.phases``.
+
+    The plain tasks go through ``native.parts`` (the reference's tree line is the
+    team's line for a task with no owner, reason, ``after``, block or active notes);
+    the others are written here.
+    """
+    specials = [_special(col) for col in cols]
+    shown = [_Shown(col, sp) if sp else col for col, sp in zip(cols, specials, strict=True)]
+    tree, _, _, dumped, _ = native.parts(shown, PREFIXES)
+    lines = tree.split("\n") if cols else []
+    plain = len(lines) == sum(1 + len(col.contents) for col in cols)
+    if not plain:  # a newline in a content or a name: every line written here
+        lines = []
+        for col in cols:
+            lines.append(f"  {col.name}:")
+            lines += [_task_line(col, i) for i in range(len(col.contents))]
+    at = 0
+    for col, sp, phase in zip(cols, specials, dumped, strict=True):
+        tasks = phase["tasks"]
+        for index in sp:
+            if plain:
+                lines[at + 1 + index] = _task_line(col, index)
+            tasks[index] = _task_json(col, index)
+        at += 1 + len(col.contents)
+    return lines, dumped
+
+
+class TeamView:
+    """What one caller reads back from a team plan: the summary and the JSON details' parts."""
+
+    __slots__ = ("dumped", "ready", "text")
+
+    def __init__(self, text: str, dumped: list[dict[str, Any]], ready: list[str]) -> None:
+        self.text = text
+        self.dumped = dumped
+        self.ready = ready
+
+
+def team_view(
+    work: TeamWork,
+    agent: str | None,
+    errors: Sequence[str] = (),
+    notices: Sequence[str] = (),
+    scope: str | None = None,
+    *,
+    plan: bool = True,
+    dump: bool = True,
+) -> TeamView:
+    """The summary for ``agent`` (``None``: a person's view of the whole team), the shown
+    phases as ``details.phases`` (with ``dump``) and the ready tasks' contents.
+
+    With ``scope`` (a phase name) only that phase is shown, as a scoped
+    handle's caller sees the plan.
+    """
+    cols = [c for c in work.cols if scope is None or c.name == scope]
+    lines: list[str] = []
+    dumped: list[dict[str, Any]] = []
+    if plan or dump:
+        lines, dumped = _plan(cols)
+    ready: list[tuple[str, str]] = [
+        (col.name, col.contents[i]) for col in cols for i in work.ready_in(col)
+    ]
+    contents = [c for _, c in ready]
+    out: list[str] = []
+    if errors:
+        out.append("Errors — nothing was applied, the plan is unchanged:")
+        out += [f"- {e}" for e in errors]
+        out.append("")
+    out += notices
+    total = sum(len(col.contents) for col in cols)
+    if not total:
+        out.append("The plan is empty.")
+        return TeamView("\n".join(out), dumped, contents)
+    if scope is not None:
+        out.append(f'Phase "{scope}" is yours to work; the rest of the plan is not shown.')
+    ids = {id(col) for col in cols}
+    mine: Place | None = None
+    working: list[Place] = []
+    for col, index in work.order(p for p in work.active if id(p[0]) in ids):
+        if agent is not None and mine is None and col.owners[index] == agent:
+            mine = (col, index)
+        else:
+            working.append((col, index))
+    blocked: list[Place] = []
+    waiting: list[tuple[Place, list[str]]] = []
+    closed = 0
+    for col in cols:
+        statuses = col.statuses
+        closed += statuses.count(_CLOSED[0]) + statuses.count(_CLOSED[1])
+        if _BLOCKED in statuses:
+            blocked += [(col, i) for i in compress(count(), map(is_, statuses, repeat(_BLOCKED)))]
+        if any(col.afters):
+            for index in compress(count(), col.afters):
+                if statuses[index] is _PENDING:
+                    waits = work.waits_for(col.afters[index])
+                    if waits:
+                        waiting.append(((col, index), waits))
+    if agent is not None:
+        if mine is not None:
+            col, index = mine
+            out.append(f'You ({agent}) are on "{col.contents[index]}" ({col.name}).')
+            for number, note in enumerate(col.notes[index] or ()):
+                if number:
+                    out.append("    ---")
+                out.extend(f"    {line}" for line in note.split("\n"))
+        elif ready:
+            out.append(f"You ({agent}) have no task: start {{}} claims the next ready one.")
+        else:
+            out.append(f"You ({agent}) have no task, and none is ready.")
+    if ready:
+        shown = ", ".join(f'"{c}" ({p})' for p, c in ready[:READY_SHOWN])
+        more = f", and {len(ready) - READY_SHOWN} more" if len(ready) > READY_SHOWN else ""
+        out.append(f"Ready ({len(ready)}): {shown}{more}")
+    else:
+        out.append("Ready: none.")
+    if working:
+        out.append("On it:")
+        out += [
+            f'  {col.owners[i] or "?"} → "{col.contents[i]}" ({col.name})' for col, i in working
+        ]
+    if blocked:
+        out.append(f"Blocked ({len(blocked)}):")
+        for col, i in blocked:
+            by = f" [{col.owners[i]}]" if col.owners[i] else ""
+            out.append(f'  ⊘ "{col.contents[i]}" ({col.name}) — {col.reasons[i] or "no reason given"}{by}')
+    if waiting:
+        out.append(f"Waiting ({len(waiting)}):")
+        for (col, i), waits in waiting:
+            names = ", ".join(f'"{c}"' for c in waits)
+            out.append(f'  "{col.contents[i]}" ({col.name}) after {names}')
+    if plan:
+        out.append(f"Plan ({closed}/{total} closed):")
+        out += lines
+    return TeamView("\n".join(out), dumped, contents)
 
 
 def format_team_summary(
@@ -41,83 +232,9 @@ def format_team_summary(
     *,
     plan: bool = True,
 ) -> str:
-    """The summary for ``agent`` (``None``: a person's view of the whole team).
-
-    With ``scope`` (a phase name) only that phase is shown, as a scoped
-    handle's caller sees the plan.
-    """
-    out: list[str] = []
-    if errors:
-        out.append("Errors — nothing was applied, the plan is unchanged:")
-        out += [f"- {e}" for e in errors]
-        out.append("")
-    out += notices
-    if not any(p.tasks for p in phases if scope is None or p.name == scope):
-        out.append("The plan is empty.")
-        return "\n".join(out)
-    mine: tuple[str, Task] | None = None
-    working: list[tuple[str, str, Task]] = []
-    blocked: list[tuple[str, Task]] = []
-    waiting: list[tuple[str, Task]] = []
-    closed = total = 0
-    status_of = {t.content: t.status for p in phases for t in p.tasks}
-    ready = [(p, t) for p, t in ready_tasks(phases) if scope is None or p == scope]
-    if scope is not None:
-        phases = [p for p in phases if p.name == scope]
-        out.append(f'Phase "{scope}" is yours to work; the rest of the plan is not shown.')
-    for phase in phases:
-        for task in phase.tasks:
-            total += 1
-            closed += task.status.is_closed
-            if task.status is Status.IN_PROGRESS:
-                if agent is not None and task.owner == agent and mine is None:
-                    mine = (phase.name, task)
-                else:
-                    working.append((task.owner or "?", phase.name, task))
-            elif task.status is Status.BLOCKED:
-                blocked.append((phase.name, task))
-            elif task.status is Status.PENDING and any(
-                not status_of.get(c, Status.COMPLETED).is_closed for c in task.after
-            ):
-                waiting.append((phase.name, task))
-    if agent is not None:
-        if mine is not None:
-            out.append(f'You ({agent}) are on "{mine[1].content}" ({mine[0]}).')
-            for index, note in enumerate(mine[1].notes):
-                if index:
-                    out.append("    ---")
-                out.extend(f"    {line}" for line in note.split("\n"))
-        elif ready:
-            out.append(f"You ({agent}) have no task: start {{}} claims the next ready one.")
-        else:
-            out.append(f"You ({agent}) have no task, and none is ready.")
-    if ready:
-        shown = ", ".join(f'"{t.content}" ({p})' for p, t in ready[:READY_SHOWN])
-        more = f", and {len(ready) - READY_SHOWN} more" if len(ready) > READY_SHOWN else ""
-        out.append(f"Ready ({len(ready)}): {shown}{more}")
-    else:
-        out.append("Ready: none.")
-    if working:
-        out.append("On it:")
-        out += [f'  {who} → "{t.content}" ({p})' for who, p, t in working]
-    if blocked:
-        out.append(f"Blocked ({len(blocked)}):")
-        for p, t in blocked:
-            by = f" [{t.owner}]" if t.owner else ""
-            out.append(f'  ⊘ "{t.content}" ({p}) — {t.reason or "no reason given"}{by}')
-    if waiting:
-        out.append(f"Waiting ({len(waiting)}):")
-        for p, t in waiting:
-            open_ = [c for c in t.after if not status_of.get(c, Status.COMPLETED).is_closed]
-            names = ", ".join(f'"{c}"' for c in open_)
-            out.append(f'  "{t.content}" ({p}) after {names}')
-    if not plan:
-        return "\n".join(out)
-    out.append(f"Plan ({closed}/{total} closed):")
-    for phase in phases:
-        out.append(f"  {phase.name}:")
-        out += [_task_line(t) for t in phase.tasks]
-    return "\n".join(out)
+    """The summary for ``agent`` of a plan held as values (see :func:`team_view`)."""
+    work = TeamWork(tuple(phases))
+    return team_view(work, agent, errors, notices, scope, plan=plan, dump=False).text
 
 
 def format_team_head(phases: Sequence[Phase], agent: str | None = None) -> str:

@@ -5,14 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .._core import texts
-from .._core.model import Phase, Status, Task
+from .._core.model import REFERENCE_STATUSES, Phase, Status, Task
 from .status import LOOKS
 
-__all__ = ["SYMBOLS", "format_summary"]
+__all__ = ["PREFIXES", "SYMBOLS", "format_summary"]
 
 #: The mark the summary puts before a task of each status.
 SYMBOLS = {status: look.symbol for status, look in LOOKS.items()}
 _PREFIX = {status: f"    {symbol} " for status, symbol in SYMBOLS.items()}
+#: The summary's line prefixes in ``REFERENCE_STATUSES`` order, as ``native.parts`` takes them.
+PREFIXES: tuple[str, str, str, str] = tuple(_PREFIX[s] for s in REFERENCE_STATUSES)  # type: ignore[assignment]
 _OPEN = frozenset(status for status in Status if status.is_open)
 _WIRE = {status: status.value for status in Status}
 
