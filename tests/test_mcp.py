@@ -213,6 +213,8 @@ class TestRawProtocol:
             assert json.loads(process.stdout.readline())["result"]["serverInfo"]["name"] == "phasetodo"
             send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
             send("this is not JSON")
+            parse_error = json.loads(process.stdout.readline())
+            assert (parse_error["id"], parse_error["error"]["code"]) == (None, -32700)
             assert call(2, "not an object")["error"]["code"] == -32602
             rejected = call(3, {"ops": [{"op": "pending"}]})["result"]
             assert rejected["isError"] is True

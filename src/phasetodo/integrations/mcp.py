@@ -5,7 +5,9 @@ parameter schema as input schema and the details schema as output schema,
 so a client can check the structured content of every result. Two tools:
 ``todo_write`` and the read-only ``todo_read``. Bad arguments come back as
 an ``isError`` result listing the problems and naming the tool called;
-nothing a client sends as tool arguments ends the server.
+nothing a client sends as tool arguments ends the server. Every request gets
+an answer: a line the SDK cannot read (not JSON, a batch, a float id, a lone
+surrogate, deep nesting) is answered with a JSON-RPC error by ``_mcp_lines``.
 
 The work in flight is bounded: calls run one at a time, each reply is handed
 to the transport before the next call starts, at most ``max_queued`` calls
@@ -23,6 +25,8 @@ Run it with ``phasetodo mcp`` or ``python -m phasetodo.integrations.mcp``.
 from __future__ import annotations
 
 import functools
+import io
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -32,6 +36,9 @@ try:
     from mcp.server.lowlevel import Server
     from mcp.server.stdio import stdio_server
     from mcp.shared.exceptions import MCPError
+    from mcp.shared.message import SessionMessage
+
+    from ._mcp_lines import relay
 except ModuleNotFoundError as error:  # pragma: no cover - depends on the environment
     raise ModuleNotFoundError(
         "phasetodo.integrations.mcp needs the mcp package: pip install 'phasetodo[mcp]'",
@@ -367,9 +374,16 @@ async def serve_stdio(
         session, profile=profile, limits=limits, agent=agent,
         max_queued=max_queued, max_reply=max_reply, gate=gate,
     )
-    async with stdio_server() as (read_stream, write_stream):
+    # The SDK writes stdout (keeping stray prints off the wire); _mcp_lines reads stdin, so that
+    # each line it cannot pass on is answered instead of dropped.
+    async with stdio_server(stdin=anyio.wrap_file(io.StringIO())) as (unused, write_stream):
+        await unused.aclose()
+        sender, receiver = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         writes: Any = _GatedWrites(write_stream, gate)
-        await server.run(read_stream, writes, server.create_initialization_options())
+        async with anyio.create_task_group() as group:
+            group.start_soon(relay, anyio.wrap_file(sys.stdin.buffer), sender, write_stream)
+            await server.run(receiver, writes, server.create_initialization_options())
+            group.cancel_scope.cancel()
 
 
 def serve(
