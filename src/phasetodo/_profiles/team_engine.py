@@ -31,7 +31,7 @@ plan as a parity call does, and pays what its ops touch.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from itertools import chain, compress, count, repeat
+from itertools import compress, count, repeat
 from operator import attrgetter, is_, is_not
 
 import attrs
@@ -179,17 +179,33 @@ class TeamColumn(Column):
 
 
 def team_columns(phases: Sequence[Phase]) -> list[TeamColumn]:
-    """``Phase`` values as team columns, each field read by one ``map`` over every task."""
-    groups = list(map(_tasks, phases))
-    tasks = list(chain.from_iterable(groups))
-    fields = [list(map(get, tasks)) for get in (_content, _status, _notes, _owner, _reason, _after)]
+    """``Phase`` values as team columns.
+
+    A phase without a team plan's fields (most, in a plan with few owners) is read by
+    ``native.value_rows``, as a parity list is; the others field by field.
+    """
     out = []
-    start = 0
-    for phase, group in zip(phases, groups, strict=True):
-        end = start + len(group)
-        c, s, n, o, r, a = (f[start:end] for f in fields)
-        out.append(TeamColumn(phase.name, c, s, n, o, r, a, phase))
-        start = end
+    for phase in phases:
+        try:
+            ((name, contents, statuses, notes),) = native.value_rows((phase,))
+        except TypeError:  # an owner, a reason, an ``after`` or a blocked task
+            tasks = phase.tasks
+            out.append(
+                TeamColumn(
+                    phase.name,
+                    [t.content for t in tasks],
+                    [t.status for t in tasks],
+                    [t.notes for t in tasks],
+                    [t.owner for t in tasks],
+                    [t.reason for t in tasks],
+                    [t.after for t in tasks],
+                    phase,
+                )
+            )
+            continue
+        size = len(contents)
+        none: list[str | None] = [None] * size
+        out.append(TeamColumn(name, contents, statuses, notes, none, none[:], [()] * size, phase))
     return out
 
 
@@ -276,10 +292,11 @@ class TeamWork(Columns):
             and not self.waits_for(col.afters[index])
         )
 
-    def ready_in(self, col: TeamColumn) -> list[int]:
-        """The ready tasks of ``col``, by position: pending, unowned, waiting for nothing open."""
+    def ready_mask(self, col: TeamColumn) -> list[bool] | None:
+        """Which tasks of ``col`` are ready (pending, unowned, waiting for nothing open);
+        ``None`` when none is pending."""
         if _PENDING not in col.statuses:
-            return []
+            return None
         mask = list(map(is_, col.statuses, repeat(_PENDING)))
         if col.owners.count(None) != len(mask):
             for index in compress(count(), map(is_not, col.owners, repeat(None))):
@@ -288,7 +305,12 @@ class TeamWork(Columns):
             for index in compress(count(), col.afters):
                 if mask[index] and self.waits_for(col.afters[index]):
                     mask[index] = False
-        return list(compress(count(), mask))
+        return mask
+
+    def ready_in(self, col: TeamColumn) -> list[int]:
+        """The ready tasks of ``col``, by position."""
+        mask = self.ready_mask(col)
+        return [] if mask is None else list(compress(count(), mask))
 
     def next_ready(self) -> Place | None:
         for col in self.shown():

@@ -87,31 +87,42 @@ def _special(col: TeamColumn) -> list[int]:
 
 
 def _plan(cols: Sequence[TeamColumn]) -> tuple[list[str], list[dict[str, Any]]]:
-    """The plan's lines (a phase's name, then a line per task) and ``details.phases``.
+    """The plan's text (a phase's name, then a line per task) in pieces, and ``details.phases``.
 
     The plain tasks go through ``native.parts`` (the reference's tree line is the
-    team's line for a task with no owner, reason, ``after``, block or active notes);
-    the others are written here.
+    team's line for a task with no owner, reason, ``after``, block or active notes),
+    a run of plain phases in one call; a phase with the team's own tasks is written
+    from its own call, those tasks' lines and dicts replaced here.
     """
-    specials = [_special(col) for col in cols]
-    shown = [_Shown(col, sp) if sp else col for col, sp in zip(cols, specials, strict=True)]
-    tree, _, _, dumped, _ = native.parts(shown, PREFIXES)
-    lines = tree.split("\n") if cols else []
-    plain = len(lines) == sum(1 + len(col.contents) for col in cols)
-    if not plain:  # a newline in a content or a name: every line written here
-        lines = []
-        for col in cols:
-            lines.append(f"  {col.name}:")
-            lines += [_task_line(col, i) for i in range(len(col.contents))]
-    at = 0
-    for col, sp, phase in zip(cols, specials, dumped, strict=True):
-        tasks = phase["tasks"]
-        for index in sp:
-            if plain:
-                lines[at + 1 + index] = _task_line(col, index)
+    pieces: list[str] = []
+    dumped: list[dict[str, Any]] = []
+    run: list[TeamColumn] = []
+
+    def flush() -> None:
+        if run:
+            tree, _, _, phases, _ = native.parts(run, PREFIXES)
+            pieces.append(tree)
+            dumped.extend(phases)
+            run.clear()
+
+    for col in cols:
+        special = _special(col)
+        if not special:
+            run.append(col)
+            continue
+        flush()
+        tree, _, _, phases, _ = native.parts([_Shown(col, special)], PREFIXES)
+        lines = tree.split("\n")
+        if len(lines) != 1 + len(col.contents):  # a newline in a content or the name
+            lines = [f"  {col.name}:", *(_task_line(col, i) for i in range(len(col.contents)))]
+        tasks = phases[0]["tasks"]
+        for index in special:
+            lines[1 + index] = _task_line(col, index)
             tasks[index] = _task_json(col, index)
-        at += 1 + len(col.contents)
-    return lines, dumped
+        pieces.append("\n".join(lines))
+        dumped.extend(phases)
+    flush()
+    return pieces, dumped
 
 
 class TeamView:
@@ -146,10 +157,16 @@ def team_view(
     dumped: list[dict[str, Any]] = []
     if plan or dump:
         lines, dumped = _plan(cols)
-    ready: list[tuple[str, str]] = [
-        (col.name, col.contents[i]) for col in cols for i in work.ready_in(col)
-    ]
-    contents = [c for _, c in ready]
+    contents: list[str] = []
+    ready: list[tuple[str, str]] = []  # the first READY_SHOWN, with their phases
+    for col in cols:
+        mask = work.ready_mask(col)
+        if mask is None:
+            continue
+        found = list(compress(col.contents, mask))
+        if len(ready) < READY_SHOWN:
+            ready += [(col.name, c) for c in found[: READY_SHOWN - len(ready)]]
+        contents += found
     out: list[str] = []
     if errors:
         out.append("Errors — nothing was applied, the plan is unchanged:")
@@ -192,14 +209,14 @@ def team_view(
                 if number:
                     out.append("    ---")
                 out.extend(f"    {line}" for line in note.split("\n"))
-        elif ready:
+        elif contents:
             out.append(f"You ({agent}) have no task: start {{}} claims the next ready one.")
         else:
             out.append(f"You ({agent}) have no task, and none is ready.")
-    if ready:
-        shown = ", ".join(f'"{c}" ({p})' for p, c in ready[:READY_SHOWN])
-        more = f", and {len(ready) - READY_SHOWN} more" if len(ready) > READY_SHOWN else ""
-        out.append(f"Ready ({len(ready)}): {shown}{more}")
+    if contents:
+        shown = ", ".join(f'"{c}" ({p})' for p, c in ready)
+        more = f", and {len(contents) - READY_SHOWN} more" if len(contents) > READY_SHOWN else ""
+        out.append(f"Ready ({len(contents)}): {shown}{more}")
     else:
         out.append("Ready: none.")
     if working:
