@@ -290,28 +290,30 @@ TEAM_WRITE = {"ops": [
 
 def team_vs_parity(calls: int, sizes: tuple[int, ...] = (10_000, 100_000)) -> list[tuple[int, float, float]]:
     """(tasks, parity µs, team µs): :data:`TEAM_WRITE` through ``Session.todo_write`` on a
-    memory store, the list reset (untimed, a ``user_edit``) before each timed call."""
+    memory store, the list reset (untimed, a ``user_edit``) before each timed call.
+
+    The two profiles' calls alternate, so that a busy machine slows both alike.
+    """
     rows = []
     for tasks in sizes:
-        figures = []
+        sessions = []
         for profile, owner in (("parity", None), ("team", "a")):
             before = phasetodo.load_phases(_team_list(tasks, owner=owner))
-            store = phasetodo.MemoryStore()
             session = phasetodo.Session.open(
-                f"team-{tasks}", store, profile=profile, agent=owner, clear_delay=-1
+                f"team-{tasks}", phasetodo.MemoryStore(), profile=profile, agent=owner, clear_delay=-1
             )
-            samples = []
-            for _ in range(calls):
+            sessions.append((session, before, []))
+        for _ in range(calls):
+            for session, before, samples in sessions:
                 session.user_edit(before, source="bench")
                 start = time.perf_counter()
                 result = session.todo_write(TEAM_WRITE)
                 samples.append((time.perf_counter() - start) * 1e6)
                 if result.get("isError"):
-                    raise AssertionError(f"{profile}: {result['content'][0]['text'][:200]}")
-            figures.append(statistics.median(samples))
+                    raise AssertionError(result["content"][0]["text"][:200])
+        for session, _, _ in sessions:
             session.close()
-            store.close()
-        rows.append((tasks, figures[0], figures[1]))
+        rows.append((tasks, statistics.median(sessions[0][2]), statistics.median(sessions[1][2])))
     return rows
 
 

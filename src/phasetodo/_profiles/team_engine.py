@@ -89,7 +89,7 @@ class TeamColumn(Column):
     at its first place, as everywhere in the team rules.
     """
 
-    __slots__ = ("afters", "owners", "reasons")
+    __slots__ = ("afters", "owners", "plain", "reasons")
 
     def __init__(
         self,
@@ -106,6 +106,9 @@ class TeamColumn(Column):
         self.owners = owners
         self.reasons = reasons
         self.afters = afters
+        #: Known to hold no owner, reason, ``after`` or blocked task (read so, and untouched
+        #: since): the team's checks skip it. ``False`` means "look".
+        self.plain = False
 
     def position(self, content: str) -> int:
         place = self.place
@@ -134,6 +137,8 @@ class TeamColumn(Column):
         self.owners.append(None)
         self.reasons.append(None)
         self.afters.append(after)
+        if after:
+            self.plain = False
         if self.tasks is not None:
             if not isinstance(self.tasks, list):
                 self.tasks = list(self.tasks)
@@ -145,6 +150,7 @@ class TeamColumn(Column):
 
     def touch(self, index: int) -> None:
         """Say that the task at ``index`` changed (an owner, a reason, an ``after``, notes)."""
+        self.plain = False
         self.dirty = True
         if self.touched is not None:
             self.touched.add(index)
@@ -205,7 +211,9 @@ def team_columns(phases: Sequence[Phase]) -> list[TeamColumn]:
             continue
         size = len(contents)
         none: list[str | None] = [None] * size
-        out.append(TeamColumn(name, contents, statuses, notes, none, none[:], [()] * size, phase))
+        col = TeamColumn(name, contents, statuses, notes, none, none[:], [()] * size, phase)
+        col.plain = True
+        out.append(col)
     return out
 
 
@@ -292,9 +300,11 @@ class TeamWork(Columns):
             and not self.waits_for(col.afters[index])
         )
 
-    def ready_mask(self, col: TeamColumn) -> list[bool] | None:
-        """Which tasks of ``col`` are ready (pending, unowned, waiting for nothing open);
-        ``None`` when none is pending."""
+    def ready_mask(self, col: TeamColumn) -> Iterable[bool] | None:
+        """Which tasks of ``col`` are ready (pending, unowned, waiting for nothing open), in
+        order; ``None`` when none is pending."""
+        if col.plain:
+            return map(is_, col.statuses, repeat(_PENDING))
         if _PENDING not in col.statuses:
             return None
         mask = list(map(is_, col.statuses, repeat(_PENDING)))
@@ -696,6 +706,8 @@ class TeamWork(Columns):
                 seen.add(owner)
         by_content = self.by_content
         for col in self.cols:
+            if col.plain:
+                continue
             size = len(col.contents)
             statuses = col.statuses
             if col.owners.count(None) != size:

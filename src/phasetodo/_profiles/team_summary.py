@@ -71,6 +71,10 @@ class _Shown:
 
 def _special(col: TeamColumn) -> list[int]:
     """Positions whose summary line or ``details`` entry a plain column would get wrong."""
+    if col.plain:  # no team fields: only an active task's notes (on a plan not yet repaired)
+        if _ACTIVE not in col.statuses:
+            return []
+        return [i for i in compress(count(), map(is_, col.statuses, repeat(_ACTIVE))) if col.notes[i]]
     found: set[int] = set()
     size = len(col.contents)
     if col.owners.count(None) != size:
@@ -193,6 +197,8 @@ def team_view(
     for col in cols:
         statuses = col.statuses
         closed += statuses.count(_CLOSED[0]) + statuses.count(_CLOSED[1])
+        if col.plain:
+            continue
         if _BLOCKED in statuses:
             blocked += [(col, i) for i in compress(count(), map(is_, statuses, repeat(_BLOCKED)))]
         if any(col.afters):
