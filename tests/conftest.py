@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 import phasetodo
 
-from . import postgres_support
+from . import budget, postgres_support
 
 VECTORS = Path(__file__).parent / "conformance"
 
@@ -60,3 +61,63 @@ def postgres_store(postgres_dsn: str) -> Iterator[phasetodo.PostgresStore]:
     store = phasetodo.PostgresStore(postgres_dsn)
     yield store
     store.close()
+
+
+# -- markers ------------------------------------------------------------------------------
+#
+# ``slow``: the test starts a process, a server or a browser, or works a 10,000-task list;
+# ``pytest -m "not slow"`` is the fast inner loop (CONTRIBUTING.md). ``postgres`` and
+# ``browser`` say which real part a test needs. Whole modules are marked here, by name;
+# single tests in other modules carry ``@pytest.mark.slow`` themselves.
+
+#: Modules whose every test starts a child process, a server or a browser.
+SLOW_MODULES = frozenset(
+    {
+        "test_cli",
+        "test_cli_guards",
+        "test_mcp",
+        "test_mcp_hostile",
+        "test_mcp_limits",
+        "test_native_hostile",
+        "test_notebook",
+        "test_packaging",
+        "test_person_edits",
+        "test_postgres_processes",
+        "test_postgres_reconnect",
+        "test_readme_snippets",
+        "test_session_processes",
+        "test_team_cli",
+        "test_team_mcp",
+        "test_team_race",
+        "test_web_browser",
+        "test_web_hardening",
+    }
+)
+BROWSER_MODULES = frozenset({"test_web_browser"})
+
+
+def _on_postgres(item: pytest.Item) -> bool:
+    """Whether a parametrized test runs on the PostgreSQL store (a ``postgres`` parameter)."""
+    callspec = getattr(item, "callspec", None)
+    return callspec is not None and "postgres" in map(str, callspec.params.values())
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The fast loop (``-m "not slow"``) draws a tenth of the Hypothesis examples (:mod:`budget`)."""
+    if "not slow" in (config.getoption("markexpr", "") or ""):
+        budget.SCALE = 0.1
+        settings.register_profile("fast-loop", max_examples=10, stateful_step_count=20)
+        settings.load_profile("fast-loop")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test by what it needs: the modules above, and any test on the PostgreSQL fixture."""
+    for item in items:
+        module = item.module.__name__.rpartition(".")[2] if item.module is not None else ""
+        if module in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
+        if module in BROWSER_MODULES:
+            item.add_marker(pytest.mark.browser)
+        if "postgres_dsn" in getattr(item, "fixturenames", ()) or _on_postgres(item):
+            item.add_marker(pytest.mark.postgres)
+            item.add_marker(pytest.mark.slow)

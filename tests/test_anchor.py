@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from phasetodo import REFERENCE_STATUSES, Phase, Status, Task, compaction_anchor
 from phasetodo._views.anchor import MIN_ANCHOR_CHARS
 
+from .budget import examples
+
 LIST = [
     Phase("Plan", (Task("Read code", Status.COMPLETED), Task("Pick approach", Status.ABANDONED))),
     Phase(
@@ -83,7 +85,7 @@ _TEXT = st.text(max_size=300)
 
 
 class TestBound:
-    @settings(max_examples=200, deadline=None)
+    @settings(max_examples=examples(200), deadline=None)
     @given(
         phases=st.lists(
             st.builds(

@@ -26,6 +26,7 @@ from phasetodo._core.engine import _Work
 from phasetodo._profiles import hints
 from phasetodo._profiles.parity import parity_report
 
+from .budget import examples
 from .conftest import read_vectors
 
 
@@ -247,7 +248,7 @@ class TestBothWorkingCopies:
 
 class TestQuickSchemaCheck:
     @given(testing.params(valid=None))
-    @settings(max_examples=300)
+    @settings(max_examples=examples(300))
     def test_quick_check_never_accepts_what_the_schema_rejects(self, params: object) -> None:
         """The quick shape check says valid only where the compiled schema does too."""
         for names, name in ((schema._PARITY_OPS, "parity"), (schema._STRICT_OPS, "strict")):

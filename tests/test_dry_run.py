@@ -13,6 +13,8 @@ import phasetodo
 from phasetodo import REFERENCE_STATUSES, Phase, Status, Task, diff_phases, format_diff
 from phasetodo._views.diff import NoteChange, StatusChange, TaskRef
 
+from .budget import examples
+
 BEFORE = [
     {
         "name": "Build",
@@ -178,7 +180,7 @@ _OP = st.one_of(
 
 
 class TestProperties:
-    @settings(max_examples=200, deadline=None)
+    @settings(max_examples=examples(200), deadline=None)
     @given(
         before=_phases(),
         ops=st.lists(_OP, min_size=1, max_size=4),
@@ -194,7 +196,7 @@ class TestProperties:
         real = phasetodo.todo_write({"ops": ops}, kept, profile=profile)  # type: ignore[arg-type]
         assert result["details"]["phases"] == real["details"]["phases"]
 
-    @settings(max_examples=200, deadline=None)
+    @settings(max_examples=examples(200), deadline=None)
     @given(before=_phases(), after=_phases())
     def test_diff_accounts_for_every_task(
         self, before: list[dict[str, Any]], after: list[dict[str, Any]]

@@ -22,6 +22,7 @@ from phasetodo import testing
 from phasetodo.stores import Event, _records, event_to_json
 
 from . import postgres_support
+from .budget import examples
 
 KINDS = ["jsonl", "sqlite", "memory", "postgres"]
 
@@ -87,6 +88,7 @@ def _size(store: phasetodo.Store, kind: str, where: Path) -> int:
     return 0
 
 
+@pytest.mark.slow
 class TestBytesPerWrite:
     @pytest.mark.parametrize("kind", ["jsonl", "sqlite", "postgres"])
     def test_a_write_on_10000_tasks_costs_its_ops_not_the_list(
@@ -148,6 +150,7 @@ class TestCheckpointPolicy:
             count += 1
         assert count == 16
 
+    @pytest.mark.slow
     def test_reopening_after_whole_list_writes_on_10000_tasks_replays_a_bounded_tail(
         self, tmp_path: Path
     ) -> None:
@@ -432,7 +435,7 @@ class TestReplayOnEveryStore:
         try:
             machine = ReplayMachine.TestCase
             machine.settings = settings(
-                max_examples=25, stateful_step_count=12, deadline=None,
+                max_examples=examples(25), stateful_step_count=12, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
             )
             machine("runTest").runTest()

@@ -18,6 +18,7 @@ from phasetodo import (
     phases_to_markdown,
 )
 
+from .budget import examples
 from .conftest import read_vectors
 
 RENDER = read_vectors("render.jsonl.gz")
@@ -54,7 +55,7 @@ def round_trip(phases: list[Phase]) -> tuple[tuple[Phase, ...], list[str]]:
 
 
 class TestRoundTrip:
-    @settings(max_examples=400, deadline=None)
+    @settings(max_examples=examples(400), deadline=None)
     @given(_lists())
     @example([])
     @example([Phase("")])
@@ -67,7 +68,7 @@ class TestRoundTrip:
         """Every list over all of Unicode comes back exactly, without errors."""
         assert round_trip(phases) == (tuple(phases), [])
 
-    @settings(max_examples=100, deadline=None)
+    @settings(max_examples=examples(100), deadline=None)
     @given(_lists())
     def test_crlf_files_round_trip(self, phases: list[Phase]) -> None:
         """A lossless file saved with CRLF line ends reads back the same."""

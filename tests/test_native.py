@@ -23,6 +23,8 @@ from phasetodo._core.columns import _PREFIXES, read_columns
 from phasetodo._core.model import Phase, Status, Task, make_tasks
 from phasetodo.testing import phases as phase_lists
 
+from .budget import examples
+
 _C = native.load_compiled()
 if _C is None and os.environ.get("CI"):
     pytest.fail("phasetodo._core._speedups is not built: CI builds and tests it", pytrace=False)
@@ -91,7 +93,7 @@ def _phase_dicts(draw: st.DrawFn) -> Any:
 
 
 class TestRows:
-    @settings(max_examples=400)
+    @settings(max_examples=examples(400))
     @given(_phase_dicts())
     def test_c_and_python_agree(self, phases: list[Any]) -> None:
         """On any host input both give the same columns, or both refuse it."""
@@ -107,7 +109,7 @@ class TestRows:
 
 
 class TestValueRows:
-    @settings(max_examples=200)
+    @settings(max_examples=examples(200))
     @given(phase_lists(max_size=4, max_tasks=5))
     def test_c_and_python_agree_on_plain_lists(self, phases: tuple[Phase, ...]) -> None:
         """Plain Phase values give equal columns, holding the input's strings and tuples."""
@@ -145,21 +147,21 @@ def _columns(phases: tuple[Phase, ...]) -> list[Any]:
 
 
 class TestPartsAndRender:
-    @settings(max_examples=200)
+    @settings(max_examples=examples(200))
     @given(phase_lists(max_size=4, max_tasks=6))
     def test_parts_agree(self, phases: tuple[Phase, ...]) -> None:
         """The summary lines, details.phases and current phase are equal from both."""
         cols = _columns(phases)
         assert C.parts(cols, _PREFIXES) == native._parts(cols, _PREFIXES)
 
-    @settings(max_examples=200)
+    @settings(max_examples=examples(200))
     @given(phase_lists(min_size=1, max_size=4, max_tasks=6))
     def test_render_agrees(self, phases: tuple[Phase, ...]) -> None:
         """The Markdown checklist is equal from both."""
         cols = _columns(phases)
         assert C.render(cols, ROW_MARKERS) == native._render(cols, ROW_MARKERS)
 
-    @settings(max_examples=200)
+    @settings(max_examples=examples(200))
     @given(phase_lists(max_size=4, max_tasks=6, duplicates=True))
     def test_index_agrees(self, phases: tuple[Phase, ...]) -> None:
         """The name, content and in-progress lookups are equal from both, duplicates included."""
@@ -196,7 +198,7 @@ _LINE = st.one_of(
 
 
 class TestTaskRun:
-    @settings(max_examples=400)
+    @settings(max_examples=examples(400))
     @given(st.lists(_LINE, max_size=6), st.booleans(), st.integers(0, 3))
     def test_agrees_with_the_pattern(self, lines: list[str], final_newline: bool, start: int) -> None:
         """Contents, statuses and end position equal the regular expression's, from any start."""

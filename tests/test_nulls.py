@@ -83,6 +83,7 @@ class TestEveryEntryPoint:
         result = phasetodo.todo_write({"ops": [{"op": "done"}]}, PHASES)
         assert set(_statuses(result["details"]["phases"])) == {"completed"}
 
+    @pytest.mark.slow
     def test_command_apply(self, tmp_path: Path) -> None:
         """phasetodo apply refuses it with exit 2 and the list stays as it was."""
         def run(params: object) -> subprocess.CompletedProcess[str]:

@@ -18,6 +18,8 @@ from phasetodo import errors, testing
 from phasetodo._core import schema
 from phasetodo.tool import MemoryState, TodoWriteTool
 
+from .budget import examples
+
 INIT = {"ops": [{"op": "init", "list": [{"phase": "Fix", "items": ["Find it", "Patch it"]}]}]}
 ONE_BAD = {"ops": [{"op": "done", "task": "Find it"}, {"op": "done", "task": "Nope"}]}
 PROFILES = [phasetodo.PARITY, phasetodo.STRICT, phasetodo.TEAM]
@@ -231,6 +233,7 @@ class TestErrorsModule:
             phasetodo.JsonlStore(".", on_corrupt="x")  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 class TestCommand:
     def _run(self, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
         store = str(tmp_path / "todo.db")
@@ -264,7 +267,7 @@ _values = st.recursive(
 
 
 class TestOneTruthPerCheck:
-    @settings(max_examples=400)
+    @settings(max_examples=examples(400))
     @given(st.one_of(_values, testing.params(valid=None), testing.params(valid=None, extras=True)))
     def test_schema_paths_agree(self, params: object) -> None:
         """The compiled validator and the problem lister agree, on every profile's schema."""
@@ -272,7 +275,7 @@ class TestOneTruthPerCheck:
         strict_problems = schema.problems(params, schema.STRICT_PARAMS_SCHEMA)
         assert schema.is_valid_strict(params) == (strict_problems == [])
 
-    @settings(max_examples=300)
+    @settings(max_examples=examples(300))
     @given(
         st.lists(testing.ops(), max_size=4),
         st.builds(

@@ -19,6 +19,8 @@ from phasetodo import testing
 from phasetodo.session import default_directory, run_auto_clear
 from phasetodo.session_changes import strip_closed
 
+from .budget import examples
+
 INIT = {
     "ops": [
         {"op": "init", "list": [{"phase": "Explore", "items": ["Read", "Find"]},
@@ -402,7 +404,7 @@ class TestAutoClear:
 # -- properties -------------------------------------------------------------------------------
 
 _SETTINGS = settings(
-    max_examples=25,
+    max_examples=examples(25),
     stateful_step_count=12,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
@@ -488,7 +490,7 @@ _STEPS = st.lists(
 
 class TestAutoClearModel:
     @given(delay=st.sampled_from([60, 0, -1]), steps=_STEPS)
-    @settings(max_examples=60, deadline=None)
+    @settings(max_examples=examples(60), deadline=None)
     def test_auto_clear_matches_a_simple_model(self, delay: int, steps: list[tuple[str, Any]]) -> None:
         """Under a fake clock, clears happen exactly when a task stayed closed for the delay."""
         clock = FakeClock()

@@ -17,6 +17,8 @@ from phasetodo import testing
 from phasetodo.integrations.openai import OPENAI_STRICT_SCHEMA, strict_schema, strip_nulls
 from phasetodo.tool import TodoWriteTool
 
+from .budget import examples
+
 _OP_FIELDS = ("list", "task", "phase", "items", "text")
 
 
@@ -98,7 +100,7 @@ class TestOpenAI:
         strict_schema(phasetodo.PARAMS_SCHEMA)
         assert before == phasetodo.PARAMS_SCHEMA
 
-    @settings(max_examples=100, deadline=None)
+    @settings(max_examples=examples(100), deadline=None)
     @given(testing.calls(valid=True))
     def test_nulls_apply_as_absent(self, call: tuple[tuple[phasetodo.Phase, ...], Any]) -> None:
         """A strict payload's nulls read as absent, but a null-only done/drop/rm target is refused."""

@@ -28,6 +28,7 @@ from hypothesis.stateful import (
 import phasetodo
 from phasetodo import testing
 
+from .budget import examples
 from .conftest import read_vectors
 
 # ECMAScript's WhiteSpace and LineTerminator: TAB VT FF ZWNBSP, the Zs category, LF CR LS PS.
@@ -285,7 +286,7 @@ class EngineAgainstModel(RuleBasedStateMachine):
 
 
 EngineAgainstModel.TestCase.settings = settings(
-    max_examples=60,
+    max_examples=examples(60),
     stateful_step_count=12,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
@@ -454,7 +455,7 @@ class SessionReplay(RuleBasedStateMachine):
 
 
 SessionReplay.TestCase.settings = settings(
-    max_examples=25,
+    max_examples=examples(25),
     stateful_step_count=8,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],

@@ -157,6 +157,7 @@ def _without_override() -> list[str]:
     return [setpriv, f"--inh-caps={caps}", f"--bounding-set={caps}"]
 
 
+@pytest.mark.slow
 class TestReadOnly:
     @pytest.mark.parametrize("kind", ["jsonl", "sqlite"])
     def test_show_reads_a_read_only_store(self, kind: str, tmp_path: Path) -> None:

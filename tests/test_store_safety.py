@@ -32,6 +32,7 @@ def _contents(phases: tuple[phasetodo.Phase, ...]) -> list[str]:
 
 
 @pytest.mark.parametrize("kind", ["jsonl", "sqlite", "postgres"])
+@pytest.mark.slow
 class TestForkedWriters:
     def test_a_session_used_from_forked_children_loses_no_acknowledged_write(
         self, kind: str, tmp_path: Path, request: pytest.FixtureRequest

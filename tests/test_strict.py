@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import phasetodo
 from phasetodo._core.schema import PARAMS_SCHEMA, STRICT_PARAMS_SCHEMA
 
+from .budget import examples
 from .conftest import read_vectors
 
 BUILD = [
@@ -338,7 +339,7 @@ _OPS = st.one_of(
 
 
 class TestProperties:
-    @settings(max_examples=300, deadline=None)
+    @settings(max_examples=examples(300), deadline=None)
     @given(before=_lists(), ops=st.lists(_OPS, min_size=1, max_size=5))
     def test_strict_batches_are_atomic(self, before: list[dict[str, Any]], ops: list[dict[str, Any]]) -> None:
         """Any error leaves the list exactly as given and flags the result as an error."""
@@ -352,7 +353,7 @@ class TestProperties:
         else:
             assert result["isError"] is False
 
-    @settings(max_examples=300, deadline=None)
+    @settings(max_examples=examples(300), deadline=None)
     @given(before=_lists(), ops=st.lists(_OPS.filter(lambda o: o["op"] != "view"), min_size=1, max_size=5))
     def test_strict_success_matches_parity(
         self, before: list[dict[str, Any]], ops: list[dict[str, Any]]

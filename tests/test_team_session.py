@@ -13,6 +13,8 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 import phasetodo
 from phasetodo import InvalidPhases, Phase, Status, Task
 
+from .budget import examples
+
 PLAN = {
     "op": "init",
     "list": [
@@ -231,7 +233,7 @@ class TeamOnMemory(TeamOnStore):
         return phasetodo.MemoryStore()
 
 
-TeamOnStore.TestCase.settings = settings(max_examples=15, stateful_step_count=20, deadline=None)
+TeamOnStore.TestCase.settings = settings(max_examples=examples(15), stateful_step_count=20, deadline=None)
 TestTeamOnStore = TeamOnStore.TestCase
-TeamOnMemory.TestCase.settings = settings(max_examples=25, stateful_step_count=20, deadline=None)
+TeamOnMemory.TestCase.settings = settings(max_examples=examples(25), stateful_step_count=20, deadline=None)
 TestTeamOnMemory = TeamOnMemory.TestCase

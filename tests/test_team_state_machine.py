@@ -16,6 +16,8 @@ from phasetodo import Phase, Status
 from phasetodo._profiles.team_engine import apply_team, find_cycle
 from phasetodo._profiles.team_schema import parse_team_params
 
+from .budget import examples
+
 AGENTS = ("lead", "w1", "w2", "w3")
 CALLERS = (*AGENTS, None)  # None: a person
 NAMES = st.sampled_from([f"t{i}" for i in range(12)])
@@ -147,5 +149,5 @@ class TeamPlan(RuleBasedStateMachine):
         assert phases == self.phases
 
 
-TeamPlan.TestCase.settings = settings(max_examples=60, stateful_step_count=40, deadline=None)
+TeamPlan.TestCase.settings = settings(max_examples=examples(60), stateful_step_count=40, deadline=None)
 TestTeamPlan = TeamPlan.TestCase

@@ -20,14 +20,16 @@ from phasetodo import Phase, Status, Task, testing
 from phasetodo._core.jsstring import WHITESPACE
 from phasetodo._core.schema import is_valid
 
-RELAXED = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+from .budget import examples
+
+RELAXED = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 TERMINATORS = "\n\r\u2028\u2029"
 SMALL = testing.names(alphabet="abcdef", max_size=3)
 
 
 def reach(strategy: st.SearchStrategy[Any], condition: Any) -> Any:
     """The first drawn value meeting ``condition`` (no shrinking: only reachability matters)."""
-    return find(strategy, condition, settings=settings(phases=[Stage.generate], max_examples=2000))
+    return find(strategy, condition, settings=settings(phases=[Stage.generate], max_examples=examples(2000)))
 
 
 def _contents(phases: tuple[Phase, ...]) -> list[str]:
@@ -311,6 +313,7 @@ class TestRegistration:
         assert isinstance(reach(st.from_type(cls), lambda _: True), cls)
         assert isinstance(reach(st.from_type(phasetodo.Op), lambda op: isinstance(op, cls)), cls)
 
+    @pytest.mark.slow
     def test_entry_point_registers_without_import(self) -> None:
         """A fresh interpreter knows Phase through the entry point; import phasetodo alone
         loads no Hypothesis."""
@@ -334,6 +337,7 @@ class TestRegistration:
 DOCS = Path(__file__).parent.parent / "docs" / "property-testing.md"
 
 
+@pytest.mark.slow
 class TestDocs:
     def test_docs_examples_pass(self, tmp_path: Path) -> None:
         """Every Python example of docs/property-testing.md is a passing test module."""
@@ -353,6 +357,7 @@ class TestDocs:
 
 
 class TestFuzzHarness:
+    @pytest.mark.slow
     def test_fuzz_run_reports_inputs(self) -> None:
         """python -m fuzz.run runs every target and reports how many inputs each took."""
         done = subprocess.run(
@@ -367,6 +372,7 @@ class TestFuzzHarness:
         assert sorted(counts) == ["hostile", "markdown", "params", "phases"]
         assert all(int(n) >= 1 for n in counts.values())
 
+    @pytest.mark.slow
     def test_fuzz_run_rejects_a_bad_budget(self) -> None:
         """--examples below 1 is refused with a message naming the option."""
         done = subprocess.run(

@@ -522,6 +522,7 @@ class TestEdits:
         assert rename(phases, 0, 0, "x")[0]["tasks"][0]["content"] == "x"
 
 
+@pytest.mark.slow
 class TestLive:
     def test_the_feed_sends_a_write_from_another_process(
         self, store: phasetodo.JsonlStore, tmp_path: Path
@@ -599,6 +600,7 @@ class TestLive:
         assert kinds(store, "plan")[-1] == ("user_edit", "board")
 
 
+@pytest.mark.slow
 class TestServeCommand:
     def _serve(self, tmp_path: Path, *more: str) -> tuple[subprocess.Popen[str], str]:
         proc = subprocess.Popen(
