@@ -489,7 +489,7 @@ class Session:
             f"{' closed' if self._closed else ''}>"
         )
 
-    # -- notebook display (see phasetodo.render) -----------------------------------
+    # -- notebook display (see phasetodo._views.render) -----------------------------------
 
     def _display_title(self) -> str:
         return f"session {self.session_id} · version {self.version}"

@@ -1,6 +1,6 @@
 """What one session event changed, and the list transforms the policies use.
 
-The task-level difference itself is :func:`phasetodo.diff.diff_phases`; a
+The task-level difference itself is :func:`phasetodo.diff_phases` (in `phasetodo._views.diff`); a
 :class:`Change` pairs it with the lists on either side, which is what UIs
 (completion transitions) and the user-edit reminder need.
 """

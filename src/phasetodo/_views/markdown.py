@@ -3,7 +3,7 @@ r"""Markdown export and import of the list, in the reference's checklist format.
 A phase is a ``# heading``, a task a ``- [ ]`` item (``[/]`` in progress,
 ``[x]`` completed, ``[-]`` abandoned) and notes are ``>`` quotes under their
 task, one ``>`` line between notes. Parsing follows JavaScript's string rules
-(see :mod:`phasetodo._jsstring`) so that it matches the reference exactly.
+(see :mod:`phasetodo._core.jsstring`) so that it matches the reference exactly.
 
 That format cannot carry everything: line breaks in names, edge whitespace,
 empty texts or empty note lines come back changed. The lossless form
