@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import count
-from typing import Any
+from typing import Any, ClassVar
 
 from . import native, texts
 from .jsstring import trim_end
@@ -38,6 +38,9 @@ _ONLY_PHASE = frozenset((Phase,))
 
 class _Col:
     """One phase as columns; ``tasks`` keeps the input ``Task`` values for reuse."""
+
+    #: Further per-task lists a profile's column carries (each as long as ``contents``).
+    EXTRA: ClassVar[tuple[str, ...]] = ()
 
     __slots__ = (
         "contents",
@@ -89,10 +92,37 @@ class _Col:
         self.contents = [self.contents[i] for i in keep]
         self.statuses = [self.statuses[i] for i in keep]
         self.notes = [self.notes[i] for i in keep]
+        for field in self.EXTRA:
+            values = getattr(self, field)
+            setattr(self, field, [values[i] for i in keep])
         if self.tasks is not None:
             self.tasks = [self.tasks[i] for i in keep]
         self.holes = 0
         self.place = None
+
+    def add(self, content: str) -> int:
+        """A new pending task without notes at the end (a profile's column fills its
+        ``EXTRA`` lists); its position."""
+        index = len(self.contents)
+        if self.place is not None:  # a removed task of this content may still hold it
+            self.place[content] = index
+        self.contents.append(content)
+        self.statuses.append(_PENDING)
+        self.notes.append(None)
+        if self.tasks is not None:
+            if not isinstance(self.tasks, list):
+                self.tasks = list(self.tasks)
+            self.tasks.append(None)
+        self.touch(index)
+        if self.uniform is not _PENDING:
+            self.uniform = None
+        return index
+
+    def touch(self, index: int) -> None:
+        """Say that the task at ``index`` changed or is new."""
+        self.dirty = True
+        if self.touched is not None:
+            self.touched.add(index)
 
 
 def _from_dicts(items: Sequence[Mapping[str, Any]]) -> list[_Col]:
@@ -254,47 +284,47 @@ class Columns:
             for col in self.cols:
                 self._empty(col)
 
-    def append(self, op: Append) -> None:
-        if not op.phase:
+    def refuse_append(self, phase: str | None, items: Sequence[object] | None) -> bool:
+        """Whether an ``append`` lacks its phase or items (the reference's error added)."""
+        if not phase:
             self.errors.append(texts.MISSING_PHASE_NAME)
-            return
-        if not op.items:
+            return True
+        if not items:
             self.errors.append(texts.MISSING_ITEMS)
+            return True
+        return False
+
+    def append(self, op: Append) -> None:
+        if self.refuse_append(op.phase, op.items):
             return
-        col = self.by_name.get(op.phase)
-        if col is None:
-            col = self._new_col(op.phase)
+        assert op.phase is not None
+        assert op.items is not None
+        col = self.by_name.get(op.phase) or self._new_col(op.phase)
         by_content = self.by_content
         for content in op.items:
             if content in by_content:
                 self.errors.append(texts.already_exists(content))
                 continue
-            if col.place is not None:
-                col.place[content] = len(col.contents)
-            col.contents.append(content)
-            col.statuses.append(_PENDING)
-            col.notes.append(None)
-            if col.tasks is not None:
-                if not isinstance(col.tasks, list):
-                    col.tasks = list(col.tasks)
-                if col.touched is not None:
-                    col.touched.add(len(col.tasks))
-                col.tasks.append(None)
+            col.add(content)
             by_content[content] = col
             self.count += 1
-            col.dirty = True
-            if col.uniform is not _PENDING:
-                col.uniform = None
             self.uniform = None
 
+    #: The column type of a new phase.
+    column: ClassVar[type[_Col]] = _Col
+
     def _new_col(self, name: str) -> _Col:
-        col = _Col(name, [], [], [])
+        col = self.column(name, [], [], [])
         self.cols.append(col)
         self.by_name.setdefault(name, col)
         return col
 
+    def note_target(self, content: str | None) -> tuple[_Col, int] | None:
+        """The task a ``note`` names (a profile's lookup may say more on a miss)."""
+        return self.find_task(content)
+
     def note(self, op: Note) -> None:
-        found = self.find_task(op.task)
+        found = self.note_target(op.task)
         if found is None:
             return
         text = trim_end(op.text or "")
@@ -303,9 +333,7 @@ class Columns:
             return
         col, index = found
         col.notes[index] = (*(col.notes[index] or ()), text)
-        col.dirty = True
-        if col.touched is not None:
-            col.touched.add(index)
+        col.touch(index)
 
     def init(self, op: Init) -> None:
         if op.list is None:

@@ -89,6 +89,7 @@ class TeamColumn(Column):
     at its first place, as everywhere in the team rules.
     """
 
+    EXTRA = ("owners", "reasons", "afters")
     __slots__ = ("afters", "owners", "plain", "reasons")
 
     def __init__(
@@ -97,15 +98,15 @@ class TeamColumn(Column):
         contents: list[str],
         statuses: list[Status | None],
         notes: list[object],
-        owners: list[str | None],
-        reasons: list[str | None],
-        afters: list[tuple[str, ...]],
+        owners: list[str | None] | None = None,
+        reasons: list[str | None] | None = None,
+        afters: list[tuple[str, ...]] | None = None,
         source: Phase | None = None,
     ) -> None:
         super().__init__(name, contents, statuses, notes, source)
-        self.owners = owners
-        self.reasons = reasons
-        self.afters = afters
+        self.owners = owners if owners is not None else []
+        self.reasons = reasons if reasons is not None else []
+        self.afters = afters if afters is not None else []
         #: Known to hold no owner, reason, ``after`` or blocked task (read so, and untouched
         #: since): the team's checks skip it. ``False`` means "look".
         self.plain = False
@@ -117,43 +118,19 @@ class TeamColumn(Column):
             place = self.place = dict(zip(reversed(self.contents), range(size - 1, -1, -1), strict=True))
         return place[content]
 
-    def compact(self) -> None:
-        if not self.holes:
-            return
-        keep = [i for i, s in enumerate(self.statuses) if s is not None]
-        self.owners = [self.owners[i] for i in keep]
-        self.reasons = [self.reasons[i] for i in keep]
-        self.afters = [self.afters[i] for i in keep]
-        super().compact()
-
-    def add(self, content: str, after: tuple[str, ...]) -> int:
+    def add(self, content: str, after: tuple[str, ...] = ()) -> int:
         """A new pending, unowned task at the end; its position."""
-        index = len(self.contents)
-        if self.place is not None:
-            self.place.setdefault(content, index)
-        self.contents.append(content)
-        self.statuses.append(_PENDING)
-        self.notes.append(None)
         self.owners.append(None)
         self.reasons.append(None)
         self.afters.append(after)
         if after:
             self.plain = False
-        if self.tasks is not None:
-            if not isinstance(self.tasks, list):
-                self.tasks = list(self.tasks)
-            self.tasks.append(None)
-            if self.touched is not None:
-                self.touched.add(index)
-        self.dirty = True
-        return index
+        return super().add(content)
 
     def touch(self, index: int) -> None:
         """Say that the task at ``index`` changed (an owner, a reason, an ``after``, notes)."""
         self.plain = False
-        self.dirty = True
-        if self.touched is not None:
-            self.touched.add(index)
+        super().touch(index)
 
     def tasks_now(self) -> list[Task]:
         """The column's tasks: the input's where unchanged, the others built anew."""
@@ -240,6 +217,7 @@ class TeamWork(Columns):
     """
 
     cols: list[TeamColumn]  # type: ignore[assignment]
+    column = TeamColumn
 
     def __init__(
         self,
@@ -540,17 +518,8 @@ class TeamWork(Columns):
         else:
             col.afters[index] = old
 
-    def note(self, op: Note) -> None:
-        found = self.find(op.task, "note")
-        if found is None:
-            return
-        text = trim_end(op.text or "")
-        if not text:
-            self.errors.append(texts.MISSING_TEXT)
-            return
-        col, index = found
-        col.notes[index] = (*(col.notes[index] or ()), text)
-        col.touch(index)
+    def note_target(self, content: str | None) -> Place | None:
+        return self.find(content, "note")
 
     def rm(self, op: Rm) -> None:
         gone = [p for p in self.targets(op, "rm") if self.may_change(p[0], p[1], "rm")]
@@ -648,6 +617,11 @@ class TeamWork(Columns):
         if self.agent is not None and self.active_of(self.agent) is None:
             self.released = False
 
+    def _new_col(self, name: str) -> TeamColumn:
+        col = super()._new_col(name)
+        assert isinstance(col, TeamColumn)
+        return col
+
     def held(self) -> list[Place]:
         """The tasks in progress or blocked, in plan order."""
         out = list(self.active)
@@ -656,19 +630,11 @@ class TeamWork(Columns):
                 out += [(col, i) for i, s in enumerate(col.statuses) if s is _BLOCKED]
         return self.order(out)
 
-    def _new_col(self, name: str) -> TeamColumn:
-        col = TeamColumn(name, [], [], [], [], [], [])
-        self.cols.append(col)
-        self.by_name.setdefault(name, col)
-        return col
-
     def append(self, op: TeamAppend) -> None:  # type: ignore[override]
-        if not op.phase:
-            self.errors.append(texts.MISSING_PHASE_NAME)
+        if self.refuse_append(op.phase, op.items):
             return
-        if not op.items:
-            self.errors.append(texts.MISSING_ITEMS)
-            return
+        assert op.phase is not None
+        assert op.items is not None
         if self.scope is not None and op.phase != self.scope:
             self.errors.append(f'Phase "{op.phase}" is not "{self.scope}", the phase you work on')
             return
