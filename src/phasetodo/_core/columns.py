@@ -118,6 +118,11 @@ class _Col:
             self.uniform = None
         return index
 
+    def frozen(self) -> list[Task]:
+        """The column's tasks as values: the input's where unchanged (a profile's column
+        that carries more fields builds its own)."""
+        return _tasks_of(self)
+
     def touch(self, index: int) -> None:
         """Say that the task at ``index`` changed or is new."""
         self.dirty = True
@@ -390,7 +395,7 @@ class Columns:
                 out.append(col.source)
                 continue
             col.compact()
-            out.append(make_phase(col.name, tuple(_tasks_of(col))))
+            out.append(make_phase(col.name, tuple(col.frozen())))
         return tuple(out)
 
     def result(self, storage: str = "memory") -> dict[str, Any]:

@@ -40,7 +40,7 @@ from .._core import native, texts
 from .._core.columns import Column, Columns
 from .._core.engine import Outcome
 from .._core.jsstring import trim_end
-from .._core.model import Phase, Status, Task, make_phase
+from .._core.model import Phase, Status, Task
 from .._core.ops import Done, Drop, Note, Rm, Start
 from .hints import Hints
 from .strict import not_found_hint
@@ -132,7 +132,7 @@ class TeamColumn(Column):
         self.plain = False
         super().touch(index)
 
-    def tasks_now(self) -> list[Task]:
+    def frozen(self) -> list[Task]:
         """The column's tasks: the input's where unchanged, the others built anew."""
         old = self.tasks
         size = len(self.contents)
@@ -701,15 +701,6 @@ class TeamWork(Columns):
         found = self.active_of(self.agent)
         return found[0].contents[found[1]] if found is not None else None
 
-    def phases(self) -> tuple[Phase, ...]:
-        out = []
-        for col in self.cols:
-            if not col.dirty and col.source is not None:
-                out.append(col.source)
-                continue
-            col.compact()
-            out.append(make_phase(col.name, tuple(col.tasks_now())))
-        return tuple(out)
 
 
 def find_cycle(graph: dict[str, tuple[str, ...]], starts: Iterable[str]) -> list[str] | None:
