@@ -282,7 +282,7 @@ def cases() -> dict[str, dict[str, Callable[[], object]]]:
 
 
 def _errors(params: dict[str, Any], values: Sequence[phasetodo.Phase]) -> tuple[str, ...]:
-    return phasetodo.apply(values, phasetodo.parse_params(params)).errors
+    return phasetodo.apply(values, phasetodo.profiles.parse_params(params)).errors
 
 
 def _trace_finals(calls: list[dict[str, Any]]) -> list[tuple[Plain, tuple[str, ...]]]:

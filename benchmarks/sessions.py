@@ -212,7 +212,7 @@ def open_10k(where: Path, dsn: str | None, rounds: int) -> list[tuple[str, float
         with log.lock():
             for version in range(1, 10_001):
                 params = trace[(version - 1) % len(trace)]
-                phases = phasetodo.call(params, phases, limits=None).phases
+                phases = phasetodo.tool.call(params, phases, limits=None).phases
                 log.append(Event(version, "write", float(version), phases, ops=tuple(params["ops"]),
                                  profile="parity"))
         log.close()

@@ -97,7 +97,7 @@ _ODD = st.one_of(
     st.builds(object),
 )
 _KEYS = st.sampled_from(["op", "list", "task", "phase", "items", "text", "ops", "x"])
-_OP_NAMES = st.sampled_from([*phasetodo.OPS, "Init", "", "pending"])
+_OP_NAMES = st.sampled_from([*phasetodo.ops.OPS, "Init", "", "pending"])
 #: Objects shaped like ops, with any value under any schema key.
 _OP_LIKE = st.dictionaries(
     _KEYS,
@@ -172,9 +172,9 @@ def markdown(text: str) -> None:
     assert all(e.startswith("Line ") for e in errors)
     exact = phasetodo.phases_to_markdown(parsed, lossless=True)
     assert phasetodo.markdown_to_phases(exact) == (parsed, [])
-    if phasetodo.LOSSLESS_MARKER in text:
+    if phasetodo.views.LOSSLESS_MARKER in text:
         return
-    assert tuple(parsed) == phasetodo.normalize(parsed)
+    assert tuple(parsed) == phasetodo.profiles.normalize(parsed)
     if parsed:
         again, more = phasetodo.markdown_to_phases(phasetodo.phases_to_markdown(parsed))
         assert (again, more) == (parsed, [])

@@ -35,7 +35,7 @@ class TestFunctionTool:
         assert (tool.name, tool.strict_json_schema) == ("todo_write", True)
         assert tool.params_json_schema == OPENAI_STRICT_SCHEMA
         plain = todo_write_tool(strict=False)
-        assert plain.params_json_schema == phasetodo.PARAMS_SCHEMA
+        assert plain.params_json_schema == phasetodo.profiles.PARAMS_SCHEMA
         assert plain.strict_json_schema is False
 
     def test_second_call_sees_the_first(self) -> None:

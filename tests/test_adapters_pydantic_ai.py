@@ -37,7 +37,7 @@ class TestTool:
         """The tool is todo_write with our schema and runs alone."""
         tool = todo_write_tool()
         assert tool.name == "todo_write"
-        assert tool.function_schema.json_schema == phasetodo.PARAMS_SCHEMA
+        assert tool.function_schema.json_schema == phasetodo.profiles.PARAMS_SCHEMA
         assert tool.sequential is True
 
     def test_second_call_sees_the_first(self) -> None:

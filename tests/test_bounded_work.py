@@ -172,10 +172,10 @@ class TestWholeListOpsAreCheap:
         def cost(size: int, repeats: int) -> int:
             before = phasetodo.load_phases(tasks_list(size))
             params = {"ops": [op] * repeats}
-            ops = phasetodo.parse_params(params)
+            ops = phasetodo.profiles.parse_params(params)
             if profile == "parity":
                 return python_steps(lambda: phasetodo.apply(before, ops))
-            return python_steps(lambda: phasetodo.apply_strict(before, ops))
+            return python_steps(lambda: phasetodo.profiles.apply_strict(before, ops))
 
         small = cost(2_000, 1_000) - cost(2_000, 1)
         large = cost(4_000, 1_000) - cost(4_000, 1)
@@ -204,7 +204,7 @@ class TestBothWorkingCopies:
     def test_general_engine_gives_the_reference_result(self, vector: dict[str, Any]) -> None:
         """The general engine (strict's, and parity's on duplicate contents) gives the vectors' phases."""
         work = _Work(phasetodo.load_phases(vector["before"]))
-        for op in phasetodo.parse_params(vector["params"]):
+        for op in phasetodo.profiles.parse_params(vector["params"]):
             work.run(op)
         work.normalize()
         assert (phasetodo.dump_phases(work.freeze()), work.errors) == (
@@ -238,7 +238,7 @@ class TestBothWorkingCopies:
     def test_result_of_an_outcome_equals_its_phases_result(self, vector: dict[str, Any]) -> None:
         """The result of an engine outcome is the summary and dump of its phases, however it was built."""
         values = phasetodo.load_phases(vector["before"])
-        outcome = phasetodo.apply(values, phasetodo.parse_params(vector["params"]))
+        outcome = phasetodo.apply(values, phasetodo.profiles.parse_params(vector["params"]))
         expected = {
             "content": [{"type": "text", "text": phasetodo.format_summary(outcome.phases, outcome.errors)}],
             "details": {"phases": phasetodo.dump_phases(outcome.phases), "storage": "memory"},

@@ -41,7 +41,7 @@ class TestApply:
     @pytest.mark.parametrize("vector", APPLY[::7], ids=_ids(APPLY[::7]))
     def test_errors_match(self, vector: dict[str, Any]) -> None:
         """apply() collects exactly the reference's non-fatal errors."""
-        ops = phasetodo.parse_params(vector["params"])
+        ops = phasetodo.profiles.parse_params(vector["params"])
         outcome = phasetodo.apply(phasetodo.load_phases(vector["before"]), ops)
         assert list(outcome.errors) == vector["expect"]["errors"]
 

@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import phasetodo
-from phasetodo import REFERENCE_STATUSES, Phase, Status, Task, diff_phases, format_diff
+from phasetodo import REFERENCE_STATUSES, Phase, Status, Task, diff_phases
 from phasetodo._views.diff import NoteChange, StatusChange, TaskRef
+from phasetodo.views import format_diff
 
 from .budget import examples
 

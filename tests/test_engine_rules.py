@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import phasetodo
-from phasetodo import Done, Note, Phase, Rm, Start, Status, Task, testing
+from phasetodo import Phase, Status, Task, testing
+from phasetodo.ops import Done, Note, Rm, Start
 
 if "MUTANT_UNDER_TEST" in os.environ:  # pragma: no cover - set only by mutmut
     # mutmut runs each test more than once in one process (then forks per mutant), so a
@@ -61,13 +62,13 @@ class TestSharing:
     def test_normalize_shares_unchanged_phases(self) -> None:
         """normalize() rebuilds only the phases whose statuses it changes."""
         two = (Phase("P", (Task("x", ACTIVE),)), Phase("Q", (Task("y", ACTIVE),)))
-        out = phasetodo.normalize(two)
+        out = phasetodo.profiles.normalize(two)
         assert out[0] is two[0]
         assert out[1] == Phase("Q", (Task("y", PENDING),))
 
     def test_normalize_of_a_normal_list_is_the_list(self) -> None:
         """A list already normal comes back as the very same phases."""
-        out = phasetodo.normalize(LIST)
+        out = phasetodo.profiles.normalize(LIST)
         assert all(new is old for new, old in zip(out, LIST, strict=True))
 
     @settings(max_examples=50, deadline=None)
@@ -87,7 +88,7 @@ class TestRemoval:
 
     def test_rm_then_append_reuses_the_name(self) -> None:
         """A removed task's content may be appended again in the same batch."""
-        out = phasetodo.apply(LIST, [Rm(task="b"), phasetodo.Append("Ship", ("b",))])
+        out = phasetodo.apply(LIST, [Rm(task="b"), phasetodo.ops.Append("Ship", ("b",))])
         assert out.errors == ()
         assert [t.content for t in out.phases[1].tasks] == ["d", "e", "b"]
 
@@ -107,7 +108,7 @@ class TestLosslessSwitch:
     def test_lossless_export_reads_back_exactly(self) -> None:
         """phases_to_markdown(lossless=True) reads back as the very list it wrote."""
         text = phasetodo.phases_to_markdown(AS_STORED, lossless=True)
-        assert text.startswith(phasetodo.LOSSLESS_MARKER)
+        assert text.startswith(phasetodo.views.LOSSLESS_MARKER)
         assert phasetodo.markdown_to_phases(text) == (AS_STORED, [])
 
     def test_default_export_normalizes(self) -> None:

@@ -138,5 +138,5 @@ class TestConverter:
     )
     def test_ops_unstructure_back_to_their_arguments(self, params: dict[str, Any]) -> None:
         """The converter turns every op back into the tool arguments it came from."""
-        (op,) = phasetodo.parse_params({"ops": [params]})
+        (op,) = phasetodo.profiles.parse_params({"ops": [params]})
         assert converter.unstructure(op) == params

@@ -104,7 +104,7 @@ class TestBytesPerWrite:
         def write(params: dict[str, Any]) -> None:
             nonlocal current, version
             version += 1
-            current = phasetodo.call(params, current, limits=None).phases
+            current = phasetodo.tool.call(params, current, limits=None).phases
             log.append(Event(version, "write", 1.0, current, ops=tuple(params["ops"]), profile="parity"))
 
         write(_big(10_000))
@@ -341,7 +341,7 @@ class TestJsonlCuts:
         last = data.rindex(b"\n", 0, len(data) - 1) + 1
         for cut in range(last, len(data)):
             (tmp_path / "logs" / "s.jsonl").write_bytes(data[:cut])
-            with pytest.warns(phasetodo.TornTailWarning) if cut > last else _nothing():
+            with pytest.warns(phasetodo.errors.TornTailWarning) if cut > last else _nothing():
                 again = phasetodo.Session.open("s", phasetodo.JsonlStore(tmp_path / "logs"), resume="keep")
             assert (again.version, again.phases) == (2, before)
             again.close()

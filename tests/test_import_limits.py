@@ -16,7 +16,7 @@ import pytest
 import phasetodo
 from phasetodo import InvalidParams, Limits, markdown_to_phases
 
-LOSSLESS = phasetodo.LOSSLESS_MARKER + "\n"
+LOSSLESS = phasetodo.views.LOSSLESS_MARKER + "\n"
 
 
 def _peak(read: Callable[[], Any]) -> tuple[int, BaseException | None]:

@@ -151,9 +151,9 @@ class TestConfiguration:
             Limits(max_ops=value)  # type: ignore[arg-type]
 
     def test_limits_apply_in_execute(self) -> None:
-        """The typed call, phasetodo.call(), enforces limits too."""
+        """The typed call, phasetodo.tool.call(), enforces limits too."""
         with pytest.raises(InvalidParams, match="max_ops=1"):
-            phasetodo.call({"ops": [{"op": "done"}] * 2}, (), limits=Limits(max_ops=1))
+            phasetodo.tool.call({"ops": [{"op": "done"}] * 2}, (), limits=Limits(max_ops=1))
 
     def test_defaults_cover_the_bench_workloads(self) -> None:
         """Every shared benchmark workload runs under the default limits."""

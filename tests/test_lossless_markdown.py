@@ -9,14 +9,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import phasetodo
-from phasetodo import (
-    LOSSLESS_MARKER,
-    Phase,
-    Status,
-    Task,
-    markdown_to_phases,
-    phases_to_markdown,
-)
+from phasetodo import Phase, Status, Task, markdown_to_phases, phases_to_markdown
+from phasetodo.views import LOSSLESS_MARKER
 
 from .budget import examples
 from .conftest import read_vectors
@@ -164,7 +158,7 @@ class TestEscapeBounds:
     )
     def test_code_points_up_to_the_unicode_limit(self, escape: str, content: str, errors: list[str]) -> None:
         """\\u{...} reads any code point up to U+10FFFF; past it the escape is kept and reported."""
-        text = f"{phasetodo.LOSSLESS_MARKER}\n# P\n- [ ] a{escape}b\n"
+        text = f"{phasetodo.views.LOSSLESS_MARKER}\n# P\n- [ ] a{escape}b\n"
         phases, found = phasetodo.markdown_to_phases(text)
         assert [t.content for t in phases[0].tasks] == [content]
         assert found == errors

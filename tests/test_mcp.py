@@ -85,7 +85,7 @@ class TestToolsOverStdio:
                 listed = {tool.name: tool for tool in (await client.list_tools()).tools}
                 assert set(listed) == {"todo_write", "todo_read"}
                 write = listed["todo_write"]
-                assert write.input_schema == phasetodo.PARAMS_SCHEMA
+                assert write.input_schema == phasetodo.profiles.PARAMS_SCHEMA
                 assert write.output_schema == phasetodo.DETAILS_SCHEMA
                 assert write.description == TodoWriteTool.description
                 assert listed["todo_read"].annotations is not None
@@ -297,7 +297,7 @@ class TestDefinitions:
         """The MCP definition carries the wire names and our input and output schemas."""
         spec = TodoWriteTool().to_mcp()
         assert spec == mcp_tool(TodoWriteTool())
-        assert spec["inputSchema"] == phasetodo.PARAMS_SCHEMA
+        assert spec["inputSchema"] == phasetodo.profiles.PARAMS_SCHEMA
         assert spec["outputSchema"] == phasetodo.DETAILS_SCHEMA
         assert spec["annotations"]["readOnlyHint"] is False
         assert READ_TOOL["annotations"]["readOnlyHint"] is True

@@ -68,15 +68,15 @@ class TestSpecsPerProfile:
 
 class TestApplyEveryOp:
     OPS = (
-        phasetodo.Init([phasetodo.PhaseItems("Fix", ("a", "b"))]),
-        phasetodo.Start("b"),
-        phasetodo.Done("b"),
-        phasetodo.Drop("a"),
-        phasetodo.Note("a", "why"),
-        phasetodo.Append("Fix", ("c",)),
-        phasetodo.Rm("c"),
-        phasetodo.View(),
-        phasetodo.View(task="a"),
+        phasetodo.ops.Init([phasetodo.ops.PhaseItems("Fix", ("a", "b"))]),
+        phasetodo.ops.Start("b"),
+        phasetodo.ops.Done("b"),
+        phasetodo.ops.Drop("a"),
+        phasetodo.ops.Note("a", "why"),
+        phasetodo.ops.Append("Fix", ("c",)),
+        phasetodo.ops.Rm("c"),
+        phasetodo.ops.View(),
+        phasetodo.ops.View(task="a"),
     )
 
     @pytest.mark.parametrize("op", OPS, ids=lambda op: f"{op.name}")
@@ -90,17 +90,17 @@ class TestApplyEveryOp:
     def test_view_changes_nothing(self) -> None:
         """A View through phasetodo.apply leaves the list as normalize would."""
         before = phasetodo.load_phases([{"name": "P", "tasks": [{"content": "a", "status": "in_progress"}]}])
-        assert phasetodo.apply(before, [phasetodo.View()]) == phasetodo.Outcome(before)
+        assert phasetodo.apply(before, [phasetodo.ops.View()]) == phasetodo.profiles.Outcome(before)
 
     @pytest.mark.parametrize("op", OPS, ids=lambda op: f"{op.name}")
     def test_strict_apply_takes_every_op(self, op: Any) -> None:
         """apply_strict accepts each op type too."""
-        outcome = phasetodo.apply_strict((), [self.OPS[0], op])
-        assert isinstance(outcome, phasetodo.StrictOutcome)
+        outcome = phasetodo.profiles.apply_strict((), [self.OPS[0], op])
+        assert isinstance(outcome, phasetodo.profiles.StrictOutcome)
 
     def test_unknown_op_is_our_error(self) -> None:
         """Something that is no op raises InvalidOptionType (a TypeError), not AttributeError."""
-        with pytest.raises(phasetodo.InvalidOptionType, match="op:"):
+        with pytest.raises(phasetodo.errors.InvalidOptionType, match="op:"):
             phasetodo.apply((), [object()])  # type: ignore[list-item]
 
 
@@ -169,7 +169,9 @@ class TestSessionOptions:
 class TestProfileValues:
     def test_a_new_profile_is_one_value(self) -> None:
         """A user-made profile runs through todo_write, the tool and a session unchanged."""
-        def shout(outcome: phasetodo.Outcome, storage: phasetodo.Storage) -> phasetodo.ToolResult:
+        def shout(
+            outcome: phasetodo.profiles.Outcome, storage: phasetodo.tool.Storage
+        ) -> phasetodo.ToolResult:
             result = phasetodo.PARITY.report(outcome, storage)
             return attrs.evolve(result, text=result.text.upper())
 
@@ -181,14 +183,14 @@ class TestProfileValues:
 
     def test_names_resolve_to_values(self) -> None:
         """Built-in names resolve to the exported values; others raise UnknownProfile."""
-        assert phasetodo.resolve_profile("strict") is phasetodo.STRICT
-        assert phasetodo.resolve_profile(phasetodo.PARITY) is phasetodo.PARITY
-        with pytest.raises(phasetodo.UnknownProfile, match="parity, strict"):
-            phasetodo.resolve_profile("team-x")
+        assert phasetodo.profiles.resolve("strict") is phasetodo.STRICT
+        assert phasetodo.profiles.resolve(phasetodo.PARITY) is phasetodo.PARITY
+        with pytest.raises(phasetodo.errors.UnknownProfile, match="parity, strict"):
+            phasetodo.profiles.resolve("team-x")
 
     def test_typed_result(self) -> None:
-        """phasetodo.call gives the typed result; its JSON is todo_write's dict."""
-        result = phasetodo.call(INIT)
+        """phasetodo.tool.call gives the typed result; its JSON is todo_write's dict."""
+        result = phasetodo.tool.call(INIT)
         assert result.phases[0].name == "Fix"
         assert result.errors == ()
         assert not result.is_error
@@ -227,9 +229,9 @@ class TestErrorsModule:
         """Bad options raise our classes, still catchable as ValueError / TypeError."""
         with pytest.raises(ValueError, match="resume"):
             phasetodo.Session.open("s", store=phasetodo.MemoryStore(), resume="x")  # type: ignore[arg-type]
-        with pytest.raises(phasetodo.InvalidOptionType, match="clear_delay"):
+        with pytest.raises(phasetodo.errors.InvalidOptionType, match="clear_delay"):
             phasetodo.Session.open("s", store=phasetodo.MemoryStore(), clear_delay="1")  # type: ignore[arg-type]
-        with pytest.raises(phasetodo.InvalidOption, match="on_corrupt"):
+        with pytest.raises(phasetodo.errors.InvalidOption, match="on_corrupt"):
             phasetodo.JsonlStore(".", on_corrupt="x")  # type: ignore[arg-type]
 
 
@@ -261,7 +263,7 @@ _values = st.recursive(
     | st.dictionaries(
         st.sampled_from(["ops", "op", "task", "phase", "items", "list", "text", "x"]), inner, max_size=4
     )
-    | st.dictionaries(st.just("op"), st.sampled_from([*phasetodo.OPS, "view", "pending"])),
+    | st.dictionaries(st.just("op"), st.sampled_from([*phasetodo.ops.OPS, "view", "pending"])),
     max_leaves=14,
 )
 
@@ -287,7 +289,7 @@ class TestOneTruthPerCheck:
             max_payload=st.integers(1, 60),
         ),
     )
-    def test_limit_paths_agree(self, ops: list[phasetodo.Op], limits: phasetodo.Limits) -> None:
+    def test_limit_paths_agree(self, ops: list[phasetodo.ops.Op], limits: phasetodo.Limits) -> None:
         """The quick limit pass rejects exactly the calls the full pass finds problems in."""
         found: list[str] = []
         total = sum(limits._check_op(op, index, found) for index, op in enumerate(ops))

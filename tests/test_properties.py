@@ -30,7 +30,7 @@ phase_lists = st.one_of(
 @st.composite
 def op_dicts(draw: st.DrawFn) -> dict[str, Any]:
     """One op as tool arguments, often naming tasks and phases that exist."""
-    kind = draw(st.sampled_from(list(phasetodo.OPS)))
+    kind = draw(st.sampled_from(list(phasetodo.ops.OPS)))
     op: dict[str, Any] = {"op": kind}
     if kind == "init":
         if draw(st.booleans()):
@@ -74,7 +74,7 @@ def carried(phases: tuple[Phase, ...]) -> bool:
     """Whether the Markdown format can carry this list (see the README)."""
     return (
         bool(phases)
-        and phasetodo.normalize(phases) == phases
+        and phasetodo.profiles.normalize(phases) == phases
         and all(_carried_text(p.name) for p in phases)
         and all(
             _carried_text(t.content) and all(_carried_note(n) for n in t.notes)
@@ -96,7 +96,7 @@ carried_lists = st.lists(
     ),
     min_size=1,
     max_size=4,
-).map(phasetodo.normalize)
+).map(phasetodo.profiles.normalize)
 
 
 class TestEngine:
@@ -111,7 +111,7 @@ class TestEngine:
     @given(phase_lists, batches)
     def test_one_task_active(self, phases: tuple[Phase, ...], params: dict[str, Any]) -> None:
         """After any batch, exactly one task is active when work remains, else none."""
-        outcome = phasetodo.apply(phases, phasetodo.parse_params(params))
+        outcome = phasetodo.apply(phases, phasetodo.profiles.parse_params(params))
         statuses = _statuses(outcome.phases)
         work_remains = any(s in (Status.PENDING, Status.IN_PROGRESS) for s in statuses)
         assert statuses.count(Status.IN_PROGRESS) == (1 if work_remains else 0)
@@ -119,14 +119,14 @@ class TestEngine:
     @given(phase_lists)
     def test_normalize_is_idempotent(self, phases: tuple[Phase, ...]) -> None:
         """Normalizing twice changes nothing more than normalizing once."""
-        once = phasetodo.normalize(phases)
-        assert phasetodo.normalize(once) == once
+        once = phasetodo.profiles.normalize(phases)
+        assert phasetodo.profiles.normalize(once) == once
 
     @given(phase_lists)
     def test_normalize_matches_an_empty_batch(self, phases: tuple[Phase, ...]) -> None:
         """normalize() is what the engine does after a batch that changed nothing."""
-        outcome = phasetodo.apply(phases, [phasetodo.Note(task=None)])
-        assert phasetodo.normalize(phases) == outcome.phases
+        outcome = phasetodo.apply(phases, [phasetodo.ops.Note(task=None)])
+        assert phasetodo.profiles.normalize(phases) == outcome.phases
 
     @given(phase_lists, batches)
     def test_values_and_dicts_agree(self, phases: tuple[Phase, ...], params: dict[str, Any]) -> None:
@@ -141,7 +141,7 @@ class TestAimedCalls:
     def test_one_task_active_after_aimed_calls(self, call: tuple[tuple[Phase, ...], Any]) -> None:
         """Calls that mostly name existing tasks still leave exactly one active task when work remains."""
         phases, params = call
-        outcome = phasetodo.apply(phases, phasetodo.parse_params(params))
+        outcome = phasetodo.apply(phases, phasetodo.profiles.parse_params(params))
         statuses = _statuses(outcome.phases)
         work_remains = any(s in (Status.PENDING, Status.IN_PROGRESS) for s in statuses)
         assert statuses.count(Status.IN_PROGRESS) == (1 if work_remains else 0)
@@ -158,7 +158,7 @@ class TestMarkdown:
     @given(phase_lists)
     def test_round_trip_of_what_the_format_carries(self, phases: tuple[Phase, ...]) -> None:
         """A list the format can carry comes back from Markdown unchanged, with no errors."""
-        phases = phasetodo.normalize(phases)
+        phases = phasetodo.profiles.normalize(phases)
         parsed, errors = phasetodo.markdown_to_phases(phasetodo.phases_to_markdown(phases))
         if carried(phases):
             assert (tuple(parsed), errors) == (phases, [])

@@ -116,9 +116,9 @@ class TestTodoWrite:
         session.close()
         session.close()
         assert session.closed
-        with pytest.raises(phasetodo.SessionClosed):
+        with pytest.raises(phasetodo.errors.SessionClosed):
             session.todo_write(INIT)
-        with pytest.raises(phasetodo.SessionClosed):
+        with pytest.raises(phasetodo.errors.SessionClosed):
             session.events()
 
     def test_the_default_store_is_jsonl_under_phasetodo_home(
@@ -221,16 +221,16 @@ class TestOwnership:
     def test_another_agent_cannot_open_an_owned_session(self, store: phasetodo.Store) -> None:
         """A session belongs to the agent that created it."""
         phasetodo.Session.open("s", store, agent="main").close()
-        with pytest.raises(phasetodo.NotSessionOwner, match="'main'"):
+        with pytest.raises(phasetodo.errors.NotSessionOwner, match="'main'"):
             phasetodo.Session.open("s", store, agent="sub")
 
     def test_a_write_without_the_agent_session_is_rejected(self, store: phasetodo.Store) -> None:
         """On an owned session, a tool write with no agent raises NoAgentSession and appends nothing."""
         phasetodo.Session.open("s", store, agent="main").close()
         with phasetodo.Session.open("s", store) as viewer:
-            with pytest.raises(phasetodo.NoAgentSession, match="agent='main'"):
+            with pytest.raises(phasetodo.errors.NoAgentSession, match="agent='main'"):
                 viewer.todo_write(INIT)
-            with pytest.raises(phasetodo.NotSessionOwner):
+            with pytest.raises(phasetodo.errors.NotSessionOwner):
                 viewer.todo_write(INIT, agent="sub")
             assert viewer.version == 0
             viewer.todo_write(INIT, agent="main")

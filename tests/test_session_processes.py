@@ -80,7 +80,7 @@ class TestCrash:
                 warnings.simplefilter("always")
                 session = phasetodo.Session.open("crashy", store, resume="keep")
             # A write cut short by the kill was never acknowledged: it is reported, not lost.
-            assert all(issubclass(w.category, phasetodo.TornTailWarning) for w in caught)
+            assert all(issubclass(w.category, phasetodo.errors.TornTailWarning) for w in caught)
             with session:
                 present = set(_contents(session.phases))
                 assert set(acknowledged) <= present

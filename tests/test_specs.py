@@ -58,7 +58,7 @@ class TestOpenAI:
             "function": {
                 "name": "todo_write",
                 "description": TodoWriteTool.description,
-                "parameters": phasetodo.PARAMS_SCHEMA,
+                "parameters": phasetodo.profiles.PARAMS_SCHEMA,
                 "strict": False,
             },
         }
@@ -96,9 +96,9 @@ class TestOpenAI:
 
     def test_strict_schema_leaves_the_plain_one_alone(self) -> None:
         """Making a schema strict works on a copy."""
-        before = copy.deepcopy(phasetodo.PARAMS_SCHEMA)
-        strict_schema(phasetodo.PARAMS_SCHEMA)
-        assert before == phasetodo.PARAMS_SCHEMA
+        before = copy.deepcopy(phasetodo.profiles.PARAMS_SCHEMA)
+        strict_schema(phasetodo.profiles.PARAMS_SCHEMA)
+        assert before == phasetodo.profiles.PARAMS_SCHEMA
 
     @settings(max_examples=examples(100), deadline=None)
     @given(testing.calls(valid=True))
@@ -131,7 +131,7 @@ class TestAnthropic:
         assert spec == {
             "name": "todo_write",
             "description": TodoWriteTool.description,
-            "input_schema": phasetodo.PARAMS_SCHEMA,
+            "input_schema": phasetodo.profiles.PARAMS_SCHEMA,
         }
 
     @pytest.mark.parametrize("profile", ["parity", "strict"])
@@ -155,5 +155,5 @@ class TestAnthropic:
         ops = transformed["properties"]["ops"]
         assert ops["minItems"] == 1
         assert ops["items"]["properties"]["items"]["minItems"] == 1
-        assert ops["items"]["properties"]["op"]["enum"] == list(phasetodo.OPS)
+        assert ops["items"]["properties"]["op"]["enum"] == list(phasetodo.ops.OPS)
         assert ops["items"]["required"] == ["op"]

@@ -235,7 +235,7 @@ class EngineAgainstModel(RuleBasedStateMachine):
             testing.params(self.phases, names=NAMES, incomplete=0.1, extras=True), label="params"
         )
         before = self.phases
-        outcome = phasetodo.apply(self.phases, phasetodo.parse_params(params))
+        outcome = phasetodo.apply(self.phases, phasetodo.profiles.parse_params(params))
         expect_phases, expect_errors = model_call(phasetodo.dump_phases(before), params)
         assert phasetodo.dump_phases(outcome.phases) == expect_phases
         assert list(outcome.errors) == expect_errors
@@ -282,7 +282,7 @@ class EngineAgainstModel(RuleBasedStateMachine):
     @invariant()
     def normalized(self) -> None:
         """Every result is a fixed point of normalize()."""
-        assert phasetodo.normalize(self.phases) == self.phases
+        assert phasetodo.profiles.normalize(self.phases) == self.phases
 
 
 EngineAgainstModel.TestCase.settings = settings(

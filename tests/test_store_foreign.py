@@ -91,7 +91,7 @@ class TestForeignJsonl:
         before = _snapshot(path)
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # no TornTailWarning: nothing was repaired
-            with pytest.raises(phasetodo.CorruptLog, match="not a phasetodo session log") as caught:
+            with pytest.raises(phasetodo.errors.CorruptLog, match="not a phasetodo session log") as caught:
                 JSONL_OPENERS[opener](tmp_path, "default")
         assert caught.value.path == str(path)
         assert _snapshot(path) == before
@@ -102,7 +102,7 @@ class TestForeignJsonl:
         path = tmp_path / "default.jsonl"
         path.write_bytes(FOREIGN_LINES)
         assert path.stat().st_size == 88
-        with pytest.raises(phasetodo.CorruptLog):
+        with pytest.raises(phasetodo.errors.CorruptLog):
             phasetodo.Session.open("default", phasetodo.JsonlStore(tmp_path))
         assert path.read_bytes() == FOREIGN_LINES
 
@@ -111,7 +111,7 @@ class TestForeignJsonl:
         path = tmp_path / "agent.jsonl"
         _other_program_db(path)
         before = _snapshot(path)
-        with pytest.raises(phasetodo.CorruptLog, match=r"agent\.jsonl"):
+        with pytest.raises(phasetodo.errors.CorruptLog, match=r"agent\.jsonl"):
             phasetodo.Session.open("agent", phasetodo.JsonlStore(tmp_path))
         assert _snapshot(path) == before
 
@@ -122,7 +122,7 @@ class TestForeignJsonl:
         path = tmp_path / "s.jsonl"
         path.write_bytes(FOREIGN_LINES)
         before = _snapshot(path)
-        with pytest.raises(phasetodo.CorruptLog, match="not a phasetodo session log"):
+        with pytest.raises(phasetodo.errors.CorruptLog, match="not a phasetodo session log"):
             log.append(Event(1, "write", 1.0, PHASES))
         log.close()
         assert _snapshot(path) == before
@@ -136,9 +136,9 @@ class TestForeignJsonl:
         (tmp_path / "new").write_bytes(FOREIGN_LINES)
         os.replace(tmp_path / "new", path)
         before = _snapshot(path)
-        with pytest.raises(phasetodo.CorruptLog, match="not a phasetodo session log"):
+        with pytest.raises(phasetodo.errors.CorruptLog, match="not a phasetodo session log"):
             log.append(Event(2, "write", 2.0, PHASES))
-        with pytest.raises(phasetodo.CorruptLog, match="not a phasetodo session log"):
+        with pytest.raises(phasetodo.errors.CorruptLog, match="not a phasetodo session log"):
             log.compact()
         log.close()
         assert _snapshot(path) == before
@@ -181,7 +181,7 @@ class TestOurJsonlIsStillRepaired:
         whole = path.read_bytes()
         with path.open("ab") as handle:
             handle.write(b'{"version":2,"ki')
-        with pytest.warns(phasetodo.TornTailWarning, match="1 torn line"):
+        with pytest.warns(phasetodo.errors.TornTailWarning, match="1 torn line"):
             session = phasetodo.Session.open("s", store, resume="keep")
         assert (session.version, session.phases) == (1, written)
         session.close()
@@ -192,7 +192,7 @@ class TestOurJsonlIsStillRepaired:
     def test_a_header_torn_at_creation_is_still_recovered(self, tmp_path: Path, torn: bytes) -> None:
         """A file holding a prefix of this session's header opens as a new log after moving it aside."""
         (tmp_path / "s.jsonl").write_bytes(torn)
-        with pytest.warns(phasetodo.TornTailWarning):
+        with pytest.warns(phasetodo.errors.TornTailWarning):
             log = phasetodo.JsonlStore(tmp_path).open("s")
         assert log.latest() is None
         log.close()
@@ -258,7 +258,7 @@ class TestForeignSqlite:
         path = tmp_path / "x.db"
         _sqlite_foreign(kind, path)
         before = _snapshot(path)
-        with pytest.raises(phasetodo.CorruptLog, match="not a phasetodo database") as caught:
+        with pytest.raises(phasetodo.errors.CorruptLog, match="not a phasetodo database") as caught:
             SQLITE_OPENERS[opener](path)
         assert caught.value.path == str(path)
         assert _snapshot(path) == before
@@ -271,7 +271,7 @@ class TestForeignSqlite:
         log = store.open("s")
         _other_program_db(path)
         before = _snapshot(path)
-        with pytest.raises(phasetodo.CorruptLog, match="not a phasetodo database"):
+        with pytest.raises(phasetodo.errors.CorruptLog, match="not a phasetodo database"):
             log.append(Event(1, "write", 1.0, PHASES))
         store.close()
         assert _snapshot(path) == before

@@ -34,15 +34,15 @@ class TestDeepNesting:
     def test_a_deep_header_is_a_corrupt_log(self, tmp_path: Path) -> None:
         """A header nested 200,000 deep raises CorruptLog at line 1, not RecursionError."""
         (tmp_path / "s.jsonl").write_bytes(DEEP + b"\n")
-        with pytest.raises(phasetodo.CorruptLog, match=r"s\.jsonl:1"):
+        with pytest.raises(phasetodo.errors.CorruptLog, match=r"s\.jsonl:1"):
             phasetodo.JsonlStore(tmp_path).open("s")
 
     def test_a_deep_last_line_raises_or_is_skipped(self, tmp_path: Path) -> None:
         """The newest line nested deep: CorruptLog, or with skip a warning and the event before."""
         _log(tmp_path / "s.jsonl", [_line(1), DEEP])
-        with pytest.raises(phasetodo.CorruptLog, match=r"s\.jsonl:3: .*nested too deeply"):
+        with pytest.raises(phasetodo.errors.CorruptLog, match=r"s\.jsonl:3: .*nested too deeply"):
             phasetodo.JsonlStore(tmp_path).open("s")
-        with pytest.warns(phasetodo.CorruptLogWarning, match=":3:"):
+        with pytest.warns(phasetodo.errors.CorruptLogWarning, match=":3:"):
             log = phasetodo.JsonlStore(tmp_path, on_corrupt="skip").open("s")
         assert log.latest() == Event(1, "write", 1.0, PHASES)
         log.close()
@@ -51,7 +51,7 @@ class TestDeepNesting:
         """A deep line before the newest checkpoint raises CorruptLog when events() reaches it."""
         _log(tmp_path / "s.jsonl", [_line(1), DEEP, _line(3)])
         log = phasetodo.JsonlStore(tmp_path).open("s")
-        with pytest.raises(phasetodo.CorruptLog, match=r"s\.jsonl:3"):
+        with pytest.raises(phasetodo.errors.CorruptLog, match=r"s\.jsonl:3"):
             list(log.events())
         log.close()
 
@@ -66,7 +66,7 @@ class TestDeepNesting:
         conn.commit()
         conn.close()
         store = phasetodo.SqliteStore(tmp_path / "s.db")
-        with pytest.raises(phasetodo.CorruptLog, match=r"s\.db:1: .*event 1: .*nested too deeply"):
+        with pytest.raises(phasetodo.errors.CorruptLog, match=r"s\.db:1: .*event 1: .*nested too deeply"):
             store.open("s").latest()
         store.close()
 
@@ -75,7 +75,7 @@ class TestIds:
     @pytest.mark.parametrize("bad", ["é" * 124 + "x", "é" * 200, "\udcff", "a\ud800b"])
     def test_ids_too_long_in_bytes_or_with_lone_surrogates_are_refused(self, bad: str) -> None:
         """Ids whose file names would not fit (in bytes) or could not be encoded raise InvalidSessionId."""
-        with pytest.raises(phasetodo.InvalidSessionId, match="session_id"):
+        with pytest.raises(phasetodo.errors.InvalidSessionId, match="session_id"):
             check_session_id(bad)
 
     @pytest.mark.parametrize("kind", ["jsonl", "sqlite", "memory"])
@@ -84,7 +84,7 @@ class TestIds:
         store = phasetodo.stores.store_from_url(
             {"jsonl": str(tmp_path), "sqlite": f"sqlite:{tmp_path / 's.db'}", "memory": "memory:"}[kind]
         )
-        with pytest.raises(phasetodo.InvalidSessionId):
+        with pytest.raises(phasetodo.errors.InvalidSessionId):
             store.open("\udcff")
         store.close()
 
@@ -98,7 +98,7 @@ class TestIds:
         log.close()
         with (tmp_path / f"{sid}.jsonl").open("ab") as handle:
             handle.write(b'{"torn')
-        with pytest.warns(phasetodo.TornTailWarning):
+        with pytest.warns(phasetodo.errors.TornTailWarning):
             store.open(sid).close()
         assert (tmp_path / f"{sid}.jsonl.torn").exists()
 
@@ -141,7 +141,7 @@ class TestSqliteDamage:
                             list(session.events())
                     finally:
                         flipped.close()
-            except (phasetodo.CorruptLog, phasetodo.StoreError):
+            except (phasetodo.errors.CorruptLog, phasetodo.StoreError):
                 pass
             path.unlink()
 

@@ -115,12 +115,12 @@ class TestSessionIds:
         self, store: phasetodo.Store, bad: str
     ) -> None:
         """Path-like, empty, control-character and over-long ids raise InvalidSessionId."""
-        with pytest.raises(phasetodo.InvalidSessionId, match="session_id"):
+        with pytest.raises(phasetodo.errors.InvalidSessionId, match="session_id"):
             store.open(bad)
 
     def test_a_non_string_id_is_rejected(self) -> None:
         """An id must be a string."""
-        with pytest.raises(phasetodo.InvalidSessionId, match="must be a string"):
+        with pytest.raises(phasetodo.errors.InvalidSessionId, match="must be a string"):
             check_session_id(42)
 
     @pytest.mark.parametrize("good", ["abc", "agent-1.turn_2", "Ünïcode id", "..x", "x" * 200])
@@ -158,7 +158,7 @@ class TestJsonlFaults:
         store, path = _jsonl_with_events(tmp_path, 3)
         with path.open("ab") as handle:
             handle.write(b'{"version":4,"kind":"wri')
-        with pytest.warns(phasetodo.TornTailWarning, match=r"1 torn line \(24 bytes\)"):
+        with pytest.warns(phasetodo.errors.TornTailWarning, match=r"1 torn line \(24 bytes\)"):
             log = store.open("s")
         assert log.latest() == _event(3)
         assert (tmp_path / "s.jsonl.torn").read_bytes() == b'{"version":4,"kind":"wri\n'
@@ -172,7 +172,7 @@ class TestJsonlFaults:
         store, path = _jsonl_with_events(tmp_path, 2)
         with path.open("ab") as handle:
             handle.write(b"{")
-        with pytest.warns(phasetodo.TornTailWarning):
+        with pytest.warns(phasetodo.errors.TornTailWarning):
             session = phasetodo.Session.open("s", store, resume="keep")
         session.todo_write({"ops": [{"op": "append", "phase": "P", "items": ["c"]}]})
         assert [json.loads(line)["version"] for line in path.read_text().splitlines()[1:]] == [1, 2, 3]
@@ -182,7 +182,7 @@ class TestJsonlFaults:
         """A file holding only a torn header opens as a new, empty log."""
         (tmp_path / "s.jsonl").write_bytes(b'{"format":1,"ses')
         store = phasetodo.JsonlStore(tmp_path)
-        with pytest.warns(phasetodo.TornTailWarning):
+        with pytest.warns(phasetodo.errors.TornTailWarning):
             log = store.open("s")
         assert log.latest() is None
         log.close()
@@ -193,7 +193,7 @@ class TestJsonlFaults:
         lines = path.read_bytes().split(b"\n")
         lines[2] = b'{"version": "two"}'
         path.write_bytes(b"\n".join(lines))
-        with pytest.raises(phasetodo.CorruptLog, match=r"s\.jsonl:3: .*event\.version") as caught:
+        with pytest.raises(phasetodo.errors.CorruptLog, match=r"s\.jsonl:3: .*event\.version") as caught:
             store.open("s")
         assert (caught.value.path, caught.value.line) == (str(path), 3)
 
@@ -205,7 +205,7 @@ class TestJsonlFaults:
         path.write_bytes(b"\n".join(lines))
         log = phasetodo.JsonlStore(tmp_path).open("s")
         assert log.latest() == _event(3)
-        with pytest.raises(phasetodo.CorruptLog, match=r"s\.jsonl:3: .*event\.version") as caught:
+        with pytest.raises(phasetodo.errors.CorruptLog, match=r"s\.jsonl:3: .*event\.version") as caught:
             list(log.events())
         assert (caught.value.path, caught.value.line) == (str(path), 3)
         log.close()
@@ -216,9 +216,9 @@ class TestJsonlFaults:
         lines = path.read_bytes().split(b"\n")
         lines[2] = b"not json"
         path.write_bytes(b"\n".join(lines))
-        with pytest.warns(phasetodo.CorruptLogWarning, match=r"s\.jsonl:3"):
+        with pytest.warns(phasetodo.errors.CorruptLogWarning, match=r"s\.jsonl:3"):
             log = phasetodo.JsonlStore(tmp_path, on_corrupt="skip").open("s")
-        with pytest.warns(phasetodo.CorruptLogWarning, match=r"s\.jsonl:3"):
+        with pytest.warns(phasetodo.errors.CorruptLogWarning, match=r"s\.jsonl:3"):
             assert [e.version for e in log.events()] == [1, 3]
         log.close()
 
@@ -227,10 +227,10 @@ class TestJsonlFaults:
         store, path = _jsonl_with_events(tmp_path, 2)
         with path.open("ab") as handle:
             handle.write(b'{"version": 3, "kind": "write", "time": 0, "phases": [{"name": 1}]}\n')
-        with pytest.raises(phasetodo.CorruptLog, match=r":4: .*event\.phases"):
+        with pytest.raises(phasetodo.errors.CorruptLog, match=r":4: .*event\.phases"):
             phasetodo.Session.open("s", store)
         skipping = phasetodo.JsonlStore(tmp_path, on_corrupt="skip")
-        with pytest.warns(phasetodo.CorruptLogWarning, match=":4:"):
+        with pytest.warns(phasetodo.errors.CorruptLogWarning, match=":4:"):
             session = phasetodo.Session.open("s", skipping, resume="keep")
         assert (session.version, session.phases) == (2, PHASES)
         session.close()
@@ -238,13 +238,13 @@ class TestJsonlFaults:
     def test_a_foreign_file_is_not_taken_for_a_log(self, tmp_path: Path) -> None:
         """A first line that is no phasetodo header raises CorruptLog at line 1."""
         (tmp_path / "s.jsonl").write_text("hello\n")
-        with pytest.raises(phasetodo.CorruptLog, match=r"s\.jsonl:1: .*header"):
+        with pytest.raises(phasetodo.errors.CorruptLog, match=r"s\.jsonl:1: .*header"):
             phasetodo.JsonlStore(tmp_path).open("s")
 
     def test_a_newer_format_is_refused(self, tmp_path: Path) -> None:
         """A header from a newer format version raises CorruptLog naming the format."""
         (tmp_path / "s.jsonl").write_text('{"format": 99, "session": "s", "owner": null}\n')
-        with pytest.raises(phasetodo.CorruptLog, match="format 99"):
+        with pytest.raises(phasetodo.errors.CorruptLog, match="format 99"):
             phasetodo.JsonlStore(tmp_path).open("s")
 
     def test_bad_on_corrupt_is_rejected(self, tmp_path: Path) -> None:

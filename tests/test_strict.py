@@ -262,8 +262,8 @@ class TestTransitions:
         ]
 
     def test_result_carries_transitions(self) -> None:
-        """phasetodo.call(profile="strict") returns a typed result with its transitions."""
-        result = phasetodo.call(
+        """phasetodo.tool.call(profile="strict") returns a typed result with its transitions."""
+        result = phasetodo.tool.call(
             {"ops": [{"op": "drop", "task": "Ship it"}]}, phasetodo.load_phases(BUILD), profile="strict"
         )
         assert isinstance(result, phasetodo.ToolResult)
@@ -276,7 +276,7 @@ class TestTransitions:
 class TestProfiles:
     def test_unknown_profile(self) -> None:
         """A bad profile name raises UnknownProfile naming the choices."""
-        with pytest.raises(phasetodo.UnknownProfile, match="parity, strict"):
+        with pytest.raises(phasetodo.errors.UnknownProfile, match="parity, strict"):
             phasetodo.todo_write({"ops": [{"op": "done"}]}, BUILD, profile="lenient")  # type: ignore[arg-type]
 
     def test_strict_schema_errors_raise(self) -> None:
@@ -359,7 +359,7 @@ class TestProperties:
         self, before: list[dict[str, Any]], ops: list[dict[str, Any]]
     ) -> None:
         """A batch strict accepts gives parity's list; a batch parity faults, strict refuses."""
-        parity = phasetodo.apply(phasetodo.load_phases(before), phasetodo.parse_params({"ops": ops}))
+        parity = phasetodo.apply(phasetodo.load_phases(before), phasetodo.profiles.parse_params({"ops": ops}))
         result = phasetodo.todo_write({"ops": ops}, before, profile="strict")
         if not result["isError"]:
             assert not parity.errors

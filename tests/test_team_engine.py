@@ -473,7 +473,7 @@ class TestParityUnchanged:
     def test_parity_carries_team_fields_on_values(self) -> None:
         """The same on Phase values: owner, reason and after survive a parity call."""
         phases = (Phase("P", (Task("a", Status.BLOCKED, owner="w1", reason="r"), Task("b", after=("a",)))),)
-        result = phasetodo.call({"ops": [{"op": "note", "task": "b", "text": "n"}]}, phases)
+        result = phasetodo.tool.call({"ops": [{"op": "note", "task": "b", "text": "n"}]}, phases)
         assert result.phases == (
             Phase(
                 "P",

@@ -56,7 +56,7 @@ class TestTwoServers:
         async def run() -> None:
             async with _agent(store, "w1") as one, _agent(store, "w2") as two:
                 listed = {t.name: t for t in (await one.list_tools()).tools}
-                assert listed["todo_write"].input_schema == phasetodo.TEAM_PARAMS_SCHEMA
+                assert listed["todo_write"].input_schema == phasetodo.profiles.TEAM_PARAMS_SCHEMA
                 first = await one.call_tool("todo_write", PLAN)
                 assert first.is_error is False
                 assert first.structured_content is not None

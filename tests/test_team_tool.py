@@ -9,7 +9,8 @@ from agents import Agent, Runner, set_tracing_disabled
 from agents.testing import ScriptedModel, assistant_message, function_call
 
 import phasetodo
-from phasetodo import InvalidOption, InvalidParams, Limits, MemoryStore, Session, TodoWriteTool
+from phasetodo import InvalidParams, Limits, MemoryStore, Session, TodoWriteTool
+from phasetodo.errors import InvalidOption
 from phasetodo.integrations.openai_agents import todo_write_tool
 
 set_tracing_disabled(True)
@@ -32,7 +33,7 @@ class TestMemoryTool:
         assert result.details["task"] == "a"
         assert tool.phases[0].tasks[0].owner == "w1"
         assert tool.description == phasetodo.TEAM.description
-        assert tool.parameters == phasetodo.TEAM_PARAMS_SCHEMA
+        assert tool.parameters == phasetodo.profiles.TEAM_PARAMS_SCHEMA
 
     def test_agent_belongs_to_the_session(self) -> None:
         """A tool on a session takes the agent from the session, not from the tool."""
@@ -70,8 +71,8 @@ class TestSpecs:
     def test_anthropic_and_mcp_carry_the_team_schema(self) -> None:
         """The Anthropic and MCP specs carry the team schema and prompt."""
         tool = TodoWriteTool(profile="team")
-        assert tool.to_anthropic()["input_schema"] == phasetodo.TEAM_PARAMS_SCHEMA
-        assert tool.to_mcp()["inputSchema"] == phasetodo.TEAM_PARAMS_SCHEMA
+        assert tool.to_anthropic()["input_schema"] == phasetodo.profiles.TEAM_PARAMS_SCHEMA
+        assert tool.to_mcp()["inputSchema"] == phasetodo.profiles.TEAM_PARAMS_SCHEMA
 
 
 class TestLimits:

@@ -121,7 +121,7 @@ class TestPhases:
     @given(testing.phases(normalized=True))
     def test_normalized_knob(self, phases: tuple[Phase, ...]) -> None:
         """normalized=True lists are fixed points of normalize()."""
-        assert phasetodo.normalize(phases) == phases
+        assert phasetodo.profiles.normalize(phases) == phases
 
     def test_unnormalized_by_default(self) -> None:
         """By default a list may hold several tasks in progress, as a host may store it."""
@@ -129,7 +129,7 @@ class TestPhases:
             testing.phases(),
             lambda ps: [t.status for p in ps for t in p.tasks].count(Status.IN_PROGRESS) > 1,
         )
-        assert phasetodo.normalize(found) != found
+        assert phasetodo.profiles.normalize(found) != found
 
     @RELAXED
     @given(testing.phases(min_size=1, normalized=True, markdown_safe=True))
@@ -170,7 +170,7 @@ KNOWN = (
 FRESH = testing.names(alphabet="XYZ", max_size=3)
 
 
-def _targets(op: phasetodo.Op) -> list[str]:
+def _targets(op: phasetodo.ops.Op) -> list[str]:
     return [value for value in (getattr(op, "task", None), getattr(op, "phase", None)) if value]
 
 
@@ -181,34 +181,34 @@ class TestOps:
             KNOWN, existing=1.0, incomplete=0.0, names=FRESH, kinds=["start", "done", "drop", "rm", "note"]
         )
     )
-    def test_existing_targets_are_found(self, batch: tuple[phasetodo.Op, ...]) -> None:
+    def test_existing_targets_are_found(self, batch: tuple[phasetodo.ops.Op, ...]) -> None:
         """existing=1.0 on a list that keeps its names: every target is found."""
-        outcome = phasetodo.apply(KNOWN, [op for op in batch if not isinstance(op, phasetodo.Rm)])
+        outcome = phasetodo.apply(KNOWN, [op for op in batch if not isinstance(op, phasetodo.ops.Rm)])
         assert not [e for e in outcome.errors if "not found" in e]
 
     @RELAXED
     @given(testing.op_batches(KNOWN, existing=0.0, names=FRESH, kinds=["start", "note"]))
-    def test_fresh_targets_are_missed(self, batch: tuple[phasetodo.Op, ...]) -> None:
+    def test_fresh_targets_are_missed(self, batch: tuple[phasetodo.ops.Op, ...]) -> None:
         """existing=0.0 with a disjoint alphabet: every targeted op misses."""
         outcome = phasetodo.apply(KNOWN, batch)
         assert len(outcome.errors) == len(batch)
 
     @RELAXED
     @given(testing.op_batches(existing=1.0, incomplete=0.0, names=FRESH, min_size=2))
-    def test_batch_targets_what_it_made(self, batch: tuple[phasetodo.Op, ...]) -> None:
+    def test_batch_targets_what_it_made(self, batch: tuple[phasetodo.ops.Op, ...]) -> None:
         """Targets made by an earlier init or append in the batch count as existing."""
         made: set[str] = set()
         for op in batch:
-            if isinstance(op, phasetodo.Init):
+            if isinstance(op, phasetodo.ops.Init):
                 made = {e.phase for e in op.list or ()} | {i for e in op.list or () for i in e.items}
-            elif isinstance(op, phasetodo.Append):
+            elif isinstance(op, phasetodo.ops.Append):
                 made |= {op.phase or "", *(op.items or ())}
-            elif not isinstance(op, phasetodo.Append) and made:
+            elif not isinstance(op, phasetodo.ops.Append) and made:
                 assert set(_targets(op)) <= made
 
     @RELAXED
     @given(testing.op_batches(KNOWN, incomplete=1.0, kinds=["start", "append"]))
-    def test_incomplete_ops_report_missing_fields(self, batch: tuple[phasetodo.Op, ...]) -> None:
+    def test_incomplete_ops_report_missing_fields(self, batch: tuple[phasetodo.ops.Op, ...]) -> None:
         """incomplete=1.0: each op lacks a field, and the engine says which."""
         outcome = phasetodo.apply(KNOWN, batch)
         assert len(outcome.errors) == len(batch)
@@ -216,16 +216,16 @@ class TestOps:
 
     @RELAXED
     @given(testing.op_batches(KNOWN, incomplete=0.0, names=FRESH))
-    def test_complete_ops_lack_nothing(self, batch: tuple[phasetodo.Op, ...]) -> None:
+    def test_complete_ops_lack_nothing(self, batch: tuple[phasetodo.ops.Op, ...]) -> None:
         """incomplete=0.0: no op lacks a field it needs."""
         outcome = phasetodo.apply(KNOWN, batch)
         assert not [e for e in outcome.errors if e.startswith("Missing ")]
 
     @RELAXED
     @given(testing.ops(kinds=["note"]))
-    def test_ops_kinds(self, op: phasetodo.Op) -> None:
+    def test_ops_kinds(self, op: phasetodo.ops.Op) -> None:
         """ops(kinds=...) draws only the op kinds named."""
-        assert isinstance(op, phasetodo.Note)
+        assert isinstance(op, phasetodo.ops.Note)
 
     def test_unknown_kind_named(self) -> None:
         """An unknown op kind raises InvalidArgument naming the choice."""
@@ -299,19 +299,19 @@ class TestMarkdown:
 
 class TestRegistration:
     @RELAXED
-    @given(st.from_type(Phase), st.from_type(Task), st.from_type(phasetodo.PhaseItems))
-    def test_from_type_values(self, phase: Phase, task: Task, items: phasetodo.PhaseItems) -> None:
+    @given(st.from_type(Phase), st.from_type(Task), st.from_type(phasetodo.ops.PhaseItems))
+    def test_from_type_values(self, phase: Phase, task: Task, items: phasetodo.ops.PhaseItems) -> None:
         """st.from_type knows the value types."""
         assert isinstance(phase, Phase)
         assert isinstance(task, Task)
         assert items.items
 
-    @pytest.mark.parametrize("kind", list(phasetodo.OPS))
+    @pytest.mark.parametrize("kind", list(phasetodo.ops.OPS))
     def test_from_type_each_op(self, kind: str) -> None:
         """st.from_type builds every op class, and the Op union reaches it."""
-        cls = phasetodo.OPS[kind]
+        cls = phasetodo.ops.OPS[kind]
         assert isinstance(reach(st.from_type(cls), lambda _: True), cls)
-        assert isinstance(reach(st.from_type(phasetodo.Op), lambda op: isinstance(op, cls)), cls)
+        assert isinstance(reach(st.from_type(phasetodo.ops.Op), lambda op: isinstance(op, cls)), cls)
 
     @pytest.mark.slow
     def test_entry_point_registers_without_import(self) -> None:

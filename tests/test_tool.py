@@ -20,7 +20,7 @@ class TestIdentity:
         """The tool is todo_write with the parameter schema, exclusive and strict like the reference."""
         tool = TodoWriteTool()
         assert tool.name == "todo_write"
-        assert tool.parameters == phasetodo.PARAMS_SCHEMA
+        assert tool.parameters == phasetodo.profiles.PARAMS_SCHEMA
         assert tool.concurrency == "exclusive"
         assert tool.strict is True
         assert tool.description == DESCRIPTION
@@ -179,5 +179,5 @@ class TestStrictTool:
 
     def test_unknown_profile_is_rejected(self) -> None:
         """A profile name other than parity or strict raises naming the field."""
-        with pytest.raises(phasetodo.UnknownProfile, match="profile: must be one of parity, strict"):
+        with pytest.raises(phasetodo.errors.UnknownProfile, match="profile: must be one of parity, strict"):
             phasetodo.TodoWriteTool(profile="lenient")  # type: ignore[arg-type]

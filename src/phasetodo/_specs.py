@@ -73,7 +73,7 @@ def _nullable(node: dict[str, Any]) -> None:
         node["enum"] = [*node["enum"], None]
 
 
-#: :data:`~phasetodo.PARAMS_SCHEMA` in strict form.
+#: :data:`~phasetodo.profiles.PARAMS_SCHEMA` in strict form.
 OPENAI_STRICT_SCHEMA: dict[str, Any] = strict_schema(PARAMS_SCHEMA)
 
 

@@ -20,7 +20,7 @@ from ._core.schema import problems as schema_problems
 from ._profiles.builtin import ProfileLike, resolve
 from ._profiles.parity import DESCRIPTION, PARITY
 from ._profiles.registry import Profile, run
-from ._profiles.result import ResultJSON, Storage, ToolResult
+from ._profiles.result import DetailsJSON, PhaseJSON, ResultJSON, Storage, TaskJSON, ToolResult
 from ._profiles.strict import STRICT_NOTE
 from ._specs import Api, anthropic_tool, mcp_tool, openai_tool, strip_nulls
 from .errors import InvalidOption, InvalidParams, InvalidPhases
@@ -28,8 +28,12 @@ from .errors import InvalidOption, InvalidParams, InvalidPhases
 __all__ = [
     "DESCRIPTION",
     "STRICT_NOTE",
+    "DetailsJSON",
     "MemoryState",
+    "PhaseJSON",
+    "ResultJSON",
     "Storage",
+    "TaskJSON",
     "TodoState",
     "TodoWriteTool",
     "ToolResult",

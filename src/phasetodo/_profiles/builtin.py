@@ -25,7 +25,7 @@ ProfileLike = Union[Profile, str]  # noqa: UP007 - a runtime alias on 3.10
 def resolve(profile: ProfileLike) -> Profile:
     """The profile ``profile`` names; a :class:`Profile` value is returned as it is.
 
-    Raises :class:`~phasetodo.UnknownProfile` for any other value.
+    Raises :class:`~phasetodo.errors.UnknownProfile` for any other value.
     """
     if isinstance(profile, Profile):
         return profile
