@@ -4,7 +4,8 @@
 is made with ``initdb`` in a temporary folder and started with ``pg_ctl`` on a
 unix socket and a loopback port, as the ``postgres`` user when we run as root
 (the server refuses root). When that is impossible the PostgreSQL tests skip
-saying why, except under ``CI``, where they fail.
+saying why, except under ``CI``, where they fail. :func:`server` yields a
+:class:`Server` that tests may stop, restart or open to password logins.
 """
 
 from __future__ import annotations
@@ -38,44 +39,83 @@ def _as_server_user(argv: list[str]) -> list[str]:
     return [runuser, "-u", "postgres", "--", *argv]
 
 
+class Server:
+    """A running throwaway cluster: its DSN, data folder and socket folder, and what tests do to it."""
+
+    def __init__(self, folder: Path, port: int, tools: dict[str, str]) -> None:
+        self.folder = folder
+        self.data = folder / "data"
+        self.port = port
+        self.dsn = f"postgresql://postgres@127.0.0.1:{port}/postgres"
+        self._tools = tools
+
+    def _pg_ctl(self, *argv: str) -> None:
+        subprocess.run(
+            _as_server_user([self._tools["pg_ctl"], "-D", str(self.data), *argv]),
+            check=True, capture_output=True, text=True, timeout=120,
+        )
+
+    def start(self) -> None:
+        """Start the server (unix socket in the folder, loopback port) and wait until it answers."""
+        options = f"-k {self.folder} -p {self.port} -c listen_addresses=127.0.0.1 -F -c max_connections=60"
+        self._pg_ctl("-o", options, "-l", str(self.folder / "server.log"), "-w", "start")
+
+    def stop(self, mode: str = "fast") -> None:
+        """Stop the server (``fast``: end every session; ``immediate``: as a crash would)."""
+        self._pg_ctl("-m", mode, "-w", "stop")
+
+    def restart(self, mode: str = "fast") -> None:
+        """Stop and start again: every client connection is dropped."""
+        self.stop(mode)
+        self.start()
+
+    def allow_password(self, role: str) -> None:
+        """Make ``role`` log in over TCP with a password (scram-sha-256); every other role keeps trust."""
+        hba = self.data / "pg_hba.conf"
+        rule = f"host all {role} 127.0.0.1/32 scram-sha-256\nhost all {role} ::1/128 scram-sha-256\n"
+        hba.write_text(rule + hba.read_text())
+        self._pg_ctl("reload")
+
+
 @contextmanager
-def cluster() -> Iterator[str]:
-    """Start a cluster and yield its DSN; stop it and remove its folder afterwards."""
+def server() -> Iterator[Server]:
+    """Start a cluster and yield it; stop it and remove its folder afterwards."""
     tools = {name: shutil.which(name) for name in ("initdb", "pg_ctl")}
     missing = [name for name, path in tools.items() if path is None]
     if missing:
         raise Unavailable(f"PostgreSQL server binaries not on PATH: {', '.join(missing)}")
     folder = Path(tempfile.mkdtemp(prefix="phasetodo-pg-"))
-    data = folder / "data"
+    made = Server(folder, _free_port(), {name: str(path) for name, path in tools.items()})
     try:
         if os.geteuid() == 0:
             shutil.chown(folder, "postgres", "postgres")
-        port = _free_port()
-        run = {"check": True, "capture_output": True, "text": True, "timeout": 120}
         try:
             subprocess.run(
-                _as_server_user([str(tools["initdb"]), "-D", str(data), "-A", "trust", "-U", "postgres",
+                _as_server_user([made._tools["initdb"], "-D", str(made.data), "-A", "trust", "-U", "postgres",
                                  "--no-sync", "-E", "UTF8"]),
-                **run,  # type: ignore[call-overload]
+                check=True, capture_output=True, text=True, timeout=120,
             )
-            options = f"-k {folder} -p {port} -c listen_addresses=127.0.0.1 -F -c max_connections=60"
-            subprocess.run(
-                _as_server_user([str(tools["pg_ctl"]), "-D", str(data), "-o", options, "-l",
-                                 str(folder / "server.log"), "-w", "start"]),
-                **run,  # type: ignore[call-overload]
-            )
+            made.start()
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as error:
             detail = getattr(error, "stderr", "") or ""
             raise Unavailable(f"could not start a PostgreSQL cluster: {error} {detail.strip()}") from error
         try:
-            yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
+            yield made
         finally:
             subprocess.run(
-                _as_server_user([str(tools["pg_ctl"]), "-D", str(data), "-m", "immediate", "-w", "stop"]),
+                _as_server_user([made._tools["pg_ctl"], "-D", str(made.data), "-m", "immediate", "-w",
+                                 "stop"]),
                 capture_output=True, timeout=120, check=False,
             )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextmanager
+def cluster() -> Iterator[str]:
+    """Start a cluster and yield its DSN; stop it and remove its folder afterwards."""
+    with server() as made:
+        yield made.dsn
 
 
 def reset(dsn: str) -> None:

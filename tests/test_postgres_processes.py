@@ -121,6 +121,6 @@ class TestCommandOnPostgres:
         command = [sys.executable, "-m", "phasetodo", "db", "init", dsn]
         done = subprocess.run(command, capture_output=True, text=True, timeout=120)
         assert done.returncode == 1
-        assert "postgresql (" in done.stderr
+        assert "postgresql://who:***@127.0.0.1:1/nowhere" in done.stderr
         assert "secret" not in done.stderr
         assert "Traceback" not in done.stderr

@@ -183,8 +183,8 @@ class TestRejectedForms:
         assert "s3cret" not in str(caught.value)
 
     def test_shown_keeps_paths_and_hides_passwords(self) -> None:
-        """shown() hides a URL's user and password and password= values, and leaves paths alone."""
-        assert shown("postgresql://me:s3cret@db:5432/todo") == "postgresql://***@db:5432/todo"
+        """shown() hides a URL's password (keeping its user) and password= values, and leaves paths alone."""
+        assert shown("postgresql://me:s3cret@db:5432/todo") == "postgresql://me:***@db:5432/todo"
         assert shown("postgres://db/todo?password=s3cret&x=1") == "postgres://db/todo?password=***&x=1"
         assert shown("jsonl:plans/@team") == "jsonl:plans/@team"
         assert shown("plans/@team") == "plans/@team"
@@ -203,7 +203,7 @@ class TestRejectedForms:
         """A PostgreSQL store that cannot be reached is named without its password."""
         done = _command("--store", "postgresql://me:s3cret@127.0.0.1:1/todo", "show", cwd=here)
         assert done.returncode == 2
-        assert "--store postgresql://***@127.0.0.1:1/todo" in done.stderr
+        assert "--store postgresql://me:***@127.0.0.1:1/todo" in done.stderr
         assert "s3cret" not in done.stderr + done.stdout
 
     def test_the_board_refuses_them_before_listening(self, here: Path) -> None:

@@ -28,6 +28,7 @@ import attrs
 
 from ..errors import FormerDefaultStoreWarning, InvalidStoreSpec
 from ._base import Store
+from ._dsn import redact
 from .jsonl import JsonlStore
 from .memory import MemoryStore
 from .postgres import PostgresStore
@@ -65,19 +66,16 @@ _SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+):")
 #: A libpq ``key=value`` DSN: refused rather than taken for a folder named after it.
 _KEYWORD_DSN = re.compile(r"\s*(host|hostaddr|port|dbname|user|password|service|sslmode)\s*=", re.I)
-#: A URL's user and password (everything up to the last ``@``) and a ``password=`` parameter.
-_USERINFO = re.compile(r"^([^:]*:(?://)?).*@")
-_PARAM_PASSWORD = re.compile(r"(password=)[^&\s]*", re.I)
 _PATH_KINDS: dict[str, StoreKind] = {"jsonl": "jsonl", "sqlite": "sqlite"}
 _EXAMPLE = {"jsonl": "plans", "sqlite": "todo.db"}
 
 
 def shown(text: str) -> str:
-    """``text`` for messages: a URL's user and password, and any ``password=``, become ``***``."""
+    """``text`` for messages: a DSN's password becomes ``***`` (:func:`~phasetodo.stores._dsn.redact`)."""
     scheme = _SCHEME.match(text)
     if scheme is None or scheme[1].lower() in _PATH_KINDS:
         return text  # a path, shown as given
-    return _USERINFO.sub(r"\1***@", _PARAM_PASSWORD.sub(r"\1***", text))
+    return redact(text)
 
 
 def _refused(text: str, reason: str) -> InvalidStoreSpec:

@@ -14,6 +14,15 @@ for that transaction), reads the newest version, inserts the next row and sends
 ``NOTIFY phasetodo_events`` with the session id. A crash before ``COMMIT``
 leaves nothing behind; after it, the event is durable. Watchers ``LISTEN`` on
 that channel instead of polling. Reading never writes and creates nothing.
+
+A lost connection (a server restart, a failover, an idle timeout, a terminated
+backend) is made again with bounded backoff, for up to ``reconnect`` seconds.
+A read is run again. A write's transaction keeps the statements it ran: lost
+before ``COMMIT``, they run again on the new connection, each event only if its
+version is still the next one; lost during ``COMMIT``, the log says whether the
+events are there with the bodies we wrote, and only if not are they written
+again. So a write is never applied twice, nor reported lost when it committed.
+A watcher listens again, then looks at the newest version: no event is missed.
 """
 
 from __future__ import annotations
@@ -21,12 +30,15 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
+
+import attrs
 
 from ..errors import CorruptLog, StoreError
 from ._base import check_session_id
+from ._dsn import redact
 from ._rows import RowLog
 
 __all__ = ["CHANNEL", "SCHEMA", "PostgresLog", "PostgresStore"]
@@ -46,6 +58,26 @@ SCHEMA = (
 _SCHEMA_LOCK = 7_046_051_600
 _PAGE = 256
 _INHERITED: list[Any] = []
+#: Backoff between connection attempts after a loss: doubling from the first delay up to the last.
+_FIRST_DELAY, _LAST_DELAY = 0.05, 2.0
+#: How many times one call may lose a connection it had just made before it gives up.
+_LOSSES = 8
+_T = TypeVar("_T")
+
+
+@attrs.frozen
+class _Step:
+    """One statement of the open transaction, to run again on a new connection.
+
+    An event insert names its ``session``, ``version`` and ``body``: it runs
+    again only while ``version - 1`` is still the session's newest version.
+    """
+
+    sql: str
+    args: tuple[Any, ...]
+    session: str | None = None
+    version: int = 0
+    body: str | None = None
 
 
 def _psycopg() -> Any:
@@ -58,52 +90,93 @@ def _psycopg() -> Any:
     return psycopg
 
 
-def _redacted(dsn: str) -> str:
-    """The DSN without its password, for error messages."""
-    try:
-        from psycopg.conninfo import conninfo_to_dict
-
-        parts = conninfo_to_dict(dsn)
-    except Exception:
-        return "postgresql://..."
-    parts.pop("password", None)
-    return " ".join(f"{k}={v}" for k, v in sorted(parts.items()))
-
-
 class PostgresStore:
     """Session logs in the PostgreSQL database at ``dsn`` (``postgresql://user@host/db``).
 
     Needs the ``phasetodo[postgres]`` extra. ``timeout`` is how long a writer
-    waits for another writer of the same session, in seconds.
+    waits for another writer of the same session, in seconds; ``reconnect`` is
+    how long a call tries to make a lost connection again before it fails. A
+    password may stay out of ``dsn``: libpq reads ``PGPASSWORD``, the passfile
+    (``~/.pgpass`` or ``PGPASSFILE``) and service files (``PGSERVICE``).
     """
 
     storage: Literal["session"] = "session"
 
-    def __init__(self, dsn: str, *, timeout: float = 60.0) -> None:
+    def __init__(self, dsn: str, *, timeout: float = 60.0, reconnect: float = 30.0) -> None:
         self.dsn = dsn
-        self.where = f"postgresql ({_redacted(dsn)})"
+        self.where = redact(dsn)
         self._timeout = timeout
+        self._reconnect = reconnect
         self._psycopg = _psycopg()
         self._conn: Any = None
         self._pid = os.getpid()
         self._mutex = threading.RLock()
         self._depth = 0
+        self._journal: list[_Step] = []
+        self._replayable = True
+        self._reopen = False  # the open transaction lost its connection: begin it again first
         self._schema = False
         with self._errors():
-            self._connection()
+            self._conn = self._connect()  # the first connection fails at once, with its reason
+
+    def _connect(self, first: str | None = None) -> Any:
+        """A new connection with our lock timeout; ``first`` is run on it too."""
+        conn = self._psycopg.connect(self.dsn, autocommit=True)
+        try:
+            conn.execute(f"SET lock_timeout = {int(self._timeout * 1000)}")
+            if first is not None:
+                conn.execute(first)
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _connect_again(self, connect: Callable[[], _T]) -> _T:
+        """``connect()``, tried with bounded backoff for up to ``reconnect`` seconds."""
+        deadline = time.monotonic() + self._reconnect
+        delay = _FIRST_DELAY
+        while True:
+            try:
+                return connect()
+            except self._psycopg.OperationalError as error:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise StoreError(
+                        f"{self.where}: the connection was lost and could not be made again "
+                        f"within {self._reconnect:g} s: {self._message(error)}"
+                    ) from error
+                time.sleep(min(delay, left))
+                delay = min(delay * 2, _LAST_DELAY)
 
     def _connection(self) -> Any:
-        if self._conn is None or self._pid != os.getpid():
+        """This process's connection, made again when it was lost."""
+        if self._pid != os.getpid():
             if self._conn is not None:
                 # Inherited across fork(): never used here, and never closed either (closing
                 # would end the parent's session on the shared socket), so keep it referenced.
                 _INHERITED.append(self._conn)
+            self._conn = None
             self._pid = os.getpid()
             self._mutex = threading.RLock()
-            self._depth = 0
-            self._conn = self._psycopg.connect(self.dsn, autocommit=True)
-            self._conn.execute(f"SET lock_timeout = {int(self._timeout * 1000)}")
+            self._depth, self._journal, self._reopen = 0, [], False
+        if self._conn is None or self._conn.closed:
+            self._conn = None
+            self._conn = self._connect_again(self._connect)
         return self._conn
+
+    def _lost(self, error: Exception) -> bool:
+        """Whether ``error`` means the connection is gone (then it is dropped, to be made again)."""
+        conn = self._conn
+        if not isinstance(error, self._psycopg.OperationalError) or (conn is not None and not conn.closed):
+            return False
+        self._conn = None
+        if conn is not None:
+            conn.close()
+        self._reopen = self._depth > 0
+        return True
+
+    def _message(self, error: BaseException) -> str:
+        return redact(str(error).strip(), self.dsn)
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
@@ -112,56 +185,205 @@ class PostgresStore:
         try:
             yield
         except psycopg.errors.DataError as error:
-            raise CorruptLog(self.where, 0, f"damaged data ({error})") from error
+            raise CorruptLog(self.where, 0, f"damaged data ({self._message(error)})") from error
         except psycopg.Error as error:
-            raise StoreError(f"{self.where}: {str(error).strip()}") from error
+            raise StoreError(f"{self.where}: {self._message(error)}") from error
+
+    def _run(self, work: Callable[[Any, bool], _T]) -> _T:
+        """``work(conn, again)`` on a live connection; after a loss, again on a new one.
+
+        Inside a transaction the new connection first begins it again and runs
+        its statements so far (``again`` is then True).
+        """
+        again = False
+        for _ in range(_LOSSES):
+            try:
+                if self._reopen:
+                    self._begin_again()
+                    again = True
+                return work(self._connection(), again)
+            except self._psycopg.OperationalError as error:
+                if not self._lost(error):
+                    raise
+                if self._reopen and not self._replayable:
+                    raise StoreError(
+                        f"{self.where}: the connection was lost during a compaction; nothing changed "
+                        f"({self._message(error)})"
+                    ) from error
+                last = error
+        raise StoreError(f"{self.where}: the connection was lost {_LOSSES} times: {self._message(last)}")
+
+    def _begin_again(self) -> None:
+        """Begin the lost transaction on a new connection and run its statements so far."""
+        conn = self._connection()
+        conn.execute("BEGIN")
+        for step in self._journal:
+            self._check_base(conn, step)
+            conn.execute(step.sql, step.args)
+        self._reopen = False
+
+    def _check_base(self, conn: Any, step: _Step) -> None:
+        """An event insert runs again only onto the version it was made after."""
+        if step.session is None:
+            return
+        (newest,) = conn.execute(
+            "SELECT coalesce(max(version), 0) FROM phasetodo_events WHERE session = %s", (step.session,)
+        ).fetchone()
+        if newest != step.version - 1:
+            raise StoreError(
+                f"{self.where}: the connection was lost before session {step.session!r} version "
+                f"{step.version} was committed, and another writer has taken that version since "
+                f"(the session is at {newest}); nothing was applied"
+            )
+
+    def _committed(self, journal: list[_Step]) -> bool:
+        """Whether every event of ``journal`` is in the log with the body we wrote."""
+        events = [step for step in journal if step.session is not None]
+
+        def bodies(conn: Any, _: bool) -> list[tuple[Any, ...]]:
+            return [
+                conn.execute(
+                    "SELECT body FROM phasetodo_events WHERE session = %s AND version = %s",
+                    (step.session, step.version),
+                ).fetchone()
+                for step in events
+            ]
+
+        return bool(events) and self._run(bodies) == [(step.body,) for step in events]
+
+    def _commit(self) -> None:
+        """COMMIT; when the connection is lost on the way, the log says whether it was committed."""
+        journal = self._journal
+        for _ in range(_LOSSES):
+            try:
+                if self._reopen:  # it was not: begin again, run the statements, commit
+                    self._begin_again()
+                self._connection().execute("COMMIT")
+                return
+            except self._psycopg.OperationalError as error:
+                if not self._lost(error):
+                    raise
+                last = error
+            self._depth, self._reopen = 0, False  # learn the outcome outside the transaction
+            try:
+                committed = self._committed(journal)
+            except StoreError as error:
+                raise StoreError(
+                    f"{error}; the write may have been committed: read the session before writing again"
+                ) from error
+            finally:
+                self._depth = 1
+            if committed:
+                return
+            if not self._replayable:
+                raise StoreError(
+                    f"{self.where}: the connection was lost while committing a compaction; every event "
+                    f"is kept either way, compact again to be sure ({self._message(last)})"
+                )
+            self._reopen = True
+        raise StoreError(f"{self.where}: the connection was lost {_LOSSES} times: {self._message(last)}")
+
+    def _rollback(self) -> None:
+        """ROLLBACK (also of a transaction begun again); a lost connection has rolled back already."""
+        if self._conn is None:
+            return
+        try:
+            self._conn.execute("ROLLBACK")
+        except self._psycopg.OperationalError as error:
+            if not self._lost(error):
+                raise
 
     def init_schema(self) -> None:
         """Create the tables and index if missing (also done at the first write)."""
-        with self._mutex, self._errors():
-            conn = self._connection()
+
+        def create(conn: Any, _: bool) -> None:
             with conn.transaction():
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
                 for statement in SCHEMA:
                     conn.execute(statement)
+
+        with self._mutex, self._errors():
+            self._run(create)
             self._schema = True
 
     @contextmanager
-    def transaction(self) -> Iterator[Any]:
-        """One transaction on this process's connection (re-entrant); commit on exit."""
+    def transaction(self) -> Iterator[None]:
+        """One transaction on this process's connection (re-entrant); commit on exit.
+
+        Statements go through :meth:`execute`, which keeps them to run again
+        should the connection be lost before the commit.
+        """
         if not self._schema:
             self.init_schema()
         with self._mutex, self._errors():
-            conn = self._connection()
-            if self._depth == 0:
-                conn.execute("BEGIN")
-            self._depth += 1
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            self._run(lambda conn, _: conn.execute("BEGIN"))
+            self._depth, self._journal, self._replayable, self._reopen = 1, [], True, False
             try:
-                yield conn
+                yield
+                self._commit()
             except BaseException:
-                self._depth -= 1
-                if self._depth == 0:
-                    conn.execute("ROLLBACK")
+                self._rollback()
                 raise
-            self._depth -= 1
-            if self._depth == 0:
-                conn.execute("COMMIT")
+            finally:
+                self._depth, self._journal, self._reopen = 0, [], False
+
+    def execute(
+        self, sql: str, args: tuple[Any, ...] = (), *, event: tuple[str, int, str] | None = None,
+        replayable: bool = True,
+    ) -> list[Any]:
+        """Run one statement inside :meth:`transaction` and return its rows.
+
+        ``event`` (session, version, body) marks the insert of an event;
+        ``replayable=False`` a statement that must not run again on a new connection.
+        """
+        step = _Step(sql, args) if event is None else _Step(sql, args, *event)
+
+        def run(conn: Any, again: bool) -> list[Any]:
+            if again:
+                self._check_base(conn, step)
+            cursor = conn.execute(sql, args)
+            return list(cursor.fetchall()) if cursor.description is not None else []
+
+        with self._mutex, self._errors():
+            if not self._depth:
+                raise RuntimeError("execute() runs inside transaction()")
+            self._replayable = self._replayable and replayable
+            rows = self._run(run)
+            self._journal.append(step)
+            return rows
+
+    def execute_many(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        """Run one statement for each of ``rows`` inside :meth:`transaction` (never run again)."""
+
+        def run(conn: Any, _: bool) -> None:
+            with conn.cursor() as cursor:
+                cursor.executemany(sql, rows)
+
+        with self._mutex, self._errors():
+            if not self._depth:
+                raise RuntimeError("execute_many() runs inside transaction()")
+            self._replayable = False
+            self._run(run)
 
     def read(self, sql: str, args: tuple[Any, ...]) -> list[Any]:
         """Run one query and return its rows (none while the tables do not exist)."""
         with self._mutex, self._errors():
-            conn = self._connection()
             try:
-                return list(conn.execute(sql, args).fetchall())
+                return self._run(lambda conn, _: list(conn.execute(sql, args).fetchall()))
             except self._psycopg.errors.UndefinedTable:
                 return []
 
     def listener(self) -> Any:
-        """A new connection listening on :data:`CHANNEL` (the caller closes it)."""
+        """A new connection listening on :data:`CHANNEL` (the caller closes it), with backoff."""
         with self._errors():
-            conn = self._psycopg.connect(self.dsn, autocommit=True)
-            conn.execute(f"LISTEN {CHANNEL}")
-            return conn
+            return self._connect_again(lambda: self._connect(f"LISTEN {CHANNEL}"))
 
     def open(self, session_id: str, *, owner: str | None = None) -> PostgresLog:
         """Open the session; a new one records ``owner`` at its first write."""
@@ -181,7 +403,7 @@ class PostgresStore:
             self._conn = None
 
     def __repr__(self) -> str:
-        return f"PostgresStore({self.where})"
+        return f"PostgresStore({self.where!r})"
 
 
 class PostgresLog(RowLog):
@@ -199,17 +421,18 @@ class PostgresLog(RowLog):
         return self.store._mutex
 
     @contextmanager
-    def _transaction(self) -> Iterator[object]:
-        with self.store.transaction() as conn:
-            conn.execute(
+    def _transaction(self) -> Iterator[None]:
+        store = self.store
+        with store.transaction():
+            store.execute(
                 "INSERT INTO phasetodo_sessions (id, owner) VALUES (%s, %s) ON CONFLICT (id) DO NOTHING",
                 (self.session_id, self._wanted),
             )
-            (recorded,) = conn.execute(
+            ((recorded,),) = store.execute(
                 "SELECT owner FROM phasetodo_sessions WHERE id = %s FOR UPDATE", (self.session_id,)
-            ).fetchone()
+            )
             self.owner = recorded
-            yield conn
+            yield
 
     def _max_version(self) -> int:
         rows = self.store.read(
@@ -237,40 +460,54 @@ class PostgresLog(RowLog):
             after = rows[-1][0]
 
     def _insert(self, version: int, body: str, checkpoint: bool) -> None:
-        with self.store.transaction() as conn:
-            conn.execute(
+        store = self.store
+        with store.transaction():
+            store.execute(
                 "INSERT INTO phasetodo_events (session, version, checkpoint, body) VALUES (%s, %s, %s, %s)",
                 (self.session_id, version, checkpoint, body),
+                event=(self.session_id, version, body),
             )
-            conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.session_id))
+            store.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.session_id))
 
     def _replace_all(self, rows: list[tuple[int, str, bool]]) -> None:
-        with self.store.transaction() as conn:
-            conn.execute("DELETE FROM phasetodo_events WHERE session = %s", (self.session_id,))
-            with conn.cursor() as cursor:
-                cursor.executemany(
-                    "INSERT INTO phasetodo_events (session, version, checkpoint, body) "
-                    "VALUES (%s, %s, %s, %s)",
-                    [(self.session_id, v, cp, body) for v, body, cp in rows],
-                )
+        store = self.store
+        with store.transaction():
+            store.execute(
+                "DELETE FROM phasetodo_events WHERE session = %s", (self.session_id,), replayable=False
+            )
+            store.execute_many(
+                "INSERT INTO phasetodo_events (session, version, checkpoint, body) VALUES (%s, %s, %s, %s)",
+                [(self.session_id, v, cp, body) for v, body, cp in rows],
+            )
 
     def wait(self, after: int, timeout: float | None = None) -> bool:
-        """Wait on LISTEN/NOTIFY (no polling) until a version above ``after`` lands."""
+        """Wait on LISTEN/NOTIFY (no polling) until a version above ``after`` lands.
+
+        A lost listening connection is made again, and the newest version looked
+        at once it listens, so nothing written in between is missed.
+        """
         deadline = None if timeout is None else time.monotonic() + timeout
         if self._listen is not None and self._listen_pid != os.getpid():
             _INHERITED.append(self._listen)
             self._listen = None
-        if self._listen is None or self._listen.closed:
-            self._listen = self.store.listener()
-            self._listen_pid = os.getpid()
-        while self.version() <= after:
+        while True:
+            if self._listen is None or self._listen.closed:
+                self._listen = self.store.listener()
+                self._listen_pid = os.getpid()
+            if self.version() > after:
+                return True
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left <= 0:
                 return False
-            with self.store._errors():
-                for _ in self._listen.notifies(timeout=left if left is not None else 1.0, stop_after=1):
+            try:
+                for _ in self._listen.notifies(timeout=min(left, 1.0) if left is not None else 1.0,
+                                               stop_after=1):
                     pass
-        return True
+            except self.store._psycopg.OperationalError as error:
+                if not self._listen.closed:
+                    raise StoreError(f"{self.where}: {self.store._message(error)}") from error
+                self._listen.close()
+                self._listen = None
 
     def close(self) -> None:
         """Close the listening connection, if one was opened."""
