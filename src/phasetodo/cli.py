@@ -699,7 +699,7 @@ def _cmd_demo(args: argparse.Namespace, out: IO[str]) -> int:
             text.write(result["content"][0]["text"] + "\n\n")
         phases = tuple(session.phases)
         version = session.version
-    store = getattr(args, "store", None) or default_spec().text
+    store = _store_text(args)  # never with a password: see it again with PGPASSWORD or a passfile
     if args.json:
         _raw(out).write(
             _json({"store": store, "session": sid, "version": version, "phases": dump_phases(phases)})
