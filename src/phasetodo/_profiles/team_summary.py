@@ -58,45 +58,58 @@ def _task_json(col: TeamColumn, index: int) -> dict[str, Any]:
 
 
 class _Shown:
-    """A column as ``native.parts`` reads it, with the team's own tasks made plain."""
+    """A column as ``native.parts`` reads it, with the team's own tasks made plain.
+
+    A task whose only team field is its owner is shown as ``content [owner]``: the
+    reference's tree line for that content is the team's line for the task.
+    """
 
     __slots__ = ("contents", "name", "notes", "statuses")
 
-    def __init__(self, col: TeamColumn, special: list[int]) -> None:
+    def __init__(self, col: TeamColumn, owned: list[int], others: list[int]) -> None:
         self.name, self.contents = col.name, col.contents
-        self.statuses, self.notes = list(col.statuses), list(col.notes)
-        for index in special:  # their lines and dicts are written here, not by parts
-            self.statuses[index], self.notes[index] = _PENDING, None
+        self.statuses, self.notes = col.statuses, col.notes
+        if owned:
+            self.contents = list(col.contents)
+            for index in owned:
+                self.contents[index] = f"{col.contents[index]} [{col.owners[index]}]"
+        if others:
+            self.statuses, self.notes = list(col.statuses), list(col.notes)
+            for index in others:  # their lines and dicts are written here, not by parts
+                self.statuses[index], self.notes[index] = _PENDING, None
 
 
-def _special(col: TeamColumn) -> list[int]:
-    """Positions whose summary line or ``details`` entry a plain column would get wrong."""
+def _special(col: TeamColumn) -> tuple[list[int], list[int]]:
+    """Positions whose summary line or ``details`` entry a plain column would get wrong:
+    those with an owner only, and the others (a reason, ``after``, blocked, active notes)."""
     if col.plain:  # no team fields: only an active task's notes (on a plan not yet repaired)
         if _ACTIVE not in col.statuses:
-            return []
-        return [i for i in compress(count(), map(is_, col.statuses, repeat(_ACTIVE))) if col.notes[i]]
-    found: set[int] = set()
+            return [], []
+        return [], [i for i in compress(count(), map(is_, col.statuses, repeat(_ACTIVE))) if col.notes[i]]
+    others: set[int] = set()
     size = len(col.contents)
-    if col.owners.count(None) != size:
-        found.update(compress(count(), map(is_not, col.owners, repeat(None))))
     if col.reasons.count(None) != size:
-        found.update(compress(count(), map(is_not, col.reasons, repeat(None))))
+        others.update(compress(count(), map(is_not, col.reasons, repeat(None))))
     if any(col.afters):
-        found.update(compress(count(), col.afters))
+        others.update(compress(count(), col.afters))
     if _BLOCKED in col.statuses:
-        found.update(compress(count(), map(is_, col.statuses, repeat(_BLOCKED))))
+        others.update(compress(count(), map(is_, col.statuses, repeat(_BLOCKED))))
     if _ACTIVE in col.statuses:
-        found.update(i for i in compress(count(), map(is_, col.statuses, repeat(_ACTIVE))) if col.notes[i])
-    return sorted(found)
+        others.update(i for i in compress(count(), map(is_, col.statuses, repeat(_ACTIVE))) if col.notes[i])
+    owned: list[int] = []
+    if col.owners.count(None) != size:
+        owned = [i for i in compress(count(), map(is_not, col.owners, repeat(None))) if i not in others]
+    return owned, sorted(others)
 
 
 def _plan(cols: Sequence[TeamColumn]) -> tuple[list[str], list[dict[str, Any]]]:
     """The plan's text (a phase's name, then a line per task) in pieces, and ``details.phases``.
 
     The plain tasks go through ``native.parts`` (the reference's tree line is the
-    team's line for a task with no owner, reason, ``after``, block or active notes),
-    a run of plain phases in one call; a phase with the team's own tasks is written
-    from its own call, those tasks' lines and dicts replaced here.
+    team's line for a task with no team fields and no active notes, and for an owned
+    task shown as ``content [owner]``), a run of plain phases in one call; a phase
+    with the team's own tasks from its own call, those tasks' lines and dicts
+    replaced here.
     """
     pieces: list[str] = []
     dumped: list[dict[str, Any]] = []
@@ -110,20 +123,26 @@ def _plan(cols: Sequence[TeamColumn]) -> tuple[list[str], list[dict[str, Any]]]:
             run.clear()
 
     for col in cols:
-        special = _special(col)
-        if not special:
+        owned, others = _special(col)
+        if not owned and not others:
             run.append(col)
             continue
         flush()
-        tree, _, _, phases, _ = native.parts([_Shown(col, special)], PREFIXES)
-        lines = tree.split("\n")
-        if len(lines) != 1 + len(col.contents):  # a newline in a content or the name
-            lines = [f"  {col.name}:", *(_task_line(col, i) for i in range(len(col.contents)))]
+        tree, _, _, phases, _ = native.parts([_Shown(col, owned, others)], PREFIXES)
         tasks = phases[0]["tasks"]
-        for index in special:
-            lines[1 + index] = _task_line(col, index)
-            tasks[index] = _task_json(col, index)
-        pieces.append("\n".join(lines))
+        for index in owned:
+            task = tasks[index]
+            task["content"] = col.contents[index]
+            task["owner"] = col.owners[index]
+        if others:
+            lines = tree.split("\n")
+            if len(lines) != 1 + len(col.contents):  # a newline in a content, an owner or the name
+                lines = [f"  {col.name}:", *(_task_line(col, i) for i in range(len(col.contents)))]
+            for index in others:
+                lines[1 + index] = _task_line(col, index)
+                tasks[index] = _task_json(col, index)
+            tree = "\n".join(lines)
+        pieces.append(tree)
         dumped.extend(phases)
     flush()
     return pieces, dumped
