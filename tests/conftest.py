@@ -75,6 +75,7 @@ SLOW_MODULES = frozenset(
     {
         "test_cli",
         "test_cli_guards",
+        "test_cli_pipes",
         "test_mcp",
         "test_mcp_hostile",
         "test_mcp_limits",

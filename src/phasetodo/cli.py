@@ -972,8 +972,30 @@ def _wants_json(argv: Sequence[str]) -> bool:
     return "--json" in argv
 
 
+#: The exit status when the reader of the output went away (a shell's 128 + SIGPIPE).
+CLOSED_PIPE = 141
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
+    """Run the command with ``argv`` (default ``sys.argv[1:]``); returns the exit status.
+
+    A reader that goes away (``phasetodo show | head -1``) ends the command quietly with
+    :data:`CLOSED_PIPE`: what a verb changed stays changed, and no traceback is printed.
+    """
+    try:
+        status = _main(argv)
+        sys.stdout.flush()  # inside the try: buffered output meets a closed pipe here
+    except BrokenPipeError:
+        # Nothing more can reach the reader; point stdout at /dev/null so that the
+        # interpreter's own flush at exit does not report the closed pipe either.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return CLOSED_PIPE
+    return status
+
+
+def _main(argv: Sequence[str] | None) -> int:
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
