@@ -16,6 +16,7 @@ checked before it is read, and no more phases or tasks than the list may hold.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import chain
 from operator import attrgetter
 from typing import Any
 
@@ -29,6 +30,7 @@ from .ops import Append, Done, Drop, Init, Note, Rm, Start, View
 #: through ``limit_texts()`` and says with ``grows`` whether it can add tasks.
 _CORE_KINDS = frozenset((Append, Done, Drop, Init, Note, Rm, Start, View))
 _tasks = attrgetter("tasks")
+_name_of, _content_of, _notes_of = attrgetter("name"), attrgetter("content"), attrgetter("notes")
 
 __all__ = ["DEFAULT_LIMITS", "Limits"]
 
@@ -253,6 +255,14 @@ class Limits:
 
     def check_texts(self, phases: Iterable[Phase]) -> None:
         """Raise ``InvalidParams`` when a name, task content or note read from a document is too long."""
+        phases = tuple(phases)
+        tasks = list(chain.from_iterable(map(_tasks, phases)))
+        if (  # the longest of each, in bulk; only an import that breaks a limit is walked
+            max(map(len, map(_name_of, phases)), default=0) <= self.max_name
+            and max(map(len, map(_content_of, tasks)), default=0) <= self.max_content
+            and max(map(len, chain.from_iterable(map(_notes_of, tasks))), default=0) <= self.max_note
+        ):
+            return
         found: list[str] = []
         for p, phase in enumerate(phases):
             if len(phase.name) > self.max_name:

@@ -172,12 +172,14 @@ class _Reader:
         self.notes: list[str] = []
         self.lines: list[str] = []
         self.active = 0  # tasks read in progress: exactly one means the list is already normal
+        self.longest = 0  # the longest name, content or note read: below every limit, no walk
 
     def flush(self) -> None:
         """Close the note being read onto the current task."""
         if self.lines:
             if self.has_task:
                 self.notes.append("\n".join(self.lines))
+                self.longest = max(self.longest, len(self.notes[-1]))
             self.lines = []
 
     def close(self) -> None:
@@ -211,6 +213,7 @@ class _Reader:
         self.close()
         tasks = self.phase_tasks()
         self.grow(0, len(contents))
+        self.longest = max(self.longest, max(map(len, contents), default=0))
         tasks.extend(native.make_tasks(contents, statuses))
         self.active += statuses.count(Status.IN_PROGRESS)
         self.has_task = True
@@ -231,6 +234,7 @@ class _Reader:
             return False
         self.close()
         self.grow(1, 0)
+        self.longest = max(self.longest, len(name))
         self.tasks = []
         self.phases.append((name, self.tasks))
         return True
@@ -249,6 +253,7 @@ class _Reader:
             )
         else:
             self.grow(0, 1)
+            self.longest = max(self.longest, len(content))
             tasks.append(make_task(content, status))
             self.active += status is Status.IN_PROGRESS
             self.has_task = True
@@ -266,8 +271,9 @@ class _Reader:
     def result(self) -> list[Phase]:
         self.close()
         phases = [Phase(name, tuple(tasks)) for name, tasks in self.phases]
-        if self.limits is not None:
-            self.limits.check_texts(phases)
+        limits = self.limits
+        if limits is not None and self.longest > min(limits.max_name, limits.max_content, limits.max_note):
+            limits.check_texts(phases)
         return phases if self.active == 1 else list(normalize(phases))
 
 
