@@ -22,7 +22,7 @@ import phasetodo  # noqa: E402
 
 project = "phasetodo"
 author = "phasetodo developers"
-copyright = "phasetodo developers"  # noqa: A001
+copyright = "phasetodo developers"
 release = phasetodo.__version__
 version = release
 

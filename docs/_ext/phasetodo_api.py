@@ -97,7 +97,7 @@ def _attr_doc(modname: str, name: str) -> list[str]:
     for source in (modname, *_SOURCES):
         try:
             docs = ModuleAnalyzer.for_module(source).find_attr_docs()
-        except Exception:  # noqa: BLE001 - a module without source: look further
+        except Exception:
             continue
         lines = docs.get(("", name))
         if lines:
