@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +22,8 @@ README = ROOT / "README.md"
 DOCS = ROOT / "docs"
 PAGES = [README, *sorted(DOCS.glob("*.md"))]
 NO_RUN = "<!-- docs:no-run -->"
+# The README is also the package's long description, so its links are absolute.
+BLOB = "https://github.com/phasetodo/phasetodo/blob/main/"
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```$", re.DOTALL | re.MULTILINE)
 
 # Runs each block compiled with the page's name and its first line, so a failure points at it.
@@ -116,15 +119,37 @@ class TestReadme:
             assert profile in readme
 
     def test_links_stay_in_the_repository(self) -> None:
-        """Every relative link of the README and the docs names a file of the repository."""
+        """Every link into the repository (relative, or the README's absolute ones) names one of its files."""
         for page in PAGES:
             text = page.read_text(encoding="utf-8")
             for target in re.findall(r"\]\(([^)\s]+)\)", text):
-                if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                if target.startswith(BLOB):
+                    path = (ROOT / target.removeprefix(BLOB).split("#")[0]).resolve()
+                elif re.match(r"[a-z]+:", target) or target.startswith("#"):
                     continue
-                path = (page.parent / target.split("#")[0]).resolve()
+                else:
+                    path = (page.parent / target.split("#")[0]).resolve()
                 assert path.is_relative_to(ROOT.resolve()), (page.name, target)
                 assert path.exists(), (page.name, target)
+
+    def test_terminal_example_runs(self, tmp_path: Path) -> None:
+        """The README's terminal commands (but serve) run, in order, on the demo's store."""
+        (block,) = [code for _, code, _ in _blocks(README, "console")]
+        commands = [line.removeprefix("$ ").split("  #")[0] for line in block.splitlines()]
+        steps = [["demo"]] + [shlex.split(command)[1:] for command in commands if " serve" not in command]
+        env = {key: value for key, value in os.environ.items() if key != "PHASETODO_HOME"}
+        for words in steps:
+            done = subprocess.run(
+                [sys.executable, "-m", "phasetodo", *words],
+                cwd=tmp_path,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+            assert done.returncode == 0, (words, done.stdout, done.stderr)
+        assert "Update the changelog" in done.stdout or "user_edit (append)" in done.stdout
 
     def test_mcp_config_matches_the_guide(self) -> None:
         """The README's MCP client config is the one docs/agents.md shows and tests."""
