@@ -333,6 +333,21 @@ class TestRegistration:
         assert done.returncode == 0, done.stderr
         assert done.stdout.split() == ["Phase", "2"]
 
+    @pytest.mark.slow
+    def test_importing_the_module_first_works(self) -> None:
+        """``import phasetodo.testing`` before Hypothesis (whose import runs the hook) still registers."""
+        script = textwrap.dedent(
+            """
+            import phasetodo.testing
+            from hypothesis import find, strategies as st
+            import phasetodo
+            print(type(find(st.from_type(phasetodo.Task), lambda t: True)).__name__)
+            """
+        )
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.split() == ["Task"]
+
 
 DOCS = Path(__file__).parent.parent / "docs" / "property-testing.md"
 

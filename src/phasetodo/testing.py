@@ -22,18 +22,40 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-try:
-    from hypothesis import strategies as st
-    from hypothesis.errors import InvalidArgument
-except ImportError as error:  # pragma: no cover - exercised only without Hypothesis
-    raise ImportError("phasetodo.testing needs Hypothesis: pip install 'phasetodo[testing]'") from error
-
 from ._core import schema
 from ._core.codec import converter
 from ._core.jsstring import WHITESPACE, is_blank
 from ._core.model import REFERENCE_STATUSES, Phase, Status, Task
 from ._core.ops import OP_NAMES, OPS, Append, Done, Drop, Init, Note, Op, PhaseItems, Rm, Start
 from ._views.status import LOOKS
+
+#: Whether Hypothesis called the hook while this module was still being imported.
+_CALLED_EARLY = False
+
+
+def _hypothesis_setup_hook() -> None:
+    """Register the strategies for phasetodo's types; Hypothesis calls this on start.
+
+    Named in ``[project.entry-points.hypothesis]`` so that ``st.from_type``
+    knows ``Phase``, ``Task``, ``PhaseItems`` and every op without anyone
+    importing this module. Defined before Hypothesis is imported: when this
+    module is imported first, Hypothesis's own import calls the hook before the
+    strategies below exist, and the module registers them once it has them.
+    """
+    global _CALLED_EARLY
+    register = globals().get("_register")
+    if register is None:
+        _CALLED_EARLY = True
+        return
+    register()
+
+
+try:
+    from hypothesis import strategies as st
+    from hypothesis.errors import InvalidArgument
+except ImportError as error:  # pragma: no cover - exercised only without Hypothesis
+    raise ImportError("phasetodo.testing needs Hypothesis: pip install 'phasetodo[testing]'") from error
+
 
 __all__ = [
     "calls",
@@ -746,13 +768,8 @@ def _op_strategy(kind: str) -> Callable[[type[Any]], st.SearchStrategy[Any]]:
     return lambda _: ops(kinds=[kind])
 
 
-def _hypothesis_setup_hook() -> None:
-    """Register the strategies for phasetodo's types; Hypothesis calls this on start.
-
-    Named in ``[project.entry-points.hypothesis]`` so that ``st.from_type``
-    knows ``Phase``, ``Task``, ``PhaseItems`` and every op without anyone
-    importing this module.
-    """
+def _register() -> None:
+    """What the hook does: a strategy for each of phasetodo's types."""
     st.register_type_strategy(Task, tasks())
     st.register_type_strategy(Phase, phase())
     st.register_type_strategy(
@@ -760,3 +777,7 @@ def _hypothesis_setup_hook() -> None:
     )
     for kind, cls in OPS.items():
         st.register_type_strategy(cls, _op_strategy(kind))
+
+
+if _CALLED_EARLY:
+    _register()
