@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from ._core.codec import as_phases
 from ._core.limits import DEFAULT_LIMITS, Limits
 from ._core.model import Phase
-from ._profiles.builtin import BUILTIN, ProfileLike, resolve
+from ._profiles.builtin import BUILTIN, ProfileLike
+from ._profiles.options import Options, PerCall
 from ._profiles.registry import Profile
 from ._profiles.result import ResultJSON, Storage, ToolResult
 from .errors import (
@@ -38,10 +39,11 @@ from .session_changes import Change, TaskKey, change, closed_tasks, remove_close
 from .stores import Event, EventKind, JsonlStore, Log, Store
 from .stores._base import check_agent
 from .stores._url import default_directory, warn_if_at_former_default
-from .tool import DEFAULT, call
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
+
+    from typing_extensions import Unpack
 
 __all__ = ["ResumePolicy", "ScopedSession", "Session", "default_directory", "run_auto_clear"]
 
@@ -105,14 +107,14 @@ class Session:
         own_store: Store | None = None,
         profile: ProfileLike = "parity",
         limits: Limits | None = DEFAULT_LIMITS,
+        options: Options | None = None,
     ) -> None:
         _check_policies(resume, clear_delay)
-        #: The profile calls run in unless they name another.
-        self.profile: Profile = resolve(profile)
-        #: The limits calls are checked against unless they give others (``None``: none).
-        self.limits: Limits | None = limits
+        base = Options(profile, limits) if options is None else options
+        #: The defaults of every call: profile, limits, dry run, the agent it writes as, the storage.
+        who = base.agent if agent is None else agent
+        self.options = base.override(agent=check_agent(who), storage=log.storage)
         self._log = log
-        self._agent = check_agent(agent)
         self._clear_delay = float(clear_delay)
         self._clock = clock
         self._own_store = own_store
@@ -139,6 +141,7 @@ class Session:
         profile: ProfileLike = "parity",
         limits: Limits | None = DEFAULT_LIMITS,
         lead: str | None = None,
+        options: Options | None = None,
     ) -> Session:
         """Open (or start) the session ``session_id`` in ``store``.
 
@@ -158,9 +161,18 @@ class Session:
         agent is shut out, and a new log records the plan's lead (``lead``, else
         ``agent``). ``resume`` then defaults to ``"keep"``, since one agent's
         reopening must not strip the plan everyone shares (else ``"strip"``).
+
+        ``options`` gives profile, limits and agent as one
+        :class:`~phasetodo.tool.Options` value instead (then leave those out).
         """
+        if options is not None:
+            if profile != "parity" or limits is not DEFAULT_LIMITS or agent is not None:
+                raise InvalidOption("options: give profile, limits and agent in it, not beside it")
+            agent = options.agent
+        else:
+            options = Options(profile, limits, agent=agent)
         check_agent(agent)
-        chosen = resolve(profile)
+        chosen = options.profile
         if resume is None:
             resume = "keep" if chosen.shared else "strip"
         _check_policies(resume, clear_delay)
@@ -182,7 +194,7 @@ class Session:
                 )
             return cls(
                 log, agent=agent, resume=resume, clear_delay=clear_delay, clock=clock,
-                own_store=own, profile=chosen, limits=limits,
+                own_store=own, options=options,
             )
         except BaseException:
             log.close()
@@ -196,9 +208,19 @@ class Session:
         return self._log.session_id
 
     @property
+    def profile(self) -> Profile:
+        """The profile calls run in unless they name another."""
+        return self.options.profile
+
+    @property
+    def limits(self) -> Limits | None:
+        """The limits calls are checked against unless they give others (``None``: none)."""
+        return self.options.limits
+
+    @property
     def agent(self) -> str | None:
         """The agent this handle writes as when a call names none."""
-        return self._agent
+        return self.options.agent
 
     @property
     def owner(self) -> str | None:
@@ -333,9 +355,7 @@ class Session:
         *,
         agent: str | None = None,
         expected_version: int | None = None,
-        profile: ProfileLike | None = None,
-        limits: Limits | None = DEFAULT,
-        dry_run: bool = False,
+        **given: Unpack[PerCall],
     ) -> ResultJSON:
         """One ``todo_write`` call on the session, durable before it returns.
 
@@ -348,10 +368,7 @@ class Session:
         :class:`~phasetodo.errors.NotSessionOwner` when the session belongs to
         an agent and the call does not come from it.
         """
-        return self.write(
-            params, agent=agent, expected_version=expected_version,
-            profile=profile, limits=limits, dry_run=dry_run,
-        ).to_json()
+        return self.write(params, agent=agent, expected_version=expected_version, **given).to_json()
 
     def write(
         self,
@@ -359,38 +376,32 @@ class Session:
         *,
         agent: str | None = None,
         expected_version: int | None = None,
-        profile: ProfileLike | None = None,
-        limits: Limits | None = DEFAULT,
-        dry_run: bool = False,
         scope: str | None = None,
+        **given: Unpack[PerCall],
     ) -> ToolResult:
         """:meth:`todo_write`, returning the typed :class:`~phasetodo.ToolResult`.
 
-        ``profile`` and ``limits`` left out mean the session's. An error result
+        ``profile``, ``limits`` and ``dry_run`` (:class:`~phasetodo.tool.PerCall`)
+        override the session's :attr:`options` for this call only; left out
+        (``UNSET``; ``profile=None`` too) they are the session's. An error result
         of an all-or-nothing profile (strict) appends nothing. ``dry_run=True``
         applies the call to the newest list without appending anything and
         returns the would-be result with ``details.diff``. ``scope`` limits a
         call on a shared plan to one phase (see :meth:`scoped`).
         """
-        chosen = self.profile if profile is None else resolve(profile)
-        writer = self._writer(agent, chosen)
-        bound = self.limits if limits is DEFAULT else limits
-        lead = self._log.owner if chosen.shared else None
-        if dry_run:
-            current = self.refresh()
-            return call(
-                params, current, profile=chosen, limits=bound, storage=self.storage, dry_run=True,
-                agent=writer, lead=lead, scope=scope,
-            )
+        options = self.options.per_call(given).override(scope=scope)
+        chosen = options.profile
+        options = options.override(agent=self._writer(agent, chosen))
 
         def make(current: tuple[Phase, ...]) -> tuple[tuple[Phase, ...] | None, ToolResult]:
-            result = call(
-                params, current, profile=chosen, limits=bound, storage=self.storage,
-                agent=writer, lead=self._log.owner if chosen.shared else None, scope=scope,
-            )
+            # The lead is read when the call runs: taking the lock may have created the log.
+            result = options.override(lead=self._log.owner if chosen.shared else None).run(params, current)
             if result.is_error and chosen.atomic:
                 return None, result  # refused: nothing applied, nothing appended
             return result.phases, result
+
+        if options.dry_run:
+            return make(self.refresh())[1]
 
         # The log keeps the validated ops and replays them with the same built-in
         # profile and agent; a call of a profile it could not name again is kept
@@ -401,9 +412,7 @@ class Session:
         def ops() -> tuple[Any, ...] | None:  # asked once the call validated them
             return tuple(params["ops"]) if replayable else None
 
-        return self._commit(
-            "write", make, expected_version, agent=writer, ops=ops, profile=chosen.name, chosen=chosen
-        )
+        return self._commit("write", make, expected_version, options=options, ops=ops)
 
     def scoped(self, *, agent: str, phase: str) -> ScopedSession:
         """A handle for a subagent that sees and changes only ``phase`` of this shared plan.
@@ -518,7 +527,7 @@ class Session:
             raise SessionClosed(f"session {self.session_id!r} is closed")
 
     def _writer(self, agent: str | None, profile: Profile) -> str | None:
-        writer = agent if agent is not None else self._agent
+        writer = agent if agent is not None else self.options.agent
         if profile.shared:
             return writer  # any agent, or a person, writes a shared plan
         owner = self._log.owner
@@ -542,15 +551,18 @@ class Session:
         expected_version: int | None,
         *,
         source: str | None = None,
-        agent: str | None = None,
+        options: Options | None = None,
         ops: Callable[[], tuple[Any, ...] | None] | None = None,
-        profile: str | None = None,
-        chosen: Profile | None = None,
     ) -> _T:
+        """Append what ``make`` builds on the newest list, under the lock; returns its result.
+
+        ``options`` are a write's (its writer and profile go into the event);
+        ``ops`` gives the validated ops to log, once ``make`` checked them.
+        """
         self._check_open()
         with self._log.lock():
-            if kind == "write":  # the lock created the log, maybe with another agent as owner
-                self._writer(agent, chosen if chosen is not None else self.profile)
+            if options is not None:  # the lock created the log, maybe with another agent as owner
+                self._writer(options.agent, options.profile)
             current = self._sync()
             if expected_version is not None and expected_version != self._version:
                 raise VersionConflict(self.session_id, expected_version, self._version)
@@ -559,6 +571,8 @@ class Session:
                 return result
             version = self._version + 1
             done = ops() if ops is not None else None
+            agent = options.agent if options is not None else None
+            profile = options.profile.name if options is not None else None
             event = Event(
                 version, kind, float(self._clock()), after, source, agent, done, profile
             )  # the profile even without ops: it tells a team plan's writes from others
@@ -660,27 +674,20 @@ class ScopedSession:
         self,
         params: Mapping[str, Any],
         *,
-        profile: ProfileLike | None = None,
-        limits: Limits | None = DEFAULT,
-        dry_run: bool = False,
         expected_version: int | None = None,
+        **given: Unpack[PerCall],
     ) -> ToolResult:
         """One call as this handle's agent, limited to its phase."""
         return self.parent.write(
-            params, agent=self.agent, profile=profile, limits=limits, dry_run=dry_run,
-            expected_version=expected_version, scope=self.phase,
+            params, agent=self.agent, expected_version=expected_version, scope=self.phase, **given
         )
 
     def todo_write(
         self,
         params: Mapping[str, Any],
         *,
-        profile: ProfileLike | None = None,
-        limits: Limits | None = DEFAULT,
-        dry_run: bool = False,
         expected_version: int | None = None,
+        **given: Unpack[PerCall],
     ) -> ResultJSON:
         """:meth:`write`, as the JSON result."""
-        return self.write(
-            params, profile=profile, limits=limits, dry_run=dry_run, expected_version=expected_version
-        ).to_json()
+        return self.write(params, expected_version=expected_version, **given).to_json()

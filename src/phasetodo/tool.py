@@ -9,7 +9,7 @@ keeping its list in a :class:`TodoState`: a durable ``Session`` or a
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar, Literal, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from ._core.codec import as_phases, dump_phases
 from ._core.columns import apply_columns, load_columns
@@ -18,18 +18,25 @@ from ._core.model import Phase, value_problems
 from ._core.schema import PARAMS_SCHEMA
 from ._core.schema import problems as schema_problems
 from ._profiles.builtin import ProfileLike, resolve
+from ._profiles.options import UNSET, Options, Overrides, PerCall, Unset
 from ._profiles.parity import DESCRIPTION, PARITY
-from ._profiles.registry import Profile, run
+from ._profiles.registry import Profile
 from ._profiles.result import DetailsJSON, PhaseJSON, ResultJSON, Storage, TaskJSON, ToolResult
 from ._profiles.strict import STRICT_NOTE
 from ._specs import Api, anthropic_tool, mcp_tool, openai_tool, strip_nulls
 from .errors import InvalidOption, InvalidParams, InvalidPhases
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 __all__ = [
     "DESCRIPTION",
     "STRICT_NOTE",
+    "UNSET",
     "DetailsJSON",
     "MemoryState",
+    "Options",
+    "PerCall",
     "PhaseJSON",
     "ResultJSON",
     "Storage",
@@ -37,46 +44,33 @@ __all__ = [
     "TodoState",
     "TodoWriteTool",
     "ToolResult",
+    "Unset",
     "call",
     "todo_write",
 ]
 
 
-class _Default:
-    """The type of :data:`DEFAULT`."""
-
-    def __repr__(self) -> str:
-        return "DEFAULT"
-
-
-#: "Use the default of the state or session", for options where ``None`` means "off".
-DEFAULT: Any = _Default()
+#: The options of a call nobody overrides (the defaults of :class:`Options`).
+_DEFAULTS = Options()
 
 
 def call(
     params: object,
     phases: Iterable[Phase] = (),
-    *,
-    profile: ProfileLike = "parity",
-    limits: Limits | None = DEFAULT_LIMITS,
-    storage: Storage = "memory",
-    dry_run: bool = False,
-    agent: str | None = None,
-    lead: str | None = None,
-    scope: str | None = None,
+    options: Options = _DEFAULTS,
+    **overrides: Unpack[Overrides],
 ) -> ToolResult:
-    """One call on ``phases`` in ``profile``: the typed result.
+    """One call on ``phases`` with ``options``, overridden by ``overrides``: the typed result.
 
-    Raises :class:`~phasetodo.InvalidParams` (nothing applied) when ``params``
-    break the profile's schema or ``limits`` (``None``: no limits). ``agent``
-    names the writing agent for profiles that track one; ``lead`` and
-    ``scope`` are a shared plan's lead and the phase the call is limited to.
+    The overrides are :class:`Options`' fields (``profile="strict"``,
+    ``limits=None``, ``agent=...``). Raises :class:`~phasetodo.InvalidParams`
+    (nothing applied) when ``params`` break the profile's schema or the limits
+    (``None``: no limits). ``agent`` names the writing agent for profiles that
+    track one; ``lead`` and ``scope`` are a shared plan's lead and the phase
+    the call is limited to.
     """
-    current = phases if isinstance(phases, tuple) else tuple(phases)
-    return run(
-        resolve(profile), params, current, limits=limits, storage=storage, dry_run=dry_run,
-        agent=agent, lead=lead, scope=scope,
-    )
+    chosen = options.override(**overrides) if overrides else options
+    return chosen.run(params, phases if isinstance(phases, tuple) else tuple(phases))
 
 
 def todo_write(
@@ -106,10 +100,8 @@ def todo_write(
     fast = None if dry_run else _parity_on_columns(params, phases, profile, limits)
     if fast is not None:
         return fast
-    current = _phases_arg(phases)
-    return call(
-        params, current, profile=profile, limits=limits, dry_run=dry_run, agent=agent, lead=lead
-    ).to_json()
+    options = Options(profile, limits, dry_run, agent, lead)
+    return options.run(params, _phases_arg(phases)).to_json()
 
 
 def _parity_on_columns(
@@ -160,9 +152,10 @@ class TodoState(Protocol):
     """Where a tool's list lives: a durable ``Session`` or a :class:`MemoryState`.
 
     ``write`` applies one call and returns its :class:`ToolResult` (raising
-    ``InvalidParams`` before applying anything); ``profile``, ``limits`` and
-    ``dry_run`` left out mean the state's own defaults. ``phases`` is the
-    current list.
+    ``InvalidParams`` before applying anything); its keywords are
+    :class:`PerCall`'s, ``profile``, ``limits`` and ``dry_run``, and those left
+    out (``UNSET``; ``profile=None`` too) mean the state's own :class:`Options`.
+    ``phases`` is the current list.
     """
 
     @property
@@ -176,10 +169,7 @@ class TodoState(Protocol):
     def write(
         self,
         params: Mapping[str, Any],
-        *,
-        profile: ProfileLike | None = None,
-        limits: Limits | None = DEFAULT,
-        dry_run: bool = False,
+        **given: Unpack[PerCall],
     ) -> ToolResult:
         """Apply one call; returns its result."""
 
@@ -189,6 +179,7 @@ class MemoryState:
 
     ``profile`` and ``limits`` are the defaults of its calls (``limits=None``:
     no limits). ``agent`` is who writes (a team plan's agent, and its lead).
+    All of them are held as one :class:`Options`, :attr:`options`.
     """
 
     def __init__(
@@ -200,9 +191,23 @@ class MemoryState:
         agent: str | None = None,
     ) -> None:
         self._phases: tuple[Phase, ...] = _phases_arg(list(phases))
-        self.profile: Profile = resolve(profile)
-        self.limits = limits
-        self.agent = agent
+        #: The defaults of every call: profile, limits, and the agent as writer and lead.
+        self.options = Options(profile, limits, agent=agent, lead=agent)
+
+    @property
+    def profile(self) -> Profile:
+        """The profile calls run in unless they name another."""
+        return self.options.profile
+
+    @property
+    def limits(self) -> Limits | None:
+        """The limits calls are checked against unless they give others (``None``: none)."""
+        return self.options.limits
+
+    @property
+    def agent(self) -> str | None:
+        """Who writes (and leads, on a team plan)."""
+        return self.options.agent
 
     @property
     def phases(self) -> tuple[Phase, ...]:
@@ -217,35 +222,22 @@ class MemoryState:
     def write(
         self,
         params: Mapping[str, Any],
-        *,
-        profile: ProfileLike | None = None,
-        limits: Limits | None = DEFAULT,
-        dry_run: bool = False,
+        **given: Unpack[PerCall],
     ) -> ToolResult:
         """Apply one call to the list and keep its outcome (not on error or dry run)."""
-        result = call(
-            params,
-            self._phases,
-            profile=self.profile if profile is None else profile,
-            limits=self.limits if limits is DEFAULT else limits,
-            dry_run=dry_run,
-            agent=self.agent,
-            lead=self.agent,
-        )
-        if not dry_run and not result.is_error:
+        options = self.options.per_call(given)
+        result = options.run(params, self._phases)
+        if not options.dry_run and not result.is_error:
             self._phases = result.phases
         return result
 
     def todo_write(
         self,
         params: Mapping[str, Any],
-        *,
-        profile: ProfileLike | None = None,
-        limits: Limits | None = DEFAULT,
-        dry_run: bool = False,
+        **given: Unpack[PerCall],
     ) -> ResultJSON:
         """:meth:`write`, as the JSON result."""
-        return self.write(params, profile=profile, limits=limits, dry_run=dry_run).to_json()
+        return self.write(params, **given).to_json()
 
 
 def _invalid_text(problems: Sequence[str], called: str = "todo_write") -> str:
@@ -280,7 +272,7 @@ class TodoWriteTool:
         session: TodoState | None = None,
         *,
         profile: ProfileLike = "parity",
-        limits: Limits | None = DEFAULT,
+        limits: Limits | Unset | None = UNSET,
         agent: str | None = None,
     ) -> None:
         #: The profile every call runs in.
@@ -290,7 +282,8 @@ class TodoWriteTool:
         self.session: TodoState = (
             session if session is not None else MemoryState(profile=self.profile, agent=agent)
         )
-        self.limits: Limits | None = limits
+        #: The limits every call is checked against (``UNSET``: the state's own).
+        self.limits: Limits | Unset | None = limits
         self.description = self.profile.description
         self.parameters = self.profile.schema
 
@@ -309,7 +302,7 @@ class TodoWriteTool:
         params: object,
         *,
         nulls_are_absent: bool = False,
-        dry_run: bool = False,
+        dry_run: bool | Unset = UNSET,
         called: str | None = None,
     ) -> ToolResult:
         """Apply one call and return its result; bad arguments give an error result.

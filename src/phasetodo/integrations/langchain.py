@@ -39,7 +39,7 @@ from typing_extensions import TypedDict
 from .._core.limits import Limits
 from .._core.model import Status
 from .._profiles.builtin import ProfileLike, resolve
-from ..tool import DEFAULT, MemoryState, TodoState, TodoWriteTool, ToolResult
+from ..tool import UNSET, MemoryState, TodoState, TodoWriteTool, ToolResult, Unset
 from .wholelist import LangChainWriteTodos
 
 __all__ = ["SYSTEM_PROMPT", "PhasedTodoState", "PhasetodoMiddleware", "Todo", "flatten"]
@@ -99,7 +99,7 @@ class PhasetodoMiddleware(AgentMiddleware[PhasedTodoState, Any, Any]):
         system_prompt: str | None = None,
         tool_description: str | None = None,
         profile: ProfileLike = "parity",
-        limits: Limits | None = DEFAULT,
+        limits: Limits | Unset | None = UNSET,
     ) -> None:
         super().__init__()
         self.session = session

@@ -54,7 +54,7 @@ from .._specs import mcp_tool
 from .._views.markdown import phases_to_markdown
 from .._views.summary import format_summary
 from ..errors import NoAgentSession, NotSessionOwner
-from ..tool import DEFAULT, TodoState, TodoWriteTool, ToolResult
+from ..tool import UNSET, TodoState, TodoWriteTool, ToolResult, Unset
 
 __all__ = [
     "MAX_QUEUED",
@@ -249,7 +249,7 @@ def build_server(
     session: TodoState | None = None,
     *,
     profile: ProfileLike = "parity",
-    limits: Limits | None = DEFAULT,
+    limits: Limits | Unset | None = UNSET,
     agent: str | None = None,
     max_queued: int = MAX_QUEUED,
     max_reply: int = MAX_REPLY,
@@ -363,7 +363,7 @@ async def serve_stdio(
     session: TodoState | None = None,
     *,
     profile: ProfileLike = "parity",
-    limits: Limits | None = DEFAULT,
+    limits: Limits | Unset | None = UNSET,
     agent: str | None = None,
     max_queued: int = MAX_QUEUED,
     max_reply: int = MAX_REPLY,
@@ -390,7 +390,7 @@ def serve(
     session: TodoState | None = None,
     *,
     profile: ProfileLike = "parity",
-    limits: Limits | None = DEFAULT,
+    limits: Limits | Unset | None = UNSET,
     agent: str | None = None,
     max_queued: int = MAX_QUEUED,
     max_reply: int = MAX_REPLY,

@@ -20,7 +20,7 @@ except ImportError as error:  # pragma: no cover - depends on the environment
 
 from .._core.limits import Limits
 from .._profiles.builtin import ProfileLike
-from ..tool import DEFAULT, TodoState, TodoWriteTool
+from ..tool import UNSET, TodoState, TodoWriteTool, Unset
 from .openai import strict_schema
 
 __all__ = ["todo_write_tool"]
@@ -31,7 +31,7 @@ def todo_write_tool(
     *,
     strict: bool = True,
     profile: ProfileLike = "parity",
-    limits: Limits | None = DEFAULT,
+    limits: Limits | Unset | None = UNSET,
 ) -> FunctionTool:
     """A ``FunctionTool`` named ``todo_write`` acting on ``session`` (memory when ``None``).
 

@@ -22,7 +22,7 @@ except ImportError as error:  # pragma: no cover - depends on the environment
 
 from .._core.limits import Limits
 from .._profiles.builtin import ProfileLike
-from ..tool import DEFAULT, TodoState, TodoWriteTool
+from ..tool import UNSET, TodoState, TodoWriteTool, Unset
 
 __all__ = ["todo_write_tool"]
 
@@ -32,7 +32,7 @@ def todo_write_tool(
     *,
     max_retries: int | None = None,
     profile: ProfileLike = "parity",
-    limits: Limits | None = DEFAULT,
+    limits: Limits | Unset | None = UNSET,
 ) -> Tool[Any]:
     """A pydantic-ai ``Tool`` named ``todo_write`` acting on ``session`` (memory when ``None``).
 

@@ -35,7 +35,7 @@ from .._core.limits import Limits
 from .._core.model import Phase, Status
 from .._core.schema import problems
 from ..errors import InvalidOption
-from ..tool import DEFAULT, TodoState, TodoWriteTool, ToolResult
+from ..tool import UNSET, TodoState, TodoWriteTool, ToolResult, Unset
 
 __all__ = [
     "FORMATS",
@@ -82,7 +82,7 @@ class WholeListTool:
         session: TodoState | None = None,
         *,
         phase: str = "Todos",
-        limits: Limits | None = DEFAULT,
+        limits: Limits | Unset | None = UNSET,
     ) -> None:
         if not isinstance(phase, str) or is_blank(phase):
             raise InvalidOption("phase: must be a non-blank string")
@@ -264,7 +264,7 @@ class ClaudeCodeTodoWrite(WholeListTool):
         session: TodoState | None = None,
         *,
         phase: str = "Todos",
-        limits: Limits | None = DEFAULT,
+        limits: Limits | Unset | None = UNSET,
     ) -> None:
         super().__init__(session, phase=phase, limits=limits)
         self._active_forms: dict[str, str] = {}

@@ -1,0 +1,108 @@
+"""The options of a call, as one frozen value: :class:`Options`.
+
+A session or tool is made with its options (profile, limits, dry run, who
+writes); each call may override some of them (:meth:`Options.override`), which
+builds that call's options once. Internals pass the one value on instead of
+re-declaring every option. :data:`UNSET` is "not given" for a per-call option,
+where ``None`` can be a value of its own (``limits=None``: no limits).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Final, TypedDict
+
+import attrs
+
+from .._core.limits import DEFAULT_LIMITS, Limits
+from .._core.model import Phase
+from .builtin import ProfileLike, resolve
+from .parity import PARITY
+from .registry import Profile, run
+from .result import Storage, ToolResult
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = ["UNSET", "Options", "Overrides", "PerCall", "Unset"]
+
+
+class Unset(enum.Enum):
+    """The type of :data:`UNSET`."""
+
+    UNSET = "UNSET"
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+#: "Not given": the option is the session's or tool's own (``None`` may mean "off").
+UNSET: Final = Unset.UNSET
+
+
+class PerCall(TypedDict, total=False):
+    """What one call may override of its session's or state's options (``UNSET``: not given).
+
+    ``profile=None`` is "not given" too; ``limits=None`` means no limits.
+    """
+
+    profile: ProfileLike | Unset | None
+    limits: Limits | Unset | None
+    dry_run: bool | Unset
+
+
+#: The names :class:`PerCall` holds, checked at run time (a TypedDict is not).
+_PER_CALL = frozenset(PerCall.__annotations__)
+
+
+class Overrides(PerCall, total=False):
+    """Every override :meth:`Options.override` takes: :class:`PerCall`'s and who writes, where."""
+
+    agent: str | Unset | None
+    lead: str | Unset | None
+    scope: str | Unset | None
+    storage: Storage | Unset
+
+
+@attrs.frozen
+class Options:
+    """The options of a call: set when a session or tool is made, overridden per call.
+
+    ``profile`` is a :class:`~phasetodo.Profile` or a built-in's name;
+    ``limits=None`` means no limits; ``dry_run`` saves nothing; ``agent`` is
+    who writes, ``lead`` a shared plan's lead and ``scope`` the phase a call on
+    it is limited to; ``storage`` is what results report in ``details.storage``.
+    """
+
+    profile: Profile = attrs.field(default=PARITY, converter=resolve)
+    limits: Limits | None = DEFAULT_LIMITS
+    dry_run: bool = False
+    agent: str | None = None
+    lead: str | None = None
+    scope: str | None = None
+    storage: Storage = "memory"
+
+    def override(self, **given: Unpack[Overrides]) -> Options:
+        """A copy with the values given; ``UNSET`` (and ``profile=None``) keep this one's."""
+        changes: dict[str, Any] = {
+            name: value
+            for name, value in given.items()
+            if value is not UNSET and not (name == "profile" and value is None)
+        }
+        return attrs.evolve(self, **changes) if changes else self
+
+    def per_call(self, given: PerCall) -> Options:
+        """:meth:`override` by a call's keywords, which may only be :class:`PerCall`'s."""
+        unknown = sorted(set(given) - _PER_CALL)
+        if unknown:
+            raise TypeError(f"unexpected keyword argument {unknown[0]!r}")
+        return self.override(**given)
+
+    def run(self, params: object, phases: Sequence[Phase] = ()) -> ToolResult:
+        """One call on ``phases`` with these options: the typed result (see ``registry.run``)."""
+        current = phases if isinstance(phases, tuple) else tuple(phases)
+        return run(
+            self.profile, params, current, limits=self.limits, storage=self.storage,
+            dry_run=self.dry_run, agent=self.agent, lead=self.lead, scope=self.scope,
+        )
