@@ -747,7 +747,14 @@ def _cmd_serve(args: argparse.Namespace, out: IO[str]) -> int:
     except (PhasetodoError, OSError, sqlite3.Error) as error:
         _usage(f"--store {spec}: cannot open the store: {error}")
     try:
-        serve(store, host=args.host, port=args.port, read_only=args.read_only, out=out)
+        serve(
+            store,
+            host=args.host,
+            port=args.port,
+            read_only=args.read_only,
+            out=out,
+            allow_hosts=args.allow_host,
+        )
     except OSError as error:
         _usage(f"serve: cannot listen on {args.host} port {args.port}: {error.strerror or error}")
     finally:
@@ -925,6 +932,13 @@ def _parser() -> argparse.ArgumentParser:
         "--port", type=int, default=8765, help="the port to listen on (default 8765; 0 picks a free one)"
     )
     serve.add_argument("--read-only", action="store_true", help="refuse every edit")
+    serve.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also answer to this Host name (repeatable; the bound address and loopback always)",
+    )
     db = verb("db", "set up a database store: db init DSN creates PostgreSQL's tables")
     actions = db.add_subparsers(dest="action", metavar="ACTION", required=True)
     init = actions.add_parser(

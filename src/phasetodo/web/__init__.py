@@ -12,15 +12,27 @@ from __future__ import annotations
 import secrets
 import socket
 import sys
-from types import FrameType
+from collections.abc import Iterable
 from typing import IO
 
 import phasetodo
 
-from .app import LOCAL_HOSTS, TOKEN_HEADER, create_app
+from .access import LOCAL_HOSTS, Access, access_for, check_host_name
+from .app import TOKEN_HEADER, create_app
 from .board import Board
+from .server import Limits, make_server, raise_file_limit
 
-__all__ = ["LOCAL_HOSTS", "TOKEN_HEADER", "Board", "create_app", "new_token", "serve"]
+__all__ = [
+    "LOCAL_HOSTS",
+    "TOKEN_HEADER",
+    "Access",
+    "Board",
+    "Limits",
+    "access_for",
+    "create_app",
+    "new_token",
+    "serve",
+]
 
 
 def new_token() -> str:
@@ -32,6 +44,19 @@ def _url(host: str, port: int) -> str:
     return f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
 
 
+def _exposure(host: str, access: Access, read_only: bool, store: object) -> str:
+    """The startup warning of a board that other machines can reach: what they can do, and how."""
+    names = sorted(access.hosts - LOCAL_HOSTS)
+    answers = ", ".join(names + (["any IP address of this machine"] if access.any_ip else []))
+    can = "read every plan" if read_only else "read and edit every plan"
+    return (
+        f"warning: bound to {host}, so other machines can reach the board; anyone with the address "
+        f"above (it carries the token) can {can} in {store!r}, over plain HTTP that others on the "
+        f"network can read. It answers to Host {answers or 'names of this machine only'} "
+        "(add names with --allow-host NAME); reads without the token are refused\n"
+    )
+
+
 def serve(
     store: phasetodo.Store | str | None = None,
     *,
@@ -40,53 +65,63 @@ def serve(
     read_only: bool = False,
     token: str | None = None,
     out: IO[str] | None = None,
+    allow_hosts: Iterable[str] = (),
+    limits: Limits | None = None,
 ) -> None:
     """Serve the board over ``store`` until interrupted; prints the address to open.
 
     ``store`` is a store or a store string (:func:`phasetodo.stores.store_from_url`);
     ``None`` is the default store, the one ``Session.open`` and the command use.
     The address carries the token that writes need (unless ``read_only``).
-    Binding to anything but this machine's loopback lets the network read
-    the plans; the board then answers to any ``Host`` and says so. Raises
-    ``OSError`` before printing anything when it cannot listen there (port 0
-    picks a free port, and the printed address names it).
+    The board answers only to the loopback names, ``host`` and ``allow_hosts``
+    (bound to every interface, to IP addresses too: :func:`access_for`).
+    Bound beyond this machine's loopback, reads need the token as well, and
+    the board says what it exposes. ``limits`` caps connections and live
+    feeds and times out slow clients (the defaults, fitted to the file-handle
+    limit, which is raised first where allowed). Raises ``OSError`` before
+    printing anything when it cannot listen there (port 0 picks a free port,
+    and the printed address names it), ``InvalidOption`` for a bad host name.
     """
     if store is None or isinstance(store, str):
         from ..stores import store_from_url
 
         own = store_from_url(store)
         try:
-            serve(own, host=host, port=port, read_only=read_only, token=token, out=out)
+            serve(
+                own,
+                host=host,
+                port=port,
+                read_only=read_only,
+                token=token,
+                out=out,
+                allow_hosts=allow_hosts,
+                limits=limits,
+            )
         finally:
             own.close()
         return
-    import uvicorn
-
     out = out if out is not None else sys.stdout
+    allow_hosts = list(allow_hosts)
+    for name in allow_hosts:  # a bad name fails before anything listens
+        check_host_name(name)
     family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
     sock = socket.create_server((host, port), family=family)
     port = sock.getsockname()[1]
+    access = access_for(host, sock.getsockname()[0], allow_hosts)
+    limits = (limits or Limits()).fit(raise_file_limit())
     token = token or new_token()
     board = Board(store, read_only=read_only)
-    local = host in LOCAL_HOSTS
-    app = create_app(board, token=token, hosts=LOCAL_HOSTS | {host} if local else None)
-
-    class _Server(uvicorn.Server):
-        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
-            board.closing.set()  # end the live feeds, so shutdown does not wait on them
-            super().handle_exit(sig, frame)
-
-    config = uvicorn.Config(
-        app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2, lifespan="off"
+    app = create_app(
+        board, token=token, hosts=access, max_streams=limits.streams, body_timeout=limits.body_timeout
     )
-    server = _Server(config)
+    server = make_server(app, board, limits)
     url = _url(host, port)
-    if read_only:
+    if read_only and not access.private:
         out.write(f"phasetodo board (read-only): {url}\n")
     else:
-        out.write(f"phasetodo board: {url}?token={token}\n")
-    if not local:
-        out.write(f"warning: bound to {host}, so other machines can reach the board\n")
+        out.write(f"phasetodo board{' (read-only)' if read_only else ''}: {url}?token={token}\n")
+    if access.private:
+        out.write(_exposure(host, access, read_only, store))
     out.flush()
     try:
         server.run(sockets=[sock])

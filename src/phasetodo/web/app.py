@@ -1,24 +1,32 @@
 """The board's ASGI app: pages, a JSON API, live feeds (server-sent events) and edits.
 
-Safe by default. Reads answer only to a local ``Host`` (no DNS rebinding);
-every write needs the board's token (header ``X-Phasetodo-Token``), a JSON
-body and a same-origin request (``Origin`` equal to the board's own,
-``Sec-Fetch-Site: same-origin`` when the browser sends it); a read-only board
-refuses them all. Every response carries a Content-Security-Policy that allows
-only the board's own script and style files, so plan text can never run.
+Safe by default. Every request must name one of the board's hosts in ``Host``
+(no DNS rebinding, whatever the bound address: see :mod:`.access`); a board
+reachable from other machines wants the token on reads too (header
+``X-Phasetodo-Token`` or, for live feeds, ``?token=``). Every write needs the
+token in the header, a JSON body and a same-origin request (``Origin`` equal to
+the board's own, ``Sec-Fetch-Site: same-origin`` when the browser sends it); a
+read-only board refuses them all. At most ``max_streams`` live feeds are open at
+once (a 503 beyond), and an edit body must arrive within ``body_timeout``
+seconds. Every response carries a Content-Security-Policy that allows only the
+board's own script and style files, so plan text can never run.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import secrets
 from collections.abc import AsyncIterator, Callable, Iterable
+from functools import partial
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
+import anyio
 import anyio.to_thread
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -26,17 +34,21 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import phasetodo
 
-from .board import Board
+from ..errors import InvalidOption
+from .access import LOCAL_HOSTS, Access
+from .board import MAX_PAGE, PAGE, Board
 from .feed import changes, versions
 
-__all__ = ["LOCAL_HOSTS", "TOKEN_HEADER", "create_app"]
+__all__ = ["BODY_TIMEOUT", "LOCAL_HOSTS", "MAX_STREAMS", "TOKEN_HEADER", "create_app"]
 
-#: The header that carries the token on writes.
+#: The header that carries the token on writes (and on reads, for a board beyond loopback).
 TOKEN_HEADER = "x-phasetodo-token"
-#: Host names a browser uses for this machine; the bound host is added to them.
-LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 #: The largest edit body accepted (a Markdown list of tens of thousands of tasks fits).
 MAX_BODY = 8 * 1024 * 1024
+#: Live feeds (server-sent events) open at once; one more gets a 503.
+MAX_STREAMS = 1024
+#: Seconds an edit's body may take to arrive.
+BODY_TIMEOUT = 30.0
 #: Seconds without a change after which a live feed sends a keep-alive comment.
 KEEP_ALIVE = 10.0
 
@@ -54,30 +66,49 @@ _SECURITY_HEADERS = (
 )
 
 
-def _host_name(host: str) -> str:
-    """``host`` without its port (``[::1]:8765`` → ``::1``)."""
-    if host.startswith("["):
-        return host[1 : host.find("]")] if "]" in host else host
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+def _token_given(scope: Scope, headers: dict[bytes, bytes]) -> str:
+    """The token a request carries: the header, else ``?token=`` (what a live feed can send)."""
+    if TOKEN_HEADER.encode() in headers:
+        return headers[TOKEN_HEADER.encode()].decode("latin-1")
+    raw: bytes = scope.get("query_string", b"")
+    return parse_qs(raw.decode("latin-1")).get("token", [""])[0]
 
 
 class _Guard:
-    """ASGI middleware: refuse foreign ``Host`` headers, add the security headers."""
+    """ASGI middleware: refuse foreign ``Host`` headers and, on a private board, reads
+    without the token; add the security headers."""
 
-    def __init__(self, app: ASGIApp, hosts: frozenset[str] | None) -> None:
+    def __init__(self, app: ASGIApp, access: Access, token: str) -> None:
         self.app = app
-        self.hosts = hosts
+        self.access = access
+        self.token = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if self.hosts is not None:
-            host = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
-            if _host_name(host).lower() not in self.hosts:
-                response = _error(400, "host", f"Host {host!r} is not this board's address")
-                await response(scope, receive, self._secure(send))
-                return
+        headers = dict(scope["headers"])
+        host = headers.get(b"host", b"").decode("latin-1")
+        refused = None
+        if not self.access.allows(host):
+            refused = _error(
+                400,
+                "host",
+                f"Host {host!r} is not one of this board's names "
+                "(phasetodo serve --allow-host NAME adds one)",
+            )
+        elif self.access.private and scope["path"].startswith("/api/"):
+            given = _token_given(scope, headers).encode("utf-8", "replace")
+            if not secrets.compare_digest(given, self.token):
+                refused = _error(
+                    403,
+                    "token",
+                    "This board can be reached from other machines, so reading it needs its token: "
+                    "open the address that phasetodo serve printed (it ends in ?token=...).",
+                )
+        if refused is not None:
+            await refused(scope, receive, self._secure(send))
+            return
         await self.app(scope, receive, self._secure(send))
 
     @staticmethod
@@ -90,8 +121,52 @@ class _Guard:
         return secured
 
 
-def _error(status: int, code: str, message: str, **more: Any) -> JSONResponse:
-    return JSONResponse({"error": code, "message": message, **more}, status_code=status)
+def _error(
+    status: int, code: str, message: str, headers: dict[str, str] | None = None, **more: Any
+) -> JSONResponse:
+    return JSONResponse({"error": code, "message": message, **more}, status_code=status, headers=headers)
+
+
+class _Gauge:
+    """How many live feeds are open, and the most that may be."""
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+        self.open = 0
+
+
+class _Counted(Response):
+    """A live feed's response, counted while it streams; a 503 when the gauge is full."""
+
+    def __init__(self, inner: Response, gauge: _Gauge) -> None:
+        self.inner, self.gauge = inner, gauge
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        gauge = self.gauge
+        if gauge.open >= gauge.most:
+            busy = _error(
+                503,
+                "busy",
+                f"The board already serves {gauge.most} live pages, its most; try again soon.",
+                headers={"retry-after": "5", "connection": "close"},
+            )
+            await busy(scope, receive, send)
+            return
+        gauge.open += 1
+        try:
+            await self.inner(scope, receive, send)
+        finally:
+            gauge.open -= 1
+
+
+def _page_args(request: Request) -> tuple[int, int] | JSONResponse:
+    """``offset`` and ``limit`` of a sessions request, or the 400 that says what is wrong."""
+    offset, limit = request.query_params.get("offset", "0"), request.query_params.get("limit", str(PAGE))
+    if not offset.isdigit():
+        return _error(400, "invalid", "offset: must be a number of sessions, 0 or more")
+    if not (limit.isdigit() and 0 < int(limit) <= MAX_PAGE):
+        return _error(400, "invalid", f"limit: must be a number of sessions from 1 to {MAX_PAGE}")
+    return int(offset), int(limit)
 
 
 def _refusal(request: Request, token: str, read_only: bool) -> JSONResponse | None:
@@ -133,20 +208,27 @@ def create_app(
     board: Board,
     *,
     token: str,
-    hosts: Iterable[str] | None = LOCAL_HOSTS,
+    hosts: Iterable[str] | Access = LOCAL_HOSTS,
     every: float = 0.25,
     max_body: int = MAX_BODY,
+    max_streams: int = MAX_STREAMS,
+    body_timeout: float = BODY_TIMEOUT,
 ) -> ASGIApp:
     """The board as an ASGI app over ``board``.
 
     ``token`` is the secret every write must carry. ``hosts`` are the host
-    names the board answers to (``None``: any, for a board bound to all
-    interfaces on purpose). The sessions feed polls every ``4 * every``
+    names the board answers to, or an :class:`~.access.Access` (which may also
+    want the token on reads). The sessions feed polls every ``4 * every``
     seconds (plans follow ``Session.watch``); ``max_body`` is the largest edit
-    accepted, in bytes.
+    accepted, in bytes, ``body_timeout`` how long its body may take, and
+    ``max_streams`` how many live feeds may be open at once.
     """
     if not token:
         raise ValueError("token: must be a non-empty secret")
+    if hosts is None:  # the board once took None for "any Host": that let DNS rebinding in
+        raise InvalidOption("hosts: name the hosts the board answers to (phasetodo.web.access)")
+    access = hosts if isinstance(hosts, Access) else Access(frozenset(hosts))
+    gauge = _Gauge(max_streams)
 
     async def page(request: Request) -> Response:
         return FileResponse(_STATIC / "board.html", media_type="text/html")
@@ -158,7 +240,10 @@ def create_app(
             return _error(404, "not_found", str(error))
 
     async def sessions(request: Request) -> Response:
-        return await guarded(board.sessions)
+        page = _page_args(request)
+        if isinstance(page, Response):
+            return page
+        return await guarded(lambda: board.sessions(*page))
 
     async def plan(request: Request) -> Response:
         sid = request.path_params["sid"]
@@ -184,25 +269,30 @@ def create_app(
         sid, number = request.path_params["sid"], request.path_params["version"]
         return await guarded(lambda: board.at_version(sid, number))
 
-    def stream(read: Callable[[], Any], render: Callable[[], Any], name: str, poll: float) -> Response:
+    def streaming(events: AsyncIterator[str]) -> Response:
+        inner = StreamingResponse(events, media_type="text/event-stream", headers={"x-accel-buffering": "no"})
+        return _Counted(inner, gauge)
+
+    async def sessions_stream(request: Request) -> Response:
+        # One listing per poll (the page's sessions with their versions), less often than one plan.
+        page = _page_args(request)
+        if isinstance(page, Response):
+            return page
+        offset, limit = page
+
         async def events() -> AsyncIterator[str]:
             yield "retry: 1000\n\n"
             sent: object = object()
-            async for value in changes(board, read, every=poll, idle=KEEP_ALIVE):
-                if value == sent:  # nothing new: a comment, so a gone client is noticed
+            read = partial(board.listing, offset, limit)
+            async for listing in changes(board, read, every=4 * every, idle=KEEP_ALIVE):
+                if listing == sent:  # nothing new: a comment, so a gone client is noticed
                     yield ": keep-alive\n\n"
                     continue
-                sent = value
-                data = json.dumps(await _run(render), separators=(",", ":"))
-                yield f"event: {name}\ndata: {data}\n\n"
+                sent = listing
+                shown = await _run(partial(board.sessions, offset, limit, listing))
+                yield f"event: sessions\ndata: {json.dumps(shown, separators=(',', ':'))}\n\n"
 
-        return StreamingResponse(
-            events(), media_type="text/event-stream", headers={"x-accel-buffering": "no"}
-        )
-
-    async def sessions_stream(request: Request) -> Response:
-        # Every session's newest version: looked at less often than one plan.
-        return stream(board.fingerprint, board.sessions, "sessions", 4 * every)
+        return streaming(events())
 
     async def plan_stream(request: Request) -> Response:
         sid = request.path_params["sid"]
@@ -214,19 +304,21 @@ def create_app(
         async def events() -> AsyncIterator[str]:
             yield "retry: 1000\n\n"
             shown = -1
-            async for version in versions(board, sid, idle=KEEP_ALIVE):
-                if version is None:  # nothing new: a comment, so a gone client is noticed
-                    yield ": keep-alive\n\n"
-                    continue
-                if version <= shown:  # a burst's older event: the plan sent already holds it
-                    continue
-                plan = await _run(lambda: board.plan(sid))
-                shown = plan["version"]
-                yield f"event: plan\ndata: {json.dumps(plan, separators=(',', ':'))}\n\n"
+            try:
+                async for version in versions(board, sid, idle=KEEP_ALIVE):
+                    if version is None:  # nothing new: a comment, so a gone client is noticed
+                        yield ": keep-alive\n\n"
+                        continue
+                    if version <= shown:  # a burst's older event: the plan sent already holds it
+                        continue
+                    plan = await _run(lambda: board.plan(sid))
+                    shown = plan["version"]
+                    yield f"event: plan\ndata: {json.dumps(plan, separators=(',', ':'))}\n\n"
+            except OSError as error:  # out of file handles: end the feed, the page reconnects
+                if error.errno not in (errno.EMFILE, errno.ENFILE):
+                    raise
 
-        return StreamingResponse(
-            events(), media_type="text/event-stream", headers={"x-accel-buffering": "no"}
-        )
+        return streaming(events())
 
     async def edit(request: Request) -> Response:
         refused = _refusal(request, token, board.read_only)
@@ -234,10 +326,21 @@ def create_app(
             return refused
         sid = request.path_params["sid"]
         raw = bytearray()
-        async for chunk in request.stream():
-            raw += chunk
-            if len(raw) > max_body:
-                return _error(413, "too_large", f"An edit may be at most {max_body} bytes.")
+        try:
+            with anyio.fail_after(body_timeout):
+                async for chunk in request.stream():
+                    raw += chunk
+                    if len(raw) > max_body:
+                        return _error(413, "too_large", f"An edit may be at most {max_body} bytes.")
+        except TimeoutError:
+            return _error(
+                408,
+                "timeout",
+                f"The edit did not arrive within {body_timeout:g} seconds: nothing changed.",
+                headers={"connection": "close"},
+            )
+        except ClientDisconnect:
+            return _error(400, "invalid", "The edit was cut off: nothing changed.")
         try:
             body = json.loads(raw)
         except ValueError:
@@ -278,6 +381,4 @@ def create_app(
         Route("/api/sessions/{sid}/edit", edit, methods=["POST"]),
         Mount("/static", StaticFiles(directory=_STATIC), name="static"),
     ]
-    app = Starlette(routes=routes)
-    allowed = None if hosts is None else frozenset(h.lower() for h in hosts)
-    return _Guard(app, allowed)
+    return _Guard(Starlette(routes=routes), access, token)

@@ -15,12 +15,18 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import attrs
+
 import phasetodo
 
 from .. import person
 from . import edits
 
-__all__ = ["Board"]
+__all__ = ["MAX_PAGE", "PAGE", "Board", "Listing"]
+
+#: Sessions on one page of the sessions page, by default and at most.
+PAGE = 50
+MAX_PAGE = 100
 
 
 def _counts(phases: Sequence[Mapping[str, Any]]) -> dict[str, int]:
@@ -55,6 +61,16 @@ def _event_head(event: phasetodo.Event | None) -> dict[str, Any]:
         "source": event.source,
         "agent": event.agent,
     }
+
+
+@attrs.frozen
+class Listing:
+    """One page of the store's sessions from one listing: how many there are, and the
+    page's ids with their newest versions (what the sessions feed compares)."""
+
+    total: int
+    offset: int
+    versions: tuple[tuple[str, int], ...]
 
 
 class _Entry:
@@ -96,12 +112,13 @@ class Board:
         return self.store.sessions()
 
     @contextmanager
-    def _use(self, session_id: str) -> Iterator[_Entry]:
-        """The open log of one session (opened on first use, never created)."""
+    def _use(self, session_id: str, *, listed: bool = False) -> Iterator[_Entry]:
+        """The open log of one session (opened on first use, never created); ``listed``:
+        the caller has just seen it in a listing, so the store is not listed again."""
         with self._lock:
             entry = self._open.get(session_id)
             if entry is None:
-                if session_id not in self.store.sessions():
+                if not listed and session_id not in self.store.sessions():
                     raise LookupError(f"No session named {session_id!r} in this store.")
                 entry = self._open[session_id] = _Entry(self.store.open(session_id))
             self._open.move_to_end(session_id)
@@ -126,9 +143,9 @@ class Board:
         latest: phasetodo.Event | None = entry.log.latest()
         return latest
 
-    def version(self, session_id: str) -> int:
+    def version(self, session_id: str, *, listed: bool = False) -> int:
         """The session's newest version in the log (another process may have written)."""
-        with self._use(session_id) as entry:
+        with self._use(session_id, listed=listed) as entry:
             latest = self._latest(entry)
         return latest.version if latest is not None else 0
 
@@ -163,9 +180,9 @@ class Board:
                 return True
         return latest is not None and person.is_team_plan(latest.phases)
 
-    def summary(self, session_id: str) -> dict[str, Any]:
+    def summary(self, session_id: str, *, listed: bool = False) -> dict[str, Any]:
         """One session for the sessions page: progress, agents, last change."""
-        with self._use(session_id) as entry:
+        with self._use(session_id, listed=listed) as entry:
             latest = self._latest(entry)
             agents = self._agents(entry, latest)
             owner = entry.log.owner
@@ -186,13 +203,32 @@ class Board:
             **_event_head(latest),
         }
 
-    def sessions(self) -> dict[str, Any]:
-        """Every session of the store, for the sessions page."""
-        return {"read_only": self.read_only, "sessions": [self.summary(s) for s in self.session_ids()]}
+    def listing(self, offset: int = 0, limit: int = PAGE) -> Listing:
+        """The sessions ``offset`` to ``offset + limit`` (by id) with their versions: one
+        listing of the store, one cheap version read per session on the page."""
+        ids = self.session_ids()
+        page = ids[offset : offset + limit]
+        return Listing(len(ids), offset, tuple((sid, self.version(sid, listed=True)) for sid in page))
 
-    def fingerprint(self) -> tuple[tuple[str, int], ...]:
-        """What changes when any session changes: ids with their versions."""
-        return tuple((sid, self.version(sid)) for sid in self.session_ids())
+    def sessions(self, offset: int = 0, limit: int = PAGE, listing: Listing | None = None) -> dict[str, Any]:
+        """One page of the store's sessions (all of them, ``limit`` at a time), for the sessions
+        page; from ``listing`` when given, else from a new one."""
+        if listing is None:
+            ids = self.session_ids()
+            total, page = len(ids), ids[offset : offset + limit]
+        else:
+            total, page = listing.total, [sid for sid, _ in listing.versions]
+        return {
+            "read_only": self.read_only,
+            "total": total,
+            "offset": offset,
+            "limit": limit,
+            "sessions": [self.summary(sid, listed=True) for sid in page],
+        }
+
+    def fingerprint(self, offset: int = 0, limit: int = PAGE) -> Listing:
+        """What changes when a session on the page (or how many there are) changes."""
+        return self.listing(offset, limit)
 
     # -- one plan --------------------------------------------------------------------------------
 

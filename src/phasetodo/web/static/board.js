@@ -101,8 +101,13 @@
     document.title = text + " · phasetodo board";
   }
 
+  // A board reachable from other machines wants the token on reads too: a header on
+  // fetches, ?token= on live feeds (EventSource sends no headers of ours).
+  const readHeaders = token ? { accept: "application/json", "x-phasetodo-token": token } : { accept: "application/json" };
+  const withToken = (url) => (token ? url + (url.includes("?") ? "&" : "?") + "token=" + enc(token) : url);
+
   async function getJSON(url) {
-    const response = await fetch(url, { headers: { accept: "application/json" } });
+    const response = await fetch(url, { headers: readHeaders });
     const body = await response.json().catch(() => ({}));
     if (!response.ok) {
       const error = new Error(body.message || response.statusText);
@@ -124,23 +129,37 @@
     }
   }
 
-  // A live feed: server-sent events that reconnect by themselves.
+  // A live feed: server-sent events that reconnect by themselves, and again a few
+  // seconds after a refusal (a busy board answers 503, which EventSource gives up on).
   function feed(url, event, onData) {
     let source = null;
-    return {
+    let retry = null;
+    const api = {
       open() {
         if (source) return;
-        source = new EventSource(url);
+        source = new EventSource(withToken(url));
         source.addEventListener(event, (e) => onData(JSON.parse(e.data)));
         source.onopen = () => setLive("● live", "live");
-        source.onerror = () => setLive("reconnecting…", "down");
+        source.onerror = () => {
+          setLive("reconnecting…", "down");
+          if (source && source.readyState === EventSource.CLOSED && retry === null) {
+            source = null;
+            retry = setTimeout(() => {
+              retry = null;
+              api.open();
+            }, 5000);
+          }
+        };
       },
       close() {
+        clearTimeout(retry);
+        retry = null;
         if (source) source.close();
         source = null;
         setLive("paused", "paused");
       },
     };
+    return api;
   }
 
   function counts(phase) {
@@ -212,10 +231,25 @@
 
   // -- sessions page -----------------------------------------------------------------------------
 
+  // The sessions page shows the store's sessions a page at a time (?offset=N).
+  function pager(data) {
+    if (data.total <= data.limit && data.offset === 0) return null;
+    const back = Math.max(0, data.offset - data.limit);
+    const next = data.offset + data.limit;
+    return h(
+      "nav",
+      { class: "pager", "aria-label": "Pages of sessions" },
+      data.offset > 0 ? h("a", { href: back ? `/?offset=${back}` : "/", rel: "prev" }, "← Previous") : null,
+      " ",
+      next < data.total ? h("a", { href: `/?offset=${next}`, rel: "next" }, "Next →") : null,
+    );
+  }
+
   function sessionsPage() {
     title("Sessions");
     crumbs({ text: "Sessions" });
     const main = $("#main");
+    const offset = Math.max(0, Number(new URLSearchParams(location.search).get("offset")) || 0);
     const render = (data) => {
       const rows = data.sessions.map((s) =>
         h(
@@ -245,9 +279,17 @@
         ),
       );
       const open = data.sessions.reduce((n, s) => n + s.open, 0);
+      const total = data.total === undefined ? data.sessions.length : data.total;
+      const paged = total > data.sessions.length;
+      const shown = paged ? ` · ${data.offset + 1}–${data.offset + data.sessions.length} shown` : "";
       main.replaceChildren(
         h("h1", {}, "Sessions"),
-        h("p", { class: "sub" }, `${plural(data.sessions.length, "session")} · ${plural(open, "open task")}`, data.read_only ? " · read-only board" : ""),
+        h(
+          "p",
+          { class: "sub" },
+          `${plural(total, "session")}${shown} · ${plural(open, "open task")}${paged ? " on this page" : ""}`,
+          data.read_only ? " · read-only board" : "",
+        ),
         data.sessions.length
           ? h(
               "table",
@@ -255,11 +297,13 @@
               h("thead", {}, h("tr", {}, ["Session", "Progress", "Open", "Agents", "Last change"].map((t) => h("th", { scope: "col" }, t)))),
               h("tbody", {}, rows),
             )
-          : h("p", { class: "empty" }, "No sessions in this store yet. An agent's list shows up here as soon as it writes."),
+          : h("p", { class: "empty" }, total ? "No sessions on this page." : "No sessions in this store yet. An agent's list shows up here as soon as it writes."),
+        data.total === undefined ? null : pager(data),
       );
     };
-    getJSON("/api/sessions").then(render, (e) => say(e.message));
-    feed("/api/stream", "sessions", render).open();
+    const query = offset ? `?offset=${offset}` : "";
+    getJSON("/api/sessions" + query).then(render, (e) => say(e.message));
+    feed("/api/stream" + query, "sessions", render).open();
   }
 
   // -- plan page -----------------------------------------------------------------------------------
