@@ -24,7 +24,7 @@ from ._core.codec import as_phases
 from ._core.limits import DEFAULT_LIMITS, Limits
 from ._core.model import Phase
 from ._profiles.builtin import BUILTIN, ProfileLike
-from ._profiles.options import Options, PerCall
+from ._profiles.options import Options, OptionsHolder, PerCall
 from ._profiles.registry import Profile
 from ._profiles.result import ResultJSON, Storage, ToolResult
 from .errors import (
@@ -88,7 +88,7 @@ def _check_policies(resume: object, clear_delay: object) -> None:
         raise InvalidOption("clear_delay: must be a number of seconds, not NaN")
 
 
-class Session:
+class Session(OptionsHolder):
     """One agent's todo list, durable in a store. Create it with :meth:`open`.
 
     ``phases`` and ``version`` are fresh: each read first looks at the store's
@@ -206,21 +206,6 @@ class Session:
     def session_id(self) -> str:
         """The session's id in its store."""
         return self._log.session_id
-
-    @property
-    def profile(self) -> Profile:
-        """The profile calls run in unless they name another."""
-        return self.options.profile
-
-    @property
-    def limits(self) -> Limits | None:
-        """The limits calls are checked against unless they give others (``None``: none)."""
-        return self.options.limits
-
-    @property
-    def agent(self) -> str | None:
-        """The agent this handle writes as when a call names none."""
-        return self.options.agent
 
     @property
     def owner(self) -> str | None:

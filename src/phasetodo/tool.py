@@ -18,7 +18,7 @@ from ._core.model import Phase, value_problems
 from ._core.schema import PARAMS_SCHEMA
 from ._core.schema import problems as schema_problems
 from ._profiles.builtin import ProfileLike, resolve
-from ._profiles.options import UNSET, Options, Overrides, PerCall, Unset
+from ._profiles.options import UNSET, Options, OptionsHolder, Overrides, PerCall, Unset
 from ._profiles.parity import DESCRIPTION, PARITY
 from ._profiles.registry import Profile
 from ._profiles.result import DetailsJSON, PhaseJSON, ResultJSON, Storage, TaskJSON, ToolResult
@@ -174,7 +174,7 @@ class TodoState(Protocol):
         """Apply one call; returns its result."""
 
 
-class MemoryState:
+class MemoryState(OptionsHolder):
     """A list kept in memory only: the state of a tool that has no session.
 
     ``profile`` and ``limits`` are the defaults of its calls (``limits=None``:
@@ -193,21 +193,6 @@ class MemoryState:
         self._phases: tuple[Phase, ...] = _phases_arg(list(phases))
         #: The defaults of every call: profile, limits, and the agent as writer and lead.
         self.options = Options(profile, limits, agent=agent, lead=agent)
-
-    @property
-    def profile(self) -> Profile:
-        """The profile calls run in unless they name another."""
-        return self.options.profile
-
-    @property
-    def limits(self) -> Limits | None:
-        """The limits calls are checked against unless they give others (``None``: none)."""
-        return self.options.limits
-
-    @property
-    def agent(self) -> str | None:
-        """Who writes (and leads, on a team plan)."""
-        return self.options.agent
 
     @property
     def phases(self) -> tuple[Phase, ...]:

@@ -25,7 +25,7 @@ from .result import Storage, ToolResult
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-__all__ = ["UNSET", "Options", "Overrides", "PerCall", "Unset"]
+__all__ = ["UNSET", "Options", "OptionsHolder", "Overrides", "PerCall", "Unset"]
 
 
 class Unset(enum.Enum):
@@ -106,3 +106,24 @@ class Options:
             self.profile, params, current, limits=self.limits, storage=self.storage,
             dry_run=self.dry_run, agent=self.agent, lead=self.lead, scope=self.scope,
         )
+
+
+class OptionsHolder:
+    """What a holder of one :class:`Options` (a session, a memory state) shows of it."""
+
+    options: Options
+
+    @property
+    def profile(self) -> Profile:
+        """The profile calls run in unless they name another."""
+        return self.options.profile
+
+    @property
+    def limits(self) -> Limits | None:
+        """The limits calls are checked against unless they give others (``None``: none)."""
+        return self.options.limits
+
+    @property
+    def agent(self) -> str | None:
+        """The agent calls write as (and, on a team plan, lead as) when they name none."""
+        return self.options.agent
