@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -17,7 +18,9 @@ import pytest
 from starlette.testclient import TestClient
 
 import phasetodo
+import phasetodo.web
 from phasetodo.web import Board, create_app
+from phasetodo.web.access import Access
 from phasetodo.web.edits import add_task, rename
 
 from .web_support import TOKEN, init, kinds, latest, running_board, write_from_another_process
@@ -52,6 +55,26 @@ def client(store: phasetodo.JsonlStore) -> Iterator[TestClient]:
         yield client
 
 
+#: Every file the board's page may load, as shipped in the package.
+STATIC_FILES = sorted(p.name for p in (Path(phasetodo.web.__file__).parent / "static").iterdir())
+_IMPORT = re.compile(r'^import (?:[^"]* from )?"\./([\w-]+\.js)";$', re.MULTILINE)
+
+
+def _modules(client: TestClient) -> dict[str, str]:
+    """The board's script as the browser loads it: main.js and every module it imports, by name."""
+    found: dict[str, str] = {}
+    waiting = ["main.js"]
+    while waiting:
+        name = waiting.pop()
+        if name in found:
+            continue
+        response = client.get(f"/static/{name}")
+        assert response.status_code == 200, name
+        found[name] = response.text
+        waiting.extend(_IMPORT.findall(response.text))
+    return found
+
+
 def _edit(client: TestClient, body: dict[str, Any], headers: dict[str, str] | None = None) -> httpx.Response:
     return client.post("/api/sessions/plan/edit", json=body, headers=WRITE if headers is None else headers)
 
@@ -63,12 +86,13 @@ class TestPages:
         response = client.get(path)
         assert response.status_code == 200
         assert response.headers["content-type"].startswith("text/html")
-        assert '<script src="/static/board.js" defer></script>' in response.text
+        assert '<script type="module" src="/static/main.js"></script>' in response.text
+        assert response.text.count("<script") == 1
         assert "Read the test" not in response.text
 
     def test_responses_carry_a_strict_content_security_policy(self, client: TestClient) -> None:
         """No inline script can run: scripts and styles come only from the board itself."""
-        for path in ("/", "/api/sessions", "/static/board.js"):
+        for path in ("/", "/api/sessions", "/static/main.js", "/static/plan-list.js"):
             headers = client.get(path).headers
             policy = headers["content-security-policy"]
             assert "script-src 'self'" in policy
@@ -77,7 +101,7 @@ class TestPages:
             assert headers["x-content-type-options"] == "nosniff"
             assert headers["referrer-policy"] == "no-referrer"
 
-    @pytest.mark.parametrize("name", ["board.js", "board.css", "board.html", "favicon.svg"])
+    @pytest.mark.parametrize("name", STATIC_FILES)
     def test_static_files_are_served_from_the_package(self, client: TestClient, name: str) -> None:
         """The page needs nothing from outside the machine: its files ship in the package."""
         response = client.get(f"/static/{name}")
@@ -86,10 +110,40 @@ class TestPages:
         assert "https://" not in response.text
 
     def test_script_never_builds_markup_from_text(self, client: TestClient) -> None:
-        """Plan text only ever reaches the page as text nodes."""
-        script = client.get("/static/board.js").text
-        for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("):
-            assert sink not in script
+        """Plan text only ever reaches the page as text nodes, in every module of the script."""
+        for name, script in _modules(client).items():
+            for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("):
+                assert sink not in script, name
+
+    def test_the_entry_module_imports_every_script_the_package_ships(self, client: TestClient) -> None:
+        """main.js reaches each .js file of the package through static imports, and only those."""
+        assert not any("import(" in script for script in _modules(client).values())  # no late imports
+        assert set(_modules(client)) == {name for name in STATIC_FILES if name.endswith(".js")}
+
+    def test_scripts_are_served_as_javascript(self, client: TestClient) -> None:
+        """Every module comes as text/javascript (a browser runs a module script only with a JS type)."""
+        for name in _modules(client):
+            assert client.get(f"/static/{name}").headers["content-type"] == "text/javascript; charset=utf-8"
+
+    def test_script_and_style_types_do_not_depend_on_the_system_mime_table(
+        self, client: TestClient, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A MIME table that calls .js and .css plain text (some systems do) changes nothing."""
+        import starlette.responses
+
+        monkeypatch.setattr(starlette.responses, "guess_type", lambda *_args, **_kw: ("text/plain", None))
+        assert client.get("/static/main.js").headers["content-type"] == "text/javascript; charset=utf-8"
+        assert client.get("/static/board.css").headers["content-type"] == "text/css; charset=utf-8"
+        assert client.get("/static/favicon.svg").headers["content-type"].startswith("text/plain")
+
+    def test_a_private_board_serves_its_script_without_the_token(self, store: phasetodo.JsonlStore) -> None:
+        """Reads beyond loopback want the token on the API only: the page and its modules load first."""
+        app = create_app(Board(store), token=TOKEN, hosts=Access(private=True))
+        with TestClient(app, base_url=BASE) as client:
+            assert client.get("/api/sessions").status_code == 403
+            assert client.get("/").status_code == 200
+            for name in _modules(client):
+                assert client.get(f"/static/{name}").status_code == 200, name
 
     def test_a_foreign_host_header_is_refused(self, client: TestClient) -> None:
         """A page on another name (DNS rebinding) cannot read the plans."""

@@ -14,14 +14,18 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
 import phasetodo
+import phasetodo.web
 
 from .web_support import TOKEN, init, kinds, latest, running_board, write_from_another_process
 
 CHROMIUM = Path("/usr/bin/chromium")
+#: The board's static files as the package ships them.
+STATIC = Path(phasetodo.web.__file__).parent / "static"
 ARGS = [
     "--headless",
     "--no-sandbox",
@@ -224,6 +228,38 @@ class TestTeamFields:
             expect(blocked.locator(".owner")).to_have_text("@bob")
             expect(blocked.locator(".reason")).to_have_text("Blocked: waits for CI")
             expect(blocked.locator(".after")).to_have_text("After: Read the test")
+
+
+class TestScript:
+    def test_every_page_loads_the_modules_without_a_console_error(
+        self, page: Any, store: phasetodo.JsonlStore
+    ) -> None:
+        """Each page loads main.js and every module it imports as JavaScript, logs no error and renders."""
+        from playwright.sync_api import expect
+
+        console: list[str] = []
+        scripts: dict[str, tuple[int, str]] = {}
+        page.on("console", lambda message: message.type == "error" and console.append(message.text))
+        page.on("response", lambda response: _note_script(scripts, response))
+        with running_board(store) as (url, _):
+            page.goto(f"{url}/s/plan?token={TOKEN}")
+            expect(_task(page, "Patch it").get_by_role("button", name="Done")).to_be_visible()
+            expect(page.locator("#live")).to_have_text("● live")
+            pages = (("/", "tr.session-row"), ("/s/plan/history", "li.event"), ("/s/plan/v/1", "li.task"))
+            for path, ready in pages:
+                page.goto(f"{url}{path}")
+                page.locator(ready).first.wait_for()
+        assert set(scripts) == {path.name for path in STATIC.glob("*.js")}
+        assert {name: status for name, (status, _) in scripts.items() if status != 200} == {}
+        assert {kind for _, kind in scripts.values()} == {"text/javascript; charset=utf-8"}
+        assert console == []
+
+
+def _note_script(scripts: dict[str, tuple[int, str]], response: Any) -> None:
+    """Note a script the page fetched from the board: its status and type, by file name."""
+    path = urlsplit(response.url).path
+    if path.startswith("/static/") and path.endswith(".js"):
+        scripts[path.rpartition("/")[2]] = (response.status, response.headers.get("content-type", ""))
 
 
 class TestEditing:

@@ -9,13 +9,17 @@ the board's own, ``Sec-Fetch-Site: same-origin`` when the browser sends it); a
 read-only board refuses them all. At most ``max_streams`` live feeds are open at
 once (a 503 beyond), and an edit body must arrive within ``body_timeout``
 seconds. Every response carries a Content-Security-Policy that allows only the
-board's own script and style files, so plan text can never run.
+board's own script and style files, so plan text can never run. The script is a set
+of native ES modules (``static/main.js`` imports the rest), each served as
+``text/javascript`` whatever the system's MIME table says: a browser runs a module
+(and, under ``nosniff``, any script) only with a JavaScript type.
 """
 
 from __future__ import annotations
 
 import errno
 import json
+import os
 import secrets
 from collections.abc import AsyncIterator, Callable, Iterable
 from functools import partial
@@ -64,6 +68,32 @@ _SECURITY_HEADERS = (
     (b"x-frame-options", b"DENY"),
     (b"cache-control", b"no-store"),
 )
+
+
+#: The type of the static files a browser refuses under another one (modules, and any script
+#: or style sheet under ``nosniff``), not left to the system's MIME table, which may differ.
+_STATIC_TYPES = {
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+}
+
+
+class _StaticFiles(StaticFiles):
+    """The board's static files, each with the type the browser needs to use it."""
+
+    def file_response(
+        self,
+        full_path: str | os.PathLike[str],
+        stat_result: os.stat_result,
+        scope: Scope,
+        status_code: int = 200,
+    ) -> Response:
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        kind = _STATIC_TYPES.get(Path(full_path).suffix)
+        if kind is not None and isinstance(response, FileResponse):
+            response.media_type = kind
+            response.headers["content-type"] = kind
+        return response
 
 
 def _token_given(scope: Scope, headers: dict[bytes, bytes]) -> str:
@@ -379,6 +409,6 @@ def create_app(
         Route("/api/sessions/{sid}/markdown", markdown),
         Route("/api/sessions/{sid}/versions/{version:int}", version),
         Route("/api/sessions/{sid}/edit", edit, methods=["POST"]),
-        Mount("/static", StaticFiles(directory=_STATIC), name="static"),
+        Mount("/static", _StaticFiles(directory=_STATIC), name="static"),
     ]
     return _Guard(Starlette(routes=routes), access, token)
