@@ -254,6 +254,16 @@ class TestScript:
         assert {kind for _, kind in scripts.values()} == {"text/javascript; charset=utf-8"}
         assert console == []
 
+    def test_the_sessions_page_is_its_parts_and_no_stray_text(
+        self, page: Any, store: phasetodo.JsonlStore
+    ) -> None:
+        """Heading, summary and table, and nothing beside them (an unpaged list once added "null")."""
+        with running_board(store) as (url, _):
+            page.goto(url)
+            page.locator("tr.session-row").wait_for()
+            kids = page.evaluate("[...document.querySelector('#main').childNodes].map((n) => n.nodeName)")
+        assert kids == ["H1", "P", "TABLE"]
+
 
 def _note_script(scripts: dict[str, tuple[int, str]], response: Any) -> None:
     """Note a script the page fetched from the board: its status and type, by file name."""

@@ -1,7 +1,7 @@
 // The sessions page: the store's sessions a page at a time (?offset=N), kept live.
 import { getJSON, pagePath } from "./api.js";
 import { timeEl } from "./clock.js";
-import { $, h } from "./dom.js";
+import { h, show } from "./dom.js";
 import { feed } from "./feed.js";
 import { crumbs, say, title } from "./frame.js";
 import { agentChip, bar, byAgent, kindName, plural } from "./pieces.js";
@@ -68,7 +68,7 @@ function table(data, total) {
 
 function render(data) {
   const total = data.total === undefined ? data.sessions.length : data.total;
-  $("#main").replaceChildren(
+  show(
     h("h1", {}, "Sessions"),
     summary(data, total),
     table(data, total),
