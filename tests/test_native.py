@@ -19,8 +19,9 @@ from hypothesis import strategies as st
 
 from phasetodo import load_phases, markdown_to_phases, phases_to_markdown
 from phasetodo._core import native
-from phasetodo._core.columns import _PREFIXES, read_columns
+from phasetodo._core.columns import read_columns
 from phasetodo._core.model import Phase, Status, Task, make_tasks
+from phasetodo._views.summary import PREFIXES as _PREFIXES
 from phasetodo.testing import phases as phase_lists
 
 from .budget import examples

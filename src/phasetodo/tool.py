@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from ._core.codec import as_phases, dump_phases
-from ._core.columns import apply_columns, load_columns
+from ._core.columns import Columns, plain_columns
 from ._core.limits import DEFAULT_LIMITS, Limits
 from ._core.model import Phase, value_problems
 from ._core.schema import PARAMS_SCHEMA
@@ -24,6 +24,7 @@ from ._profiles.registry import Profile
 from ._profiles.result import DetailsJSON, PhaseJSON, ResultJSON, Storage, TaskJSON, ToolResult
 from ._profiles.strict import STRICT_NOTE
 from ._specs import Api, anthropic_tool, mcp_tool, openai_tool, strip_nulls
+from ._views.summary import summary_parts
 from .errors import InvalidOption, InvalidParams, InvalidPhases
 
 if TYPE_CHECKING:
@@ -120,17 +121,18 @@ def _parity_on_columns(
     if phases is not None and type(phases) not in (list, tuple):
         return None
     items: Sequence[Any] = () if phases is None else phases  # type: ignore[assignment]
-    fast = load_columns(items)  # None for values of the wrong types too: the general path names them
-    if fast is None:
+    cols = plain_columns(items)  # None for JSON that is not plain: the general path names the places
+    if cols is None:
         return None
+    work = Columns(items, cols)
     ops = PARITY.parse(params)
     grows = limits is not None and limits.check_ops(ops)
-    if not apply_columns(fast, ops):
-        return None
+    work.apply(ops)
     if grows:
         assert limits is not None
-        limits.check_sizes(fast.before_phases, fast.before_tasks, len(fast.cols), fast.count)
-    return fast.result()  # type: ignore[return-value]
+        limits.check_sizes(work.before_phases, work.before_tasks, len(work.cols), work.count)
+    text, details = summary_parts(work)
+    return {"content": [{"type": "text", "text": text}], "details": details}  # type: ignore[return-value]
 
 
 def _phases_arg(phases: object) -> tuple[Phase, ...]:

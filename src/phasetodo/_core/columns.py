@@ -1,38 +1,41 @@
-"""The fast working copy: one parity batch over lists of columns, not task objects.
+"""The working copy every profile applies its batch to: phases as lists of columns.
 
 A phase is held as three parallel lists (contents, statuses, notes), read from
 ``Phase`` values or straight from JSON dicts, so loading 10,000 tasks builds no
-per-task object. Task contents must be unique in the list (the normal case):
-then one dict, content -> phase, finds any task, and each touched phase builds
-its own content -> position map on first use. A list with duplicate contents,
-or an ``init`` that makes one, and a team plan's tasks (``blocked``, ``owner``,
-``reason``, ``after``) are handed to the general engine instead
-(:func:`load_columns` gives ``None``, :func:`apply_columns` ``False``).
+per-task object. One dict, content -> phase, finds any task, and each touched
+phase builds its own content -> position map on first use. Contents are unique
+in a well-made list; the few that are not (a list written so, or an ``init``
+that repeats an item) are counted in ``shared`` and found by a scan, first in
+list order, as the reference finds them. Tasks that carry more than the
+columns hold (a team plan's ``owner``, ``reason``, ``after``, or a subclass)
+keep those fields when a batch changes their status or notes.
 
-The result is built from the columns in one pass per phase: the summary text
-and the JSON-ready ``details.phases`` (fresh dicts and lists, never the
-caller's), or frozen ``Phase`` values that reuse every unchanged input value.
+The list is frozen back into ``Phase`` values that reuse every unchanged input
+value (:meth:`Columns.phases`); the summary and ``details.phases`` are written
+from the columns in one pass (``phasetodo._views.summary``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from itertools import count
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import chain, count
 from typing import Any, ClassVar
 
+import attrs
+
+from ..errors import InvalidOptionType
 from . import native, texts
 from .jsstring import trim_end
-from .model import Phase, Status, Task, make_phase
+from .model import Phase, Status, Task, make_phase, make_task
 from .ops import Append, Done, Drop, Init, Note, Op, Rm, Start, View
 
-__all__ = ["Column", "Columns", "apply_columns", "load_columns", "read_columns"]
+__all__ = ["Column", "Columns", "plain_columns", "read_columns"]
 
 _PENDING = Status.PENDING
 _ACTIVE = Status.IN_PROGRESS
 _COMPLETED = Status.COMPLETED
 _ABANDONED = Status.ABANDONED
-#: The summary's line prefixes, in ``REFERENCE_STATUSES`` order.
-_PREFIXES = ("    ○ ", "    → ", "    ✓ ", "    ✗ ")
 _ONLY_PHASE = frozenset((Phase,))
 
 
@@ -46,6 +49,7 @@ class _Col:
         "contents",
         "dirty",
         "holes",
+        "keep",
         "name",
         "notes",
         "place",
@@ -71,6 +75,9 @@ class _Col:
         self.source = source
         self.tasks: Sequence[Task | None] | None = source.tasks if source is not None else None
         self.dirty = source is None
+        #: The input tasks carry fields the columns do not (team fields, a subclass):
+        #: a changed task is the input's with its new status and notes.
+        self.keep = False
         self.holes = 0  # removed tasks still in the lists, with status None
         self.place: dict[str, int] | None = None  # content -> position, built on first use
         self.uniform: Status | None = None  # every live task has this status
@@ -138,15 +145,44 @@ def _from_dicts(items: Sequence[Mapping[str, Any]]) -> list[_Col]:
 def read_columns(phases: Iterable[Phase | Mapping[str, Any]]) -> list[_Col] | None:
     """Phases (values or JSON dicts) as columns, or ``None`` when a dict is malformed."""
     items = phases if type(phases) in (list, tuple) else list(phases)
+    kinds = set(map(type, items))
     try:
-        kinds = set(map(type, items))
-        if _ONLY_PHASE.issuperset(kinds):
-            return [_Col(*row, p) for row, p in zip(native.value_rows(items), items, strict=True)]  # type: ignore[arg-type]
+        if all(issubclass(kind, Phase) for kind in kinds):
+            return _from_values(items)  # type: ignore[arg-type]
         if any(issubclass(kind, Phase) for kind in kinds):
             return None
         return _from_dicts(items)  # type: ignore[arg-type]
     except (TypeError, KeyError, AttributeError, ValueError):
         return None
+
+
+def plain_columns(phases: Iterable[Phase | Mapping[str, Any]]) -> list[_Col] | None:
+    """:func:`read_columns` for the reference's lists only: ``None`` for tasks that carry
+    more than the columns hold (a team plan's), which the bulk kernels do not write."""
+    cols = read_columns(phases)
+    return None if cols is None or (cols and cols[0].keep) else cols
+
+
+def _from_values(items: Sequence[Phase]) -> list[_Col]:
+    """Columns from ``Phase`` values: in bulk, or phase by phase when tasks carry more."""
+    if _ONLY_PHASE.issuperset(map(type, items)):
+        try:
+            return [_Col(*row, p) for row, p in zip(native.value_rows(items), items, strict=True)]
+        except TypeError:
+            pass  # team fields, a subclass or a field of an odd type: the loop below keeps them
+    cols = []
+    for phase in items:
+        tasks = phase.tasks
+        col = _Col(
+            phase.name,
+            [t.content for t in tasks],
+            [t.status for t in tasks],
+            [t.notes for t in tasks],
+            phase,
+        )
+        col.keep = True
+        cols.append(col)
+    return cols
 
 
 class Columns:
@@ -156,10 +192,13 @@ class Columns:
         self, phases: Iterable[Phase | Mapping[str, Any]], cols: list[_Col] | None = None
     ) -> None:
         self.errors: list[str] = []
+        #: Bumped whenever a task or a phase is added or removed: what a profile caches
+        #: about the list's shape (strict's hint index) is stale once it changes.
+        self.shape = 0
         if cols is None:
             cols = read_columns(phases)
         if cols is None:
-            raise TypeError  # the careful loader names the bad places
+            raise TypeError  # JSON that is not plain: the careful loader names the bad places
         self._index(cols)
         self.before_tasks = self.count
         self.before_phases = len(cols)
@@ -168,27 +207,60 @@ class Columns:
         self.cols = cols
         self.by_name, self.by_content, self.active, self.count = native.index(cols)
         self.uniform: Status | None = None
-        #: Duplicate contents, or an op it does not know: the general engine must take the batch.
-        self.general = len(self.by_content) != self.count
+        self.shape += 1
+        #: Contents more than one task has (content -> how many are left): found by a scan.
+        self.shared: dict[str, int] = {} if len(self.by_content) == self.count else _repeated(cols)
 
     # -- lookups ---------------------------------------------------------------
+
+    def locate(self, content: str) -> tuple[_Col, int] | None:
+        """The first live task with ``content``, in list order, or ``None``; adds no error."""
+        col = self.by_content.get(content)
+        if col is None:
+            return None
+        if content not in self.shared:
+            return col, col.position(content)
+        for col in self.cols:
+            index = _live_index(col, content)
+            if index is not None:
+                return col, index
+        raise AssertionError(content)  # pragma: no cover - ``shared`` counts live tasks
 
     def find_task(self, content: str | None) -> tuple[_Col, int] | None:
         if not content:
             self.errors.append(texts.MISSING_CONTENT)
             return None
-        col = self.by_content.get(content)
-        if col is not None:
-            return col, col.position(content)
-        hint = texts.EMPTY_HINT if self.count == 0 else ""
-        self.errors.append(texts.task_not_found(content, hint))
-        return None
+        found = self.locate(content)
+        if found is None:
+            hint = texts.EMPTY_HINT if self.count == 0 else self.miss_hint(content, "task")
+            self.errors.append(texts.task_not_found(content, hint))
+        return found
 
     def find_phase(self, name: str) -> _Col | None:
         col = self.by_name.get(name)
         if col is None:
-            self.errors.append(texts.phase_not_found(name))
+            self.errors.append(texts.phase_not_found(name, self.miss_hint(name, "phase")))
         return col
+
+    def miss_hint(self, query: str, kind: str) -> str:
+        """Text added to a "not found" error (``kind``: task or phase); the reference adds none."""
+        return ""
+
+    def live(self) -> Iterable[tuple[_Col, int]]:
+        """Every task still in the list, as (column, position), in list order."""
+        for col in self.cols:
+            for index, status in enumerate(col.statuses):
+                if status is not None:
+                    yield col, index
+
+    def _forget(self, content: str) -> None:
+        """One live task with ``content`` left the list."""
+        left = self.shared.get(content, 1) - 1
+        if left:
+            self.shared[content] = left
+            return
+        self.shared.pop(content, None)
+        del self.by_content[content]
 
     # -- changes ---------------------------------------------------------------
 
@@ -233,7 +305,11 @@ class Columns:
             return
         by_content = self.by_content
         for content, status in zip(col.contents, col.statuses, strict=True):
-            if status is not None:
+            if status is None:
+                continue
+            if self.shared:
+                self._forget(content)
+            else:
                 del by_content[content]
         if self.active:
             for key in [a for a in self.active if a[0] is col]:
@@ -242,6 +318,7 @@ class Columns:
         col.tasks, col.place, col.holes = None, None, 0
         col.dirty = True
         self.count -= live
+        self.shape += 1
 
     # -- ops ---------------------------------------------------------------------
 
@@ -275,12 +352,13 @@ class Columns:
                 return
             col, index = found
             self.active.pop(found, None)
-            del self.by_content[col.contents[index]]
+            self._forget(col.contents[index])
             col.statuses[index] = None
             col.holes += 1
             col.dirty = True
             col.touched = None
             self.count -= 1
+            self.shape += 1
         elif op.phase:
             col = self.find_phase(op.phase)  # type: ignore[assignment]
             if col is not None:
@@ -313,6 +391,7 @@ class Columns:
             col.add(content)
             by_content[content] = col
             self.count += 1
+            self.shape += 1
             self.uniform = None
 
     #: The column type of a new phase.
@@ -320,6 +399,7 @@ class Columns:
 
     def _new_col(self, name: str) -> _Col:
         col = self.column(name, [], [], [])
+        self.shape += 1
         self.cols.append(col)
         self.by_name.setdefault(name, col)
         return col
@@ -352,23 +432,19 @@ class Columns:
         self._index(cols)
 
     def run(self, op: Op | View) -> None:
-        kind = type(op)
-        if kind is Done:
-            self.mark(op, _COMPLETED)  # type: ignore[arg-type]
-        elif kind is Drop:
-            self.mark(op, _ABANDONED)  # type: ignore[arg-type]
-        elif kind is Start:
-            self.start(op)  # type: ignore[arg-type]
-        elif kind is Note:
-            self.note(op)  # type: ignore[arg-type]
-        elif kind is Rm:
-            self.rm(op)  # type: ignore[arg-type]
-        elif kind is Append:
-            self.append(op)  # type: ignore[arg-type]
-        elif kind is Init:
-            self.init(op)  # type: ignore[arg-type]
-        elif kind is not View:  # a view changes nothing; anything else is the general engine's
-            self.general = True
+        step = _STEPS.get(type(op))
+        if step is None:
+            raise InvalidOptionType(f"op: {op!r} is not a todo_write op")
+        step(self, op)
+
+    def view(self, op: View) -> None:
+        """A read-only op: changes nothing; a profile that shows views overrides it."""
+
+    def apply(self, ops: Iterable[Op | View]) -> None:
+        """Run ``ops`` in order, then keep exactly one task active."""
+        for op in ops:
+            self.run(op)
+        self.normalize()
 
     def normalize(self) -> None:
         """Keep exactly one task active: the first one, else the first pending."""
@@ -398,35 +474,43 @@ class Columns:
             out.append(make_phase(col.name, tuple(col.frozen())))
         return tuple(out)
 
-    def result(self, storage: str = "memory") -> dict[str, Any]:
-        """The tool result as JSON-ready data, straight from the columns."""
-        text, details = self.parts(storage)
-        return {"content": [{"type": "text", "text": text}], "details": details}
-
-    def parts(self, storage: str = "memory") -> tuple[str, dict[str, Any]]:
-        """The summary text and the JSON-ready details, in one pass over the columns."""
+    def compact(self) -> None:
+        """Drop removed tasks from every column (positions change: only at the end)."""
         for col in self.cols:
             if col.holes:
                 col.compact()
-        tree, remaining, opened, dumped, current = native.parts(self.cols, _PREFIXES)
-        return self._summary(tree, remaining, opened, current), {"phases": dumped, "storage": storage}
 
-    def _summary(self, tree: str, remaining: str, opened: int, current: int) -> str:
-        head = [texts.errors_line(self.errors)] if self.errors else []
-        if not self.count:
-            return head[0] if head else texts.CLEARED
-        if opened:
-            head.append(texts.remaining_head(opened))
-            head.append(remaining)
-        else:
-            head.append(texts.NO_REMAINING)
-        cols = self.cols
-        col = cols[current]
-        statuses = col.statuses
-        closed = len(statuses) - statuses.count(_PENDING) - statuses.count(_ACTIVE)
-        head.append(texts.phase_line(current % len(cols) + 1, len(cols), col.name, closed, len(statuses)))
-        head.append(tree)
-        return "\n".join(head)
+
+#: What each op runs (through the working copy's methods, so a profile's override applies).
+_STEPS: dict[type, Callable[[Columns, Any], None]] = {
+    Done: lambda work, op: work.mark(op, _COMPLETED),
+    Drop: lambda work, op: work.mark(op, _ABANDONED),
+    Start: lambda work, op: work.start(op),
+    Note: lambda work, op: work.note(op),
+    Rm: lambda work, op: work.rm(op),
+    Append: lambda work, op: work.append(op),
+    Init: lambda work, op: work.init(op),
+    View: lambda work, op: work.view(op),
+}
+
+
+def _repeated(cols: list[_Col]) -> dict[str, int]:
+    """The contents more than one task has, with how many have each."""
+    counts = Counter(chain.from_iterable(col.contents for col in cols))
+    return {content: n for content, n in counts.items() if n > 1}
+
+
+def _live_index(col: _Col, content: str) -> int | None:
+    """The first position in ``col`` of a live task with ``content``."""
+    contents, statuses = col.contents, col.statuses
+    index = -1
+    while True:
+        try:
+            index = contents.index(content, index + 1)
+        except ValueError:
+            return None
+        if statuses[index] is not None:
+            return index
 
 
 def _tasks_of(col: _Col) -> list[Task]:
@@ -441,7 +525,15 @@ def _tasks_of(col: _Col) -> list[Task]:
         for i in check
         if (task := tasks[i]) is None or task.status is not statuses[i] or task.notes is not notes[i]
     ]
-    if stale:
+    if stale and col.keep:
+        for i in stale:
+            note = tuple(notes[i]) if notes[i] else ()
+            task = tasks[i]
+            if task is None:
+                tasks[i] = make_task(col.contents[i], statuses[i], note)  # type: ignore[arg-type]
+            else:
+                tasks[i] = attrs.evolve(task, status=statuses[i], notes=note)  # type: ignore[arg-type]
+    elif stale:
         built = native.make_tasks(
             [col.contents[i] for i in stale],
             [statuses[i] for i in stale],
@@ -452,41 +544,14 @@ def _tasks_of(col: _Col) -> list[Task]:
     return tasks  # type: ignore[return-value]
 
 
-def load_columns(phases: Iterable[Phase | Mapping[str, Any]]) -> Columns | None:
-    """The working copy of ``phases``, or ``None`` when the general path must take them.
-
-    ``None`` means duplicate contents or malformed dicts; the general path then
-    applies the batch or names each malformed place.
-    """
-    try:
-        work = Columns(phases)
-    except (TypeError, KeyError, AttributeError, ValueError):
-        return None
-    return None if work.general else work
-
-
-def apply_columns(work: Columns, ops: Iterable[Op | View]) -> bool:
-    """Apply ``ops`` in order to ``work`` and normalize; ``False`` if the general path must.
-
-    An ``init`` that makes duplicate contents needs the general engine; the
-    caller then applies the whole batch again from the input.
-    """
-    for op in ops:
-        work.run(op)
-        if work.general:
-            return False
-    work.normalize()
-    return True
-
-
 # -- hooks for profiles ------------------------------------------------------------
 #
 # A profile with its own rules subclasses :class:`Columns` (and :class:`Column` when
 # a phase carries more columns, as a team plan's owners, reasons and dependencies),
 # hands its own columns to ``Columns.__init__(phases, cols)``, runs its ops with the
 # shared helpers (``find_phase``, ``_set`` for a status, which keeps ``active``),
-# and freezes and reports through ``phases()`` and ``native.parts``. The team
-# profile is the example.
+# and freezes through ``phases()``; ``miss_hint`` and ``view`` are the hooks the
+# strict profile overrides. The team profile is the example of a column subclass.
 
 #: A phase of the working copy as parallel lists (a profile's extension point).
 Column = _Col

@@ -35,6 +35,7 @@ __all__ = [
     "load_compiled",
     "make_tasks",
     "parts",
+    "pure_parts",
     "render",
     "rows",
     "task_run",
@@ -67,6 +68,7 @@ _content, _status, _notes = attrgetter("content"), attrgetter("status"), attrget
 _name, _tasks = attrgetter("name"), attrgetter("tasks")
 _owner, _reason, _after = attrgetter("owner"), attrgetter("reason"), attrgetter("after")
 _PENDING, _ACTIVE = Status.PENDING, Status.IN_PROGRESS
+_ALL_STATUSES = (*REFERENCE_STATUSES, Status.BLOCKED)
 
 
 def _rows(phases: Sequence[Mapping[str, Any]]) -> list[Row]:
@@ -191,9 +193,13 @@ def _noted(tree: list[str], prefix: str, content: str, status: Status, notes: Se
 Parts = tuple[str, str, int, list[dict[str, Any]], int]
 
 
-def _parts(cols: list[ColumnLike], prefixes: tuple[str, str, str, str]) -> Parts:
-    """The summary's parts and ``details.phases``, in one pass over the columns."""
-    prefix, wires = dict(zip(REFERENCE_STATUSES, prefixes, strict=True)), _WIRE
+def _parts(cols: list[ColumnLike], prefixes: tuple[str, ...]) -> Parts:
+    """The summary's parts and ``details.phases``, in one pass over the columns.
+
+    ``prefixes`` are the reference's four statuses' line prefixes; a fifth, for
+    ``blocked``, is taken here only (the C twin writes the reference's statuses).
+    """
+    prefix, wires = dict(zip(_ALL_STATUSES, prefixes, strict=False)), _WIRE
     tree: list[str] = []
     remaining: list[str] = []
     dumped: list[dict[str, Any]] = []
@@ -319,3 +325,5 @@ task_run: Callable[
     [str, int, Mapping[str, Status], str], tuple[list[str], list[Status], int]
 ] = _C.task_run if _C else _task_run
 make_tasks: Callable[..., list[Task]] = _C.make_tasks if _C else _make_tasks
+#: :func:`parts` in Python whatever the build: the one that takes ``blocked``'s prefix too.
+pure_parts: Callable[[list[Any], tuple[str, ...]], Parts] = _parts

@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .._core import schema
-from .._core.codec import dump_phases, parse_params
+from .._core.codec import parse_params
+from .._core.columns import Columns
 from .._core.engine import Outcome, apply
 from .._core.model import Phase
 from .._core.ops import Op
-from .._views.summary import format_summary
+from .._views.summary import summary_parts
 from .registry import CallContext, Profile
 from .result import Storage, ToolResult
 
@@ -60,16 +61,13 @@ Examples:
 
 
 def parity_report(outcome: Outcome, storage: Storage) -> ToolResult:
-    """The reference's result: the summary (errors first) and ``{"phases", "storage"}``.
-
-    An outcome the engine built on columns is written from them in one pass.
-    """
+    """The reference's result: the summary (errors first) and ``{"phases", "storage"}``,
+    written from the outcome's working copy in one pass."""
     work = outcome.columns
-    if work is not None:
-        text, details = work.parts(storage)
-    else:
-        text = format_summary(outcome.phases, outcome.errors)
-        details = {"phases": dump_phases(outcome.phases), "storage": storage}
+    if work is None:  # an outcome made by hand
+        work = Columns(outcome.phases)
+        work.errors = list(outcome.errors)
+    text, details = summary_parts(work, storage)
     return ToolResult(text, details, phases=outcome.phases, errors=outcome.errors)
 
 

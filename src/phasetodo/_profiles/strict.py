@@ -17,19 +17,20 @@ same ops run on the same engine with these differences:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Union
 
 import attrs
 
 from .._core import schema
-from .._core.codec import _structure_op, dump_phases
-from .._core.engine import Outcome, PhaseDraft, TaskSlot, WorkingCopy
+from .._core.codec import _structure_op, as_phases
+from .._core.columns import Column, Columns
+from .._core.engine import Outcome, load
 from .._core.jsstring import is_blank
 from .._core.model import Phase, Status
 from .._core.ops import Append, Done, Drop, Init, Op, Rm, View
 from .._views.diff import StatusChange
-from .._views.summary import SYMBOLS, format_summary
+from .._views.summary import SYMBOLS, summary_parts
 from ..errors import InvalidParams
 from .hints import HINT_BUDGET, Hints, id_number
 from .parity import DESCRIPTION
@@ -48,6 +49,8 @@ __all__ = [
     "strict_report",
 ]
 
+
+_OPEN = frozenset((Status.PENDING, Status.IN_PROGRESS))
 
 StrictOp = Union[Op, View]  # noqa: UP007 - a runtime alias on 3.10
 
@@ -117,14 +120,41 @@ def _miss_hint(query: str, hints: Hints | None, kind: str) -> str:
 not_found_hint = _miss_hint
 
 
-class _StrictWork(WorkingCopy):
+class _TaskView:
+    """A ``view`` of one task: where it is, and what it was when the call removed it."""
+
+    __slots__ = ("col", "content", "gone", "index")
+
+    def __init__(self, col: Column, index: int) -> None:
+        self.col, self.index, self.content = col, index, col.contents[index]
+        self.gone: tuple[str, Status, tuple[str, ...]] | None = None  # phase, status, notes
+
+    def settle(self) -> None:
+        """The task is about to leave the list: keep how it looked."""
+        if self.gone is None:
+            col, i = self.col, self.index
+            status = col.statuses[i]
+            assert status is not None
+            self.gone = (col.name, status, tuple(col.notes[i] or ()))
+
+    def render(self) -> str:
+        col, i = self.col, self.index
+        if self.gone is not None:
+            phase, status, notes = self.gone
+        else:
+            phase, status, notes = col.name, col.statuses[i], tuple(col.notes[i] or ())  # type: ignore[assignment]
+        return _view_task(self.content, phase, status, notes, self.gone is not None)
+
+
+class _StrictWork(Columns):
     """The engine's working copy with the strict profile's checks and messages."""
 
-    def __init__(self, phases: Iterable[Phase]) -> None:
+    def __init__(self, phases: Sequence[Phase | Mapping[str, Any]]) -> None:
         self.hints: dict[str, tuple[int, Hints]] = {}
         self.hint_spent = 0
         super().__init__(phases)
         self.views: list[Callable[[], str]] = []
+        self.task_views: list[_TaskView] = []
 
     def miss_hint(self, query: str, kind: str) -> str:
         """The hint for a miss; names are indexed once per shape of the list, within the budget."""
@@ -132,15 +162,15 @@ class _StrictWork(WorkingCopy):
         if cached is not None and cached[0] == self.shape:
             hints: Hints | None = cached[1]
         else:
-            size = self.count if kind == "task" else len(self.drafts)
+            size = self.count if kind == "task" else len(self.cols)
             spent = self.hint_spent + (cached[1].spent if cached is not None else 0)
             if spent + size > HINT_BUDGET:
                 hints = None
             else:
                 if kind == "task":
-                    names = [s.content for d in self.drafts for s in d.slots]
+                    names = [col.contents[i] for col, i in self.live()]
                 else:
-                    names = [d.name for d in self.drafts]
+                    names = [col.name for col in self.cols]
                 self.hint_spent = spent + size
                 hints = Hints(names, budget=HINT_BUDGET - self.hint_spent)
                 self.hints[kind] = (self.shape, hints)
@@ -166,6 +196,8 @@ class _StrictWork(WorkingCopy):
                             f'{where}: duplicate task "{item}" (already in phase "{tasks[item]}")'
                         )
                     tasks.setdefault(item, entry.phase)
+        for view in self.task_views:
+            view.settle()
         super().init(op)
 
     def append(self, op: Append) -> None:
@@ -176,11 +208,11 @@ class _StrictWork(WorkingCopy):
             seen: set[str] = set()
             for index, item in enumerate(op.items):
                 where = f"items[{index}]"
+                held = self.locate(item)
                 if is_blank(item):
                     found.append(f"{where}: a task must not be blank")
-                elif item in self.by_content:
-                    phase = self.by_content[item][0].phase.name
-                    found.append(f'{where}: Task "{item}" already exists (in phase "{phase}")')
+                elif held is not None:
+                    found.append(f'{where}: Task "{item}" already exists (in phase "{held[0].name}")')
                 elif item in seen:
                     found.append(f'{where}: duplicate task "{item}" in this append')
                 seen.add(item)
@@ -188,6 +220,25 @@ class _StrictWork(WorkingCopy):
                 self.errors.extend(found)
                 return
         super().append(op)
+
+    def rm(self, op: Rm) -> None:
+        if self.task_views:
+            self._settle_removed(op)
+        super().rm(op)
+
+    def _settle_removed(self, op: Rm) -> None:
+        """Keep how each viewed task looks that ``op`` is about to remove."""
+        if op.task:
+            gone = self.locate(op.task)
+            doomed = (lambda v: (v.col, v.index) == gone) if gone is not None else None
+        else:
+            col = self.by_name.get(op.phase or "")
+            doomed = (lambda v: v.col is col) if col is not None else None
+        if doomed is None:
+            return
+        for view in self.task_views:
+            if view.gone is None and doomed(view):
+                view.settle()
 
     def run(self, op: StrictOp) -> None:
         if isinstance(op, (Done, Drop, Rm)) and (op.task == "" or op.phase == ""):
@@ -209,39 +260,41 @@ class _StrictWork(WorkingCopy):
     def view(self, op: View) -> None:
         """Resolve the view's target now; it is rendered as the call leaves it."""
         if op.task is not None:
-            slot = self.find_task(op.task)
-            if slot is not None:
-                self.views.append(lambda: self._view_task(slot))
+            found = self.find_task(op.task)
+            if found is not None:
+                view = _TaskView(*found)
+                self.task_views.append(view)
+                self.views.append(view.render)
         elif op.phase is not None:
-            draft = self.find_phase(op.phase)
-            if draft is not None:
-                self.views.append(lambda: _view_phase(draft, "View of phase"))
+            col = self.find_phase(op.phase)
+            if col is not None:
+                self.views.append(lambda: _view_phase(col, "View of phase"))
         else:
             self.views.append(self._view_all)
 
-    def _view_task(self, slot: TaskSlot) -> str:
-        removed = slot not in self.by_content.get(slot.content, ())
-        return _view_task(slot, removed)
-
     def _view_all(self) -> str:
-        closed = sum(1 for d in self.drafts for s in d.slots if not s.status.is_open)
-        count = len(self.drafts)
+        closed = sum(1 for col, i in self.live() if col.statuses[i] not in _OPEN)
+        count = len(self.cols)
         head = (
             f"View of the whole list ({count} phase{'' if count == 1 else 's'}, "
             f"{closed}/{self.count} tasks closed):"
         )
-        return "\n".join([head, *(_view_phase(d, "Phase", "  ") for d in self.drafts)])
+        return "\n".join([head, *(_view_phase(col, "Phase", "  ") for col in self.cols)])
 
     def transitions(self) -> tuple[StatusChange, ...]:
         """Every task of the final list whose status differs from where it started."""
         out: list[StatusChange] = []
-        for draft in self.drafts:
-            if not draft.dirty:
+        for col in self.cols:
+            if not col.dirty:
                 continue
-            for slot in draft.slots:
-                was = slot.task.status if slot.task is not None else Status.PENDING
-                if slot.status is not was:
-                    out.append(StatusChange(draft.name, slot.content, was, slot.status))
+            tasks = col.tasks
+            for i, status in enumerate(col.statuses):
+                if status is None:
+                    continue
+                task = tasks[i] if tasks is not None else None
+                was = task.status if task is not None else Status.PENDING
+                if status is not was:
+                    out.append(StatusChange(col.name, col.contents[i], was, status))
         return tuple(out)
 
 
@@ -255,46 +308,52 @@ def _note_lines(notes: Sequence[str], indent: str) -> list[str]:
     return lines
 
 
-def _view_task(slot: TaskSlot, removed: bool) -> str:
-    count = len(slot.notes)
-    notes = "no notes" if not count else f"{count} note{'' if count == 1 else 's'}"
-    where = f'phase "{slot.phase.name}"' + (", removed by this call" if removed else "")
-    head = f'View of task "{slot.content}" ({where}): {slot.status.value}, {notes}'
-    return "\n".join([head, *_note_lines(slot.notes, "  ")])
+def _view_task(content: str, phase: str, status: Status, notes: tuple[str, ...], removed: bool) -> str:
+    count = len(notes)
+    said = "no notes" if not count else f"{count} note{'' if count == 1 else 's'}"
+    where = f'phase "{phase}"' + (", removed by this call" if removed else "")
+    head = f'View of task "{content}" ({where}): {status.value}, {said}'
+    return "\n".join([head, *_note_lines(notes, "  ")])
 
 
-def _view_phase(draft: PhaseDraft, label: str, indent: str = "") -> str:
-    closed = sum(1 for s in draft.slots if not s.status.is_open)
-    lines = [f'{indent}{label} "{draft.name}" ({closed}/{len(draft.slots)} tasks closed):']
-    for slot in draft.slots:
-        lines.append(f"{indent}  {SYMBOLS[slot.status]} {slot.content}")
-        lines += _note_lines(slot.notes, f"{indent}      ")
+def _view_phase(col: Column, label: str, indent: str = "") -> str:
+    rows = zip(col.contents, col.statuses, col.notes, strict=True)
+    live = [(c, s, tuple(n or ())) for c, s, n in rows if s is not None]
+    closed = sum(1 for _, status, _ in live if not status.is_open)
+    lines = [f'{indent}{label} "{col.name}" ({closed}/{len(live)} tasks closed):']
+    for content, status, notes in live:
+        lines.append(f"{indent}  {SYMBOLS[status]} {content}")
+        lines += _note_lines(notes, f"{indent}      ")
     return "\n".join(lines)
 
 
-def apply_strict(phases: Iterable[Phase], ops: Iterable[StrictOp]) -> StrictOutcome:
+def apply_strict(phases: Iterable[Phase | Mapping[str, Any]], ops: Iterable[StrictOp]) -> StrictOutcome:
     """Apply ``ops`` all or nothing: on any error, ``phases`` come back unchanged.
 
     Every op still runs so that one call reports every problem; each error
     names its op, as in ``ops[2] done: Task "Fix teh bug" not found — did you
     mean "Fix the bug"?``.
     """
-    before = tuple(phases)
-    work = _StrictWork(before)
+    items = phases if type(phases) in (list, tuple) else tuple(phases)
+    work = load(items, _StrictWork)
     for index, op in enumerate(ops):
         mark = len(work.errors)
         work.run(op)
         if len(work.errors) > mark:
             work.errors[mark:] = [f"ops[{index}] {op.name}: {e}" for e in work.errors[mark:]]
+    before = _before(items)
     if work.errors:
         return StrictOutcome(before, tuple(work.errors), before=before)
     work.normalize()
+    views = tuple(view() for view in work.views)  # before ``phases()`` moves positions
     return StrictOutcome(
-        work.freeze(),
-        before=before,
-        views=tuple(view() for view in work.views),
-        transitions=work.transitions(),
+        work.phases(), before=before, views=views, transitions=work.transitions(), columns=work
     )
+
+
+def _before(phases: Iterable[Phase | Mapping[str, Any]]) -> tuple[Phase, ...]:
+    items = tuple(phases)
+    return items if all(isinstance(p, Phase) for p in items) else as_phases(items)  # type: ignore[return-value]
 
 
 #: The strict profile's addition to the parity prompt.
@@ -319,10 +378,12 @@ def strict_report(outcome: Outcome, storage: Storage) -> ToolResult:
     phases = outcome.phases
     transitions = outcome.transitions if isinstance(outcome, StrictOutcome) else ()
     views = outcome.views if isinstance(outcome, StrictOutcome) else ()
-    listing = format_summary(phases) if any(p.tasks for p in phases) else "The todo list is empty."
+    work = outcome.columns if outcome.columns is not None and not outcome.errors else Columns(phases)
+    listing, written = summary_parts(work, storage)
+    if not work.count:
+        listing = "The todo list is empty."
     details: dict[str, Any] = {
-        "phases": dump_phases(phases),
-        "storage": storage,
+        **written,
         "profile": "strict",
         "transitions": [t.to_json() for t in transitions],
     }

@@ -365,9 +365,8 @@ class TeamWork(Columns):
 
     def _reindex(self) -> None:
         """The lookups again, after tasks left (a content used twice is found at its next place)."""
-        for col in self.cols:
-            col.compact()
-        self.by_name, self.by_content, self.active, self.count = native.index(self.cols)
+        self.compact()
+        self._index(self.cols)  # type: ignore[arg-type]
 
     # -- ops -----------------------------------------------------------------------
 

@@ -25,7 +25,7 @@ import attrs
 
 from .._core import native
 from .._core.codec import as_phases
-from .._core.columns import read_columns
+from .._core.columns import plain_columns
 from .._core.engine import normalize
 from .._core.jsstring import WHITESPACE, trim
 from .._core.limits import DEFAULT_LIMITS, Limits
@@ -127,7 +127,7 @@ def phases_to_markdown(
     """
     if lossless:
         return _lossless_markdown(as_phases(phases))
-    cols = read_columns(phases)
+    cols = plain_columns(phases)
     if cols is None:  # malformed (as_phases raises, naming each place), or a team plan
         return _markdown_of_values(as_phases(phases))
     if not cols:
