@@ -1,0 +1,110 @@
+"""The reading verbs: ``show``, ``export`` and ``history``.
+
+They never create anything: a store or session that is not there is an error (exit 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+from .._core.codec import dump_phases
+from .._core.model import Phase
+from .._views.diff import diff_phases
+from .._views.markdown import phases_to_markdown
+from ._context import OK, json_text, open_session, plural, raw, task_count, usage
+from ._report import is_team, show_tree
+
+__all__ = ["run_export", "run_history", "run_show"]
+
+
+def run_show(args: argparse.Namespace, out: IO[str]) -> int:
+    """``show``: the tree, or with ``--json`` the phases."""
+    with open_session(args, must_exist=True) as session:
+        session.refresh()
+        if args.json:
+            raw(out).write(json_text(dump_phases(session.phases)))
+        else:
+            show_tree(session.phases, args, out)
+    return OK
+
+
+def run_export(args: argparse.Namespace, out: IO[str]) -> int:
+    """``export [PATH]``: the list as Markdown, to stdout or a file (lossless on a team plan)."""
+    with open_session(args, must_exist=True) as session:
+        phases = session.refresh()
+        text = phases_to_markdown(phases, lossless=is_team(phases))
+    if args.path is None or args.path == "-":
+        if args.json:
+            raw(out).write(json_text({"markdown": text}))
+        elif out.isatty():
+            out.write(text)  # escaped: task text must not act on the terminal
+        else:
+            raw(out).write(text)  # the Markdown itself, byte for byte
+        return OK
+    try:
+        Path(args.path).write_text(text, encoding="utf-8")
+    except OSError as error:
+        usage(f"export: cannot write {args.path}: {error.strerror or error}")
+    if args.json:
+        raw(out).write(json_text({"path": args.path, "bytes": len(text.encode("utf-8"))}))
+    return OK
+
+
+def _change_summary(before: Sequence[Phase], after: Sequence[Phase]) -> str:
+    """A few words on what one event did, such as ``+2 tasks, 1 status``."""
+    change = diff_phases(before, after)
+    counts = (
+        (len(change.phases_added), "+", "phase"),
+        (len(change.phases_removed), "-", "phase"),
+        (len(change.added), "+", "task"),
+        (len(change.removed), "-", "task"),
+        (len(change.status_changed), "", "status change"),
+        (len(change.notes_added), "+", "note"),
+        (len(change.notes_removed), "-", "note"),
+    )
+    words = [f"{sign}{plural(n, noun)}" for n, sign, noun in counts if n]
+    return ", ".join(words) if words else "no change"
+
+
+def _history_rows(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """One row per event of the session: when, what kind, and what it changed."""
+    rows: list[dict[str, Any]] = []
+    with open_session(args, must_exist=True) as session:
+        previous: tuple[Phase, ...] = ()
+        for event in session.events():
+            phases = tuple(event.phases)
+            rows.append(
+                {
+                    "version": event.version,
+                    "time": datetime.fromtimestamp(event.time, UTC).isoformat(timespec="seconds"),
+                    "kind": event.kind,
+                    "source": event.source,
+                    "agent": event.agent,
+                    "tasks": task_count(phases),
+                    "open": sum(1 for p in phases for t in p.tasks if t.status.is_open),
+                    "summary": _change_summary(previous, phases),
+                }
+            )
+            previous = phases
+    return rows
+
+
+def run_history(args: argparse.Namespace, out: IO[str]) -> int:
+    """``history``: the session's events with their times."""
+    rows = _history_rows(args)
+    if args.json:
+        raw(out).write(json_text(rows))
+        return OK
+    for row in rows:
+        kind = row["kind"] if row["source"] is None else f"{row['kind']} ({row['source']})"
+        out.write(
+            f"{row['version']:>4}  {row['time']}  {kind:<18}  {plural(row['tasks'], 'task')}, "
+            f"{row['open']} open  [{row['summary']}]\n"
+        )
+    if not rows:
+        out.write("No events yet.\n")
+    return OK

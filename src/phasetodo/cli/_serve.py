@@ -1,0 +1,66 @@
+"""The serving verbs: ``mcp`` (this session over MCP on stdio) and ``serve`` (the web board).
+
+Each needs an extra; without it the verb says which one to install (exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sqlite3
+from typing import IO, NoReturn
+
+from ..errors import PhasetodoError
+from ._context import OK, open_session, open_store, store_text, usage
+
+__all__ = ["run_mcp", "run_serve"]
+
+#: The modules of the ``mcp`` extra: one of them missing means the extra is not installed.
+_MCP_MODULES = frozenset({"mcp", "mcp_types", "anyio"})
+
+
+def _mcp_missing() -> NoReturn:
+    usage("mcp: the MCP server needs the 'mcp' extra: pip install 'phasetodo[mcp]'")
+
+
+def run_mcp(args: argparse.Namespace, out: IO[str]) -> int:
+    """``mcp``: serve the session's ``todo_write`` tool over MCP on stdio."""
+    if importlib.util.find_spec("mcp") is None:
+        _mcp_missing()
+    from ..integrations.mcp import serve
+
+    with open_session(args) as session:
+        try:
+            serve(session, profile=args.profile, agent=args.agent)
+        except ModuleNotFoundError as error:
+            if (error.name or "").split(".")[0] in _MCP_MODULES:
+                _mcp_missing()
+            raise
+    return OK
+
+
+def run_serve(args: argparse.Namespace, out: IO[str]) -> int:
+    """``serve``: every session of the store live in a browser."""
+    if any(importlib.util.find_spec(name) is None for name in ("starlette", "uvicorn")):
+        usage("serve: the board needs the 'web' extra: pip install 'phasetodo[web]'")
+    from ..web import serve
+
+    spec = store_text(args)
+    try:
+        store = open_store(getattr(args, "store", None))
+    except (PhasetodoError, OSError, sqlite3.Error) as error:
+        usage(f"--store {spec}: cannot open the store: {error}")
+    try:
+        serve(
+            store,
+            host=args.host,
+            port=args.port,
+            read_only=args.read_only,
+            out=out,
+            allow_hosts=args.allow_host,
+        )
+    except OSError as error:
+        usage(f"serve: cannot listen on {args.host} port {args.port}: {error.strerror or error}")
+    finally:
+        store.close()
+    return OK
