@@ -1,6 +1,6 @@
 """Run the shared benchmark workloads and print per-call figures beside the reference's.
 
-Usage: ``python -m benchmarks.run [--rounds N] [--only NAME] [--scaling] [--team]
+Usage: ``python -m benchmarks.run [--rounds N] [--only NAME] [--scaling] [--team [--team-rounds N]]
 [--sessions [--dsn DSN]] [--wall]``.
 
 Each workload is measured end to end, as the reference was: validate the
@@ -29,10 +29,16 @@ the optional C module (``phasetodo._core._speedups``) or pure Python; run with
 ``PHASETODO_PURE=1`` to time the pure-Python package. Times are the process's CPU time
 (``--wall`` for wall-clock), the median of ``--rounds`` rounds. ``--scaling`` adds 100 vs 1,000 ``done``
 ops on the 10,000-task list; ``--team`` adds one agent's write (a note, ``done`` and
-``start``) through ``Session.todo_write`` on a memory store in the team and the parity
-profile, on 10,000 and 100,000 tasks, and their ratio; ``--sessions`` adds ``Session.todo_write`` of w2
-on a 10,000-task list on each store (PostgreSQL: ``--dsn``, else
-``$PHASETODO_TEST_DSN``, else a throwaway cluster), beside ``todo_write`` on the same list.
+``start``) through ``Session.todo_write`` in the team and the parity profile on the same
+list, on 10,000 and 100,000 tasks, on each store (``memory:``, ``jsonl:``, ``sqlite:`` in a
+temporary folder; PostgreSQL only when ``$PHASETODO_BENCH_PG`` holds a DSN: no server is
+started), one row per store and size: wall-clock min and range of each profile's writes
+(``--team-rounds``, default 15 on 10,000 tasks, a third of that on 100,000), with each
+store's checkpoint cost spread over its writes, and team over parity on the minima, on
+the medians and on the minimal CPU times (see :func:`benchmarks.sessions.team_vs_parity`);
+``--sessions`` adds ``Session.todo_write`` of w2 on a 10,000-task list on each store
+(PostgreSQL: ``--dsn``, else ``$PHASETODO_TEST_DSN``, else a throwaway cluster), beside
+``todo_write`` on the same list.
 """
 
 from __future__ import annotations
@@ -370,7 +376,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--scaling", action="store_true", help="also 100 vs 1,000 ops on 10k tasks")
     parser.add_argument("--sessions", action="store_true", help="also Session.todo_write per store")
     parser.add_argument(
-        "--team", action="store_true", help="also a team write vs a parity write (Session, 10k, 100k)"
+        "--team", action="store_true",
+        help="also a team write vs a parity write via Session.todo_write on 10k and 100k tasks, per store "
+        "(memory, JSONL, SQLite; PostgreSQL when $PHASETODO_BENCH_PG is a DSN)",
+    )
+    parser.add_argument(
+        "--team-rounds", type=int, default=15,
+        help="--team: timed writes per profile on 10k tasks (100k: a third, at least 3)",
     )
     parser.add_argument("--wall", action="store_true", help="wall-clock time instead of CPU time")
     parser.add_argument("--dsn", help="--sessions: the PostgreSQL server (default: a throwaway one)")
@@ -402,12 +414,38 @@ def main(argv: list[str] | None = None) -> None:
         small, large = scaling(args.rounds)
         print(f"scaling: 100 ops {small:,.0f} µs, 1,000 ops {large:,.0f} µs, ratio {large / small:.2f}")
     if args.team:
+        import os
+
         from .sessions import team_vs_parity  # it imports this module
 
-        print("one agent write (note, done, start) via Session.todo_write, memory store, median µs:")
-        print(f"  {'tasks':>9}{'parity':>10}{'team':>10}{'team/parity':>13}")
-        for tasks, parity, team in team_vs_parity(max(5, args.rounds)):
-            print(f"  {tasks:>9,}{parity:>10,.0f}{team:>10,.0f}{team / parity:>12.2f}x")
+        rounds = args.team_rounds
+        big = max(3, rounds // 3)
+        dsn = os.environ.get("PHASETODO_BENCH_PG") or None
+        print(
+            "one agent write (note, done, start) via Session.todo_write, parity vs team on the same list,"
+            f" wall-clock µs: min and range over {rounds} writes ({big} on 100,000 tasks),"
+            " plus each store's checkpoint share per write; team/parity on the minima, the medians"
+            " and the minimal CPU times"
+            + ("" if dsn else "; PostgreSQL: set PHASETODO_BENCH_PG to a DSN")
+        )
+        print(
+            f"  {'store':<11}{'tasks':>9}{'parity':>10}{'range':>20}{'team':>10}{'range':>20}"
+            f"{'ckpt share p/t':>16}{'team/parity':>13}{'(medians)':>11}{'(CPU)':>8}"
+        )
+        stores = ("memory", "jsonl", "sqlite") + (("postgresql",) if dsn else ())
+        for row in team_vs_parity(rounds, stores=stores, dsn=dsn, big_rounds=big):
+            parity, team = min(row.parity) + row.parity_share, min(row.team) + row.team_share
+            spread = [
+                f"{min(s) + share:,.0f}-{max(s) + share:,.0f}"
+                for s, share in ((row.parity, row.parity_share), (row.team, row.team_share))
+            ]
+            print(
+                f"  {row.store:<11}{row.tasks:>9,}{parity:>10,.0f}{spread[0]:>20}"
+                f"{team:>10,.0f}{spread[1]:>20}"
+                f"{f'{row.parity_share:,.0f}/{row.team_share:,.0f}':>16}{row.ratio:>12.2f}x"
+                f"{row.median_ratio:>10.2f}x{row.cpu_ratio:>7.2f}x",
+                flush=True,
+            )
     if args.sessions:
         from .sessions import postgres_dsn  # it imports this module
 

@@ -24,15 +24,18 @@ Run it under ``nice`` on a shared machine and compare ratios, not absolute figur
 from __future__ import annotations
 
 import argparse
+import gc
 import itertools
 import json
 import statistics
 import tempfile
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
+
+import attrs
 
 import phasetodo
 from phasetodo.stores import Event
@@ -265,7 +268,7 @@ def _team_list(tasks: int, *, owner: str | None) -> list[dict[str, Any]]:
     """``tasks`` tasks in 100 phases: the first half completed, one in progress (owned by
     ``owner`` when given: a team plan's active task has an owner), the rest pending."""
     per = tasks // 100
-    phases = []
+    phases: list[dict[str, Any]] = []
     for p in range(100):
         items: list[dict[str, Any]] = []
         for t in range(per):
@@ -280,41 +283,184 @@ def _team_list(tasks: int, *, owner: str | None) -> list[dict[str, Any]]:
     return phases
 
 
-#: One agent's write: a note and ``done`` on its task, ``start`` on the next (both profiles).
-TEAM_WRITE = {"ops": [
-    {"op": "note", "task": "Phase 50 task 0 do the thing", "text": "found the cause"},
-    {"op": "done", "task": "Phase 50 task 0 do the thing"},
-    {"op": "start", "task": "Phase 50 task 1 do the thing"},
-]}
+def _team_task(tasks: int, number: int) -> str:
+    """The content of task ``number`` (counted over the whole list) of :func:`_team_list`."""
+    per = tasks // 100
+    return f"Phase {number // per} task {number % per} do the thing"
 
 
-def team_vs_parity(calls: int, sizes: tuple[int, ...] = (10_000, 100_000)) -> list[tuple[int, float, float]]:
-    """(tasks, parity µs, team µs): :data:`TEAM_WRITE` through ``Session.todo_write`` on a
-    memory store, the list reset (untimed, a ``user_edit``) before each timed call.
+def team_write(tasks: int, step: int) -> dict[str, Any]:
+    """One agent's write, the same in both profiles: a note and ``done`` on its task,
+    ``start`` on the next. Step 0 works on :func:`_team_list`'s active task (the first of
+    the pending half); step ``k`` on the task ``start`` took at step ``k - 1``, so that
+    consecutive writes continue one another and need no reset."""
+    mine = _team_task(tasks, tasks // 2 + step)
+    return {"ops": [
+        {"op": "note", "task": mine, "text": "found the cause"},
+        {"op": "done", "task": mine},
+        {"op": "start", "task": _team_task(tasks, tasks // 2 + step + 1)},
+    ]}
 
-    The two profiles' calls alternate, so that a busy machine slows both alike.
+
+def _team_store(kind: str, where: Path, dsn: str | None) -> str:
+    """The store string of a ``team_vs_parity`` store kind under ``where`` (``postgresql``: ``dsn``)."""
+    if kind == "memory":
+        return "memory:"
+    if kind == "jsonl":
+        return f"jsonl:{where / 'logs'}"
+    if kind == "sqlite":
+        return f"sqlite:{where / 's.db'}"
+    assert dsn is not None
+    return dsn
+
+
+def _session_bytes(store: phasetodo.Store, session_id: str) -> int:
+    """Bytes this session's log holds in ``store`` (0 for a memory store, which encodes nothing)."""
+    if isinstance(store, phasetodo.JsonlStore):
+        path = store.path_for(session_id)
+        return path.stat().st_size if path.exists() else 0
+    if isinstance(store, phasetodo.SqliteStore):
+        rows = store.read(
+            "SELECT coalesce(sum(length(body)), 0) FROM events WHERE session = ?", (session_id,)
+        )
+        return int(rows[0][0]) if rows else 0
+    if isinstance(store, phasetodo.PostgresStore):
+        rows = store.read(
+            "SELECT coalesce(sum(octet_length(body)), 0) FROM phasetodo_events WHERE session = %s",
+            (session_id,),
+        )
+        return int(rows[0][0]) if rows else 0
+    return 0
+
+
+@attrs.define
+class TeamRow:
+    """One store and list size of :func:`team_vs_parity`: wall-clock µs per write.
+
+    ``parity`` and ``team`` are the timed writes (each a delta record: the event appended,
+    fsynced or committed, as the store does it); ``*_checkpoint`` the write that carried the
+    whole list (the first after the list was loaded); ``*_share`` that checkpoint's cost
+    spread over the writes between two checkpoints (the store writes one once the deltas
+    since the last weigh as much as it: its µs times delta bytes over checkpoint bytes).
+    ``parity_cpu`` and ``team_cpu`` are the same writes' CPU µs (this process's), steadier on
+    a loaded machine but blind to waits on disk or server.
     """
-    rows = []
+
+    store: str
+    tasks: int
+    parity: list[float]
+    team: list[float]
+    parity_cpu: list[float] = attrs.Factory(list)
+    team_cpu: list[float] = attrs.Factory(list)
+    parity_checkpoint: float = 0.0
+    team_checkpoint: float = 0.0
+    parity_share: float = 0.0
+    team_share: float = 0.0
+
+    @property
+    def ratio(self) -> float:
+        """Team over parity: the fastest write of each, checkpoint shares included."""
+        return (min(self.team) + self.team_share) / (min(self.parity) + self.parity_share)
+
+    @property
+    def median_ratio(self) -> float:
+        """Team over parity on the median writes, checkpoint shares included."""
+        team = statistics.median(self.team) + self.team_share
+        return team / (statistics.median(self.parity) + self.parity_share)
+
+    @property
+    def cpu_ratio(self) -> float:
+        """Team over parity on the fastest CPU times (checkpoint shares left out)."""
+        return min(self.team_cpu) / min(self.parity_cpu)
+
+
+def _checked(result: Mapping[str, Any], what: str) -> None:
+    text = result["content"][0]["text"]
+    if result.get("isError") or text.startswith("Errors"):
+        raise AssertionError(f"{what}: {text[:300]}")
+
+
+def team_vs_parity(
+    rounds: int,
+    sizes: tuple[int, ...] = (10_000, 100_000),
+    stores: tuple[str, ...] = ("memory", "jsonl", "sqlite"),
+    *,
+    dsn: str | None = None,
+    big_rounds: int | None = None,
+) -> Iterator[TeamRow]:
+    """One :class:`TeamRow` per list size and store: :func:`team_write` through
+    ``Session.todo_write`` in the parity and the team profile, on the same list.
+
+    Each profile has its own session (``Session.open`` on a store string under a fresh
+    temporary folder; ``postgresql`` on ``dsn``, under new session ids), loaded with
+    :func:`_team_list` (a ``user_edit``) and given one untimed write, which the durable
+    stores keep as a checkpoint. Then ``rounds`` timed writes per profile on lists of up to
+    10,000 tasks (``big_rounds``, default ``max(3, rounds // 3)``, above), consecutive
+    (each continues the last), the two profiles alternating and taking turns to go first,
+    so that a loaded machine slows both alike, a full garbage collection (untimed) before
+    each. Wall-clock time, as a store waits on disk or server, and CPU time beside it.
+    """
+    import uuid
+
+    big = max(3, rounds // 3) if big_rounds is None else big_rounds
     for tasks in sizes:
-        sessions = []
-        for profile, owner in (("parity", None), ("team", "a")):
-            before = phasetodo.load_phases(_team_list(tasks, owner=owner))
-            session = phasetodo.Session.open(
-                f"team-{tasks}", phasetodo.MemoryStore(), profile=profile, agent=owner, clear_delay=-1
-            )
-            sessions.append((session, before, []))
-        for _ in range(calls):
-            for session, before, samples in sessions:
-                session.user_edit(before, source="bench")
-                start = time.perf_counter()
-                result = session.todo_write(TEAM_WRITE)
-                samples.append((time.perf_counter() - start) * 1e6)
-                if result.get("isError"):
-                    raise AssertionError(result["content"][0]["text"][:200])
-        for session, _, _ in sessions:
+        for kind in stores:
+            if kind == "postgresql" and dsn is None:
+                continue
+            with tempfile.TemporaryDirectory(prefix=f"phasetodo-team-{kind}-") as tmp:
+                count = rounds if tasks <= 10_000 else big
+                yield _team_row(kind, tasks, count, Path(tmp), dsn, uuid.uuid4().hex)
+
+
+def _team_row(kind: str, tasks: int, rounds: int, where: Path, dsn: str | None, tag: str) -> TeamRow:
+    row = TeamRow(kind, tasks, [], [])
+    opened = []
+    for profile, owner in (("parity", None), ("team", "a")):
+        store = phasetodo.stores.store_from_url(_team_store(kind, where / profile, dsn))
+        session_id = f"bench-team-{tag}-{profile}"
+        session = phasetodo.Session.open(session_id, store, profile=profile, agent=owner, clear_delay=-1)
+        session.user_edit(phasetodo.load_phases(_team_list(tasks, owner=owner)), source="bench")
+        held = _session_bytes(store, session_id)
+        start = time.perf_counter()
+        _checked(session.todo_write(team_write(tasks, 0)), f"{kind} {profile} first write")
+        elapsed = (time.perf_counter() - start) * 1e6
+        checkpoint = _session_bytes(store, session_id) - held
+        setattr(row, f"{profile}_checkpoint", elapsed)
+        opened.append((profile, store, session_id, session, checkpoint))
+    try:
+        marks = [_session_bytes(store, sid) for _, store, sid, _, _ in opened]
+        for step in range(1, rounds + 1):
+            turn = opened if step % 2 else opened[::-1]
+            for profile, _, _, session, _ in turn:
+                params = team_write(tasks, step)
+                gc.collect()  # each write starts from the same collector state (untimed)
+                cpu, start = time.process_time(), time.perf_counter()
+                result = session.todo_write(params)
+                getattr(row, profile).append((time.perf_counter() - start) * 1e6)
+                getattr(row, f"{profile}_cpu").append((time.process_time() - cpu) * 1e6)
+                _checked(result, f"{kind} {profile} write {step}")
+        for (profile, store, sid, _, checkpoint), mark in zip(opened, marks, strict=True):
+            per_write = (_session_bytes(store, sid) - mark) / rounds
+            if checkpoint > 0:
+                share = getattr(row, f"{profile}_checkpoint") * per_write / checkpoint
+                setattr(row, f"{profile}_share", share)
+    finally:
+        for _, store, sid, session, _ in opened:
             session.close()
-        rows.append((tasks, statistics.median(sessions[0][2]), statistics.median(sessions[1][2])))
-    return rows
+            if kind == "postgresql":
+                _drop_session(store, sid)
+            store.close()
+    return row
+
+
+def _drop_session(store: phasetodo.Store, session_id: str) -> None:
+    """Remove a benchmark session from a PostgreSQL server (its rows only)."""
+    assert isinstance(store, phasetodo.PostgresStore)
+    import psycopg
+
+    with psycopg.connect(store.dsn, autocommit=True) as conn:
+        conn.execute("DELETE FROM phasetodo_events WHERE session = %s", (session_id,))
+        conn.execute("DELETE FROM phasetodo_sessions WHERE id = %s", (session_id,))
 
 
 def postgres_dsn(dsn: str | None) -> Any:
