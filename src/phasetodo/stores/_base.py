@@ -1,4 +1,4 @@
-"""What every store shares: the event value, the store interface and id checks.
+"""What every store shares: the event value, the store interface, id checks and cached reads.
 
 A store keeps one append-only log per session. The session layer only needs
 five things from it, which is the whole interface a new backend implements:
@@ -23,15 +23,16 @@ from ..errors import InvalidEvent, InvalidPhases, InvalidSessionId
 
 __all__ = [
     "EVENT_KINDS",
+    "CachedLog",
     "Event",
     "EventKind",
     "Log",
     "Store",
     "check_agent",
     "check_session_id",
+    "event_fields",
     "event_from_json",
     "event_to_json",
-    "poll_wait",
 ]
 
 #: ``write``: a successful todo_write call; ``user_edit``: a person changed the
@@ -90,8 +91,14 @@ def event_to_json(event: Event) -> dict[str, Any]:
     return out
 
 
-def event_from_json(data: object) -> Event:
-    """Build an event from JSON data; raises ``InvalidEvent`` (a ``ValueError``) naming the bad field."""
+def event_fields(
+    data: object, texts: tuple[str, ...] = ("source", "agent")
+) -> tuple[Mapping[str, Any], int, EventKind, float]:
+    """What every event's JSON data (a log record too) must hold: the data, its version, kind and time.
+
+    The fields named in ``texts`` must be strings when set. Raises ``InvalidEvent``
+    (a ``ValueError``) naming the bad field.
+    """
     if not isinstance(data, Mapping):
         raise InvalidEvent("event: must be an object")
     version = data.get("version")
@@ -103,14 +110,20 @@ def event_from_json(data: object) -> Event:
     time = data.get("time")
     if not isinstance(time, (int, float)) or isinstance(time, bool) or not math.isfinite(time):
         raise InvalidEvent("event.time: must be a finite number")
-    for key in ("source", "agent"):
+    for key in texts:
         if data.get(key) is not None and type(data[key]) is not str:
             raise InvalidEvent(f"event.{key}: must be a string")
+    return data, version, kind, float(time)
+
+
+def event_from_json(data: object) -> Event:
+    """Build an event from JSON data; raises ``InvalidEvent`` (a ``ValueError``) naming the bad field."""
+    data, version, kind, time = event_fields(data)
     try:
         phases = load_phases(data.get("phases"))
     except InvalidPhases as error:
         raise InvalidEvent(f"event.phases: {'; '.join(error.problems)}") from error
-    return Event(version, kind, float(time), phases, data.get("source"), data.get("agent"))
+    return Event(version, kind, time, phases, data.get("source"), data.get("agent"))
 
 
 _MAX_ID = 200
@@ -246,17 +259,41 @@ class Store(Protocol):
         ...
 
 
-def poll_wait(log: Log, after: int, timeout: float | None, interval: float = 0.05) -> bool:
-    """:meth:`Log.wait` by polling :meth:`Log.version` every ``interval`` seconds."""
-    import time
+#: How often :meth:`CachedLog.wait` looks at the newest version, in seconds.
+_POLL = 0.05
 
-    deadline = None if timeout is None else time.monotonic() + timeout
-    while log.version() <= after:
-        if deadline is not None:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return False
-            time.sleep(min(interval, left))
-        else:
-            time.sleep(interval)
-    return True
+
+class CachedLog:
+    """The reads of a log that caches its newest event: a subclass keeps ``_latest`` and
+    brings it up to date in ``_catch_up``, reading only what is new."""
+
+    _latest: Event | None
+
+    def _catch_up(self) -> None:
+        raise NotImplementedError
+
+    def version(self) -> int:
+        """The newest version: a cheap look when nothing changed, else only what is new is read."""
+        self._catch_up()
+        latest = self._latest
+        return latest.version if latest is not None else 0
+
+    def latest(self) -> Event | None:
+        """The newest event, with its list (cached; only what is new is read)."""
+        self._catch_up()
+        return self._latest
+
+    def wait(self, after: int, timeout: float | None = None) -> bool:
+        """Poll :meth:`version` every 50 ms until a version above ``after`` lands."""
+        import time
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.version() <= after:
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                time.sleep(min(_POLL, left))
+            else:
+                time.sleep(_POLL)
+        return True

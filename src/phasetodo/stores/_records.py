@@ -15,7 +15,6 @@ one of them is a checkpoint, and they read as they always did.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -26,7 +25,7 @@ from .._core.model import Phase, Task
 from .._profiles.builtin import BUILTIN
 from .._profiles.registry import CallContext
 from ..errors import InvalidParams, InvalidPhases
-from ._base import EVENT_KINDS, Event
+from ._base import Event, event_fields
 
 __all__ = [
     "FORMAT",
@@ -151,20 +150,7 @@ def decode(data: object, before: tuple[Phase, ...] | None) -> Event:
     ``None`` when it is unknown, which only a checkpoint can follow. Raises
     ``ValueError`` naming the bad field.
     """
-    if not isinstance(data, Mapping):
-        raise ValueError("event: must be an object")
-    version = data.get("version")
-    if type(version) is not int or version < 1:
-        raise ValueError("event.version: must be an integer >= 1")
-    kind = data.get("kind")
-    if kind not in EVENT_KINDS:
-        raise ValueError(f"event.kind: must be one of {', '.join(EVENT_KINDS)}")
-    time = data.get("time")
-    if not isinstance(time, (int, float)) or isinstance(time, bool) or not math.isfinite(time):
-        raise ValueError("event.time: must be a finite number")
-    for key in ("source", "agent", "profile"):
-        if data.get(key) is not None and type(data[key]) is not str:
-            raise ValueError(f"event.{key}: must be a string")
+    data, version, kind, time = event_fields(data, ("source", "agent", "profile"))
     ops = data.get("ops")
     profile = data.get("profile")
     if ops is not None:
@@ -188,7 +174,7 @@ def decode(data: object, before: tuple[Phase, ...] | None) -> Event:
     else:
         raise ValueError("event: has neither phases, ops nor edit")
     return Event(
-        version, kind, float(time), phases, data.get("source"), data.get("agent"),
+        version, kind, time, phases, data.get("source"), data.get("agent"),
         tuple(ops) if ops is not None else None, profile,
     )
 

@@ -11,52 +11,71 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
-from typing import Literal
+from typing import Generic, Literal, Protocol, TypeVar
 
 from .._core.model import Phase
 from ..errors import CorruptLog, VersionConflict
-from ._base import Event, poll_wait
+from ._base import CachedLog, Event
 from ._records import Tail, decode, dumps, encode, is_checkpoint, is_slow, loads
 
-__all__ = ["RowLog"]
+__all__ = ["RowLog", "RowStore"]
 
 #: How many recent events a log keeps to serve ``events(after)`` to watchers.
 _RECENT = 512
+#: How many rows one read of the log fetches.
+_PAGE = 256
 
 
-class RowLog:
-    """The store-independent half of a database log; a store subclasses the row access."""
+class RowStore(Protocol):
+    """What a database store gives its logs: its name in messages and its connection's lock."""
+
+    @property
+    def where(self) -> str:
+        """The database, as errors name it (never with a password)."""
+        ...
+
+    @property
+    def _mutex(self) -> threading.RLock: ...
+
+
+_S = TypeVar("_S", bound=RowStore)
+
+
+class RowLog(CachedLog, Generic[_S]):
+    """The store-independent half of a database log; a store subclasses the row access.
+
+    ``owner`` is the agent the log records; ``wanted`` the one a new log is to record.
+    """
 
     storage: Literal["session"] = "session"
 
-    def __init__(self, where: str, session_id: str, owner: str | None) -> None:
-        self.where = where
+    def __init__(self, store: _S, session_id: str, owner: str | None, wanted: str | None) -> None:
+        self.store = store
+        self.where = store.where
         self.session_id = session_id
         self.owner = owner
-        self._own_state = threading.RLock()
+        self._wanted = wanted
         self._local = threading.local()
         self._forget()
 
     @property
     def _state(self) -> threading.RLock:
-        """Guards the cache; the store's connection lock, so that the two are always taken in one order."""
-        return self._own_state
+        """Guards the cache: the store's connection lock, so that the two are always taken in one order."""
+        return self.store._mutex
 
     # -- what a database provides ------------------------------------------------------
 
     def _transaction(self) -> AbstractContextManager[object]:
         raise NotImplementedError
 
-    def _max_version(self) -> int:
+    def _newest(self, *, checkpoint: bool) -> object:
+        """The newest version of this session's rows (of its checkpoints), as the database gives it."""
         raise NotImplementedError
 
-    def _last_checkpoint(self) -> int:
-        raise NotImplementedError
-
-    def _rows(self, after: int) -> Iterable[tuple[object, object]]:
-        """``(version, body)`` of the rows above ``after``, in order (body as text or bytes)."""
+    def _page(self, after: int, limit: int) -> list[tuple[object, object]]:
+        """``(version, body)`` of at most ``limit`` rows above ``after``, in order (body as text or bytes)."""
         raise NotImplementedError
 
     def _insert(self, version: int, body: str, checkpoint: bool) -> None:
@@ -64,6 +83,28 @@ class RowLog:
 
     def _replace_all(self, rows: list[tuple[int, str, bool]]) -> None:
         raise NotImplementedError
+
+    def _max_version(self) -> int:
+        value = self._newest(checkpoint=False)
+        if value is None:
+            return 0
+        if type(value) is not int:
+            raise CorruptLog(self.where, 0, f"session {self.session_id!r}: a version is not an integer")
+        return value
+
+    def _last_checkpoint(self) -> int:
+        value = self._newest(checkpoint=True)
+        return value if type(value) is int else 0
+
+    def _rows(self, after: int) -> Iterator[tuple[object, object]]:
+        """``(version, body)`` of every row above ``after``, in order, a page at a time."""
+        while True:
+            rows = self._page(after, _PAGE)
+            yield from rows
+            last = rows[-1][0] if rows else None
+            if len(rows) < _PAGE or type(last) is not int:
+                return
+            after = last
 
     # -- the log ---------------------------------------------------------------------
 
@@ -144,17 +185,6 @@ class RowLog:
         self._tail.add(size, size if checkpoint else None, slow=slow)
         self._recent.append(event)
 
-    def version(self) -> int:
-        """The newest version: one indexed query when nothing changed."""
-        self._catch_up()
-        latest = self._latest
-        return latest.version if latest is not None else 0
-
-    def latest(self) -> Event | None:
-        """The newest event with its list (cached; only newer rows are read)."""
-        self._catch_up()
-        return self._latest
-
     def events(self, after: int = 0) -> Iterator[Event]:
         """Events above version ``after``: from the recent ones when they reach back far enough."""
         with self._state:
@@ -174,10 +204,6 @@ class RowLog:
             before = event
             if event.version > after:
                 yield event
-
-    def wait(self, after: int, timeout: float | None = None) -> bool:
-        """Poll :meth:`version` until a version above ``after`` lands."""
-        return poll_wait(self, after, timeout)
 
     def append(self, event: Event) -> None:
         """Insert the event's record; durable when the enclosing lock commits."""

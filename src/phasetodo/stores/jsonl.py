@@ -46,7 +46,7 @@ from ..errors import (
     TornTailWarning,
     VersionConflict,
 )
-from ._base import Event, check_session_id, poll_wait
+from ._base import CachedLog, Event, check_session_id
 from ._records import FORMAT, Tail, decode, dumps, encode, is_checkpoint, is_slow, loads
 
 try:  # POSIX; elsewhere only threads of one process are kept apart.
@@ -177,7 +177,7 @@ def _forward_lines(fd: int, start: int, end: int, counter: _Counter) -> Iterator
             offset += len(line) + 1
 
 
-class JsonlLog:
+class JsonlLog(CachedLog):
     """One session's JSONL file. Use through :class:`JsonlStore`.
 
     The file is created, with its header, at the first write; until then the
@@ -206,7 +206,7 @@ class JsonlLog:
                 with self.lock():  # moves a torn tail aside now, with the warning
                     pass
             else:
-                self._load()
+                self._catch_up()
         except BaseException:
             self.close()
             raise
@@ -337,7 +337,7 @@ class JsonlLog:
                 self._write(_encode(header))
                 if self._fsync:
                     _fsync_dir(self.path.parent)
-            self._load()
+            self._catch_up()
         except BaseException:
             if fcntl is not None and self._fd >= 0:  # an error leaves the file unlocked for others
                 fcntl.flock(self._fd, fcntl.LOCK_UN)
@@ -444,7 +444,7 @@ class JsonlLog:
             stacklevel=5,
         )
 
-    def _load(self) -> None:
+    def _catch_up(self) -> None:
         """Bring ``_latest`` up to the file's complete lines: the whole log the first
         time (newest checkpoint plus the tail after it), only new lines after that.
         """
@@ -533,21 +533,10 @@ class JsonlLog:
             yield event
         self._end = end
 
-    def version(self) -> int:
-        """The newest version: a ``stat`` when nothing changed, else the new lines only."""
-        self._load()
-        latest = self._latest
-        return latest.version if latest is not None else 0
-
-    def latest(self) -> Event | None:
-        """The newest event, with its list."""
-        self._load()
-        return self._latest
-
     def events(self, after: int = 0) -> Iterator[Event]:
         """Every event above version ``after`` up to now, in order; corrupt lines raise or are skipped."""
         with self._thread_lock:
-            self._load()
+            self._catch_up()
             if self._fd < 0:
                 return iter(())
             latest = self._latest
@@ -572,10 +561,6 @@ class JsonlLog:
         finally:
             os.close(self._fd)
             self._fd = -1
-
-    def wait(self, after: int, timeout: float | None = None) -> bool:
-        """Poll the file's size (a ``stat``) until a version above ``after`` lands."""
-        return poll_wait(self, after, timeout)
 
     # -- writing ---------------------------------------------------------------
 
@@ -625,7 +610,7 @@ class JsonlLog:
                 _unlink_inside(temp)
                 raise
         self._open_log(create=False)
-        self._load()
+        self._catch_up()
 
     def _latest_version(self) -> int:
         return self._latest.version if self._latest is not None else 0

@@ -30,7 +30,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Literal, TypeVar
 
@@ -56,7 +56,6 @@ SCHEMA = (
 )
 #: Serializes schema creation between processes that start together.
 _SCHEMA_LOCK = 7_046_051_600
-_PAGE = 256
 _INHERITED: list[Any] = []
 #: Backoff between connection attempts after a loss: doubling from the first delay up to the last.
 _FIRST_DELAY, _LAST_DELAY = 0.05, 2.0
@@ -406,19 +405,13 @@ class PostgresStore:
         return f"PostgresStore({self.where!r})"
 
 
-class PostgresLog(RowLog):
+class PostgresLog(RowLog[PostgresStore]):
     """One session's rows in a :class:`PostgresStore`."""
 
     def __init__(self, store: PostgresStore, session_id: str, owner: str | None, wanted: str | None) -> None:
-        self.store = store
-        self._wanted = wanted
         self._listen: Any = None
         self._listen_pid = os.getpid()
-        super().__init__(store.where, session_id, owner)
-
-    @property
-    def _state(self) -> threading.RLock:
-        return self.store._mutex
+        super().__init__(store, session_id, owner, wanted)
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -434,30 +427,19 @@ class PostgresLog(RowLog):
             self.owner = recorded
             yield
 
-    def _max_version(self) -> int:
+    def _newest(self, *, checkpoint: bool) -> object:
+        marked = " AND checkpoint" if checkpoint else ""
         rows = self.store.read(
-            "SELECT max(version) FROM phasetodo_events WHERE session = %s", (self.session_id,)
+            f"SELECT max(version) FROM phasetodo_events WHERE session = %s{marked}", (self.session_id,)
         )
-        return int(rows[0][0] or 0) if rows else 0
+        return rows[0][0] if rows else None
 
-    def _last_checkpoint(self) -> int:
-        rows = self.store.read(
-            "SELECT max(version) FROM phasetodo_events WHERE session = %s AND checkpoint",
-            (self.session_id,),
+    def _page(self, after: int, limit: int) -> list[tuple[object, object]]:
+        return self.store.read(
+            "SELECT version, body FROM phasetodo_events WHERE session = %s AND version > %s "
+            "ORDER BY version LIMIT %s",
+            (self.session_id, after, limit),
         )
-        return int(rows[0][0] or 0) if rows else 0
-
-    def _rows(self, after: int) -> Iterable[tuple[object, object]]:
-        while True:
-            rows = self.store.read(
-                "SELECT version, body FROM phasetodo_events WHERE session = %s AND version > %s "
-                "ORDER BY version LIMIT %s",
-                (self.session_id, after, _PAGE),
-            )
-            yield from rows
-            if len(rows) < _PAGE:
-                return
-            after = rows[-1][0]
 
     def _insert(self, version: int, body: str, checkpoint: bool) -> None:
         store = self.store

@@ -32,7 +32,7 @@ import sqlite3
 import struct
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
@@ -63,7 +63,6 @@ _MIGRATE = "ALTER TABLE events ADD COLUMN checkpoint INTEGER NOT NULL DEFAULT 1"
 _INDEX = (
     "CREATE INDEX IF NOT EXISTS events_checkpoints ON events (session, version) WHERE checkpoint = 1"
 )
-_PAGE = 256
 #: The database file and the journal files SQLite makes beside it.
 _FILES = ("", "-wal", "-shm", "-journal")
 
@@ -78,6 +77,8 @@ class SqliteStore:
 
     def __init__(self, path: str | os.PathLike[str], *, timeout: float = 60.0) -> None:
         self.path = os.fspath(path)
+        #: The database, as errors name it: its path.
+        self.where = self.path
         self._timeout = timeout
         if self.path != ":memory:":
             for suffix in _FILES:
@@ -341,17 +342,8 @@ def _blank(conn: sqlite3.Connection) -> bool:
     return bool(objects == 0 and application == 0)
 
 
-class SqliteLog(RowLog):
+class SqliteLog(RowLog[SqliteStore]):
     """One session's rows in a :class:`SqliteStore`."""
-
-    def __init__(self, store: SqliteStore, session_id: str, owner: str | None, wanted: str | None) -> None:
-        self.store = store
-        self._wanted = wanted
-        super().__init__(store.path, session_id, owner)
-
-    @property
-    def _state(self) -> threading.RLock:
-        return self.store._mutex
 
     @contextmanager
     def _transaction(self) -> Iterator[object]:
@@ -363,36 +355,23 @@ class SqliteLog(RowLog):
                 "SELECT owner FROM sessions WHERE id = ?", (self.session_id,)
             ).fetchone()
             if recorded is not None and type(recorded) is not str:
-                raise CorruptLog(self.store.path, 0, f"session {self.session_id!r}: owner is not text")
+                raise CorruptLog(self.where, 0, f"session {self.session_id!r}: owner is not text")
             self.owner = recorded
             yield conn
 
-    def _max_version(self) -> int:
-        rows = self.store.read("SELECT max(version) FROM events WHERE session = ?", (self.session_id,))
-        value = rows[0][0] if rows else None
-        if value is not None and type(value) is not int:
-            raise CorruptLog(self.store.path, 0, f"session {self.session_id!r}: a version is not an integer")
-        return value or 0
-
-    def _last_checkpoint(self) -> int:
-        marked = " AND checkpoint = 1" if self.store._marked else ""
+    def _newest(self, *, checkpoint: bool) -> object:
+        marked = " AND checkpoint = 1" if checkpoint and self.store._marked else ""
         rows = self.store.read(
             f"SELECT max(version) FROM events WHERE session = ?{marked}", (self.session_id,)
         )
-        value = rows[0][0] if rows else None
-        return value if type(value) is int else 0
+        return rows[0][0] if rows else None
 
-    def _rows(self, after: int) -> Iterable[tuple[object, object]]:
-        while True:
-            rows = self.store.read(
-                "SELECT version, CAST(body AS BLOB) FROM events WHERE session = ? AND version > ? "
-                "ORDER BY version LIMIT ?",
-                (self.session_id, after, _PAGE),
-            )
-            yield from rows
-            if len(rows) < _PAGE or type(rows[-1][0]) is not int:
-                return
-            after = rows[-1][0]
+    def _page(self, after: int, limit: int) -> list[tuple[object, object]]:
+        return self.store.read(
+            "SELECT version, CAST(body AS BLOB) FROM events WHERE session = ? AND version > ? "
+            "ORDER BY version LIMIT ?",
+            (self.session_id, after, limit),
+        )
 
     def _insert(self, version: int, body: str, checkpoint: bool) -> None:
         with self.store.transaction() as conn:
