@@ -2,32 +2,15 @@
 and the team profile's own (``block``, ``unblock``, ``after`` and items with dependencies).
 
 ``OPS`` is the registry of the reference's ops (wire name to class), in the order the
-docs list them.
+docs list them. The names are the core's and the team profile's own ``__all__``,
+re-exported as they are.
 """
 
 from __future__ import annotations
 
-from ._core.ops import OPS, Append, Done, Drop, Init, Note, Op, PhaseItems, Rm, Start, View
-from ._profiles.team_ops import After, Block, TeamAppend, TeamInit, TeamItem, TeamOp, TeamPhase, Unblock
+from ._core import ops as _core_ops
+from ._core.ops import *  # noqa: F403 - exactly the names of its __all__
+from ._profiles import team_ops as _team_ops
+from ._profiles.team_ops import *  # noqa: F403 - exactly the names of its __all__
 
-__all__ = [
-    "OPS",
-    "After",
-    "Append",
-    "Block",
-    "Done",
-    "Drop",
-    "Init",
-    "Note",
-    "Op",
-    "PhaseItems",
-    "Rm",
-    "Start",
-    "TeamAppend",
-    "TeamInit",
-    "TeamItem",
-    "TeamOp",
-    "TeamPhase",
-    "Unblock",
-    "View",
-]
+__all__ = [*_core_ops.__all__, *_team_ops.__all__]

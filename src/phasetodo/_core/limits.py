@@ -90,7 +90,7 @@ class Limits:
 
     def _scan(self, ops: Sequence[Any]) -> int:
         """The quick pass: -1 past a limit, else 1 when the ops can grow the list, 0 when not."""
-        max_content, max_name = self.max_content, self.max_name
+        max_content, max_name, max_note = self.max_content, self.max_name, self.max_note
         total = grows = 0
         for op in ops:
             kind = type(op)
@@ -116,20 +116,18 @@ class Limits:
                         return -1
                     total += size
                 continue
-            task = op.task
-            if task is not None:
-                size = len(task)
-                if size > max_content:
-                    return -1
-                total += size
+            size = len(op.task or "")  # a task reference, bounded like content
+            if size > max_content:
+                return -1
+            total += size
             if kind is Note:
                 size = len(op.text or "")
-                if size > self.max_note:
+                if size > max_note:
                     return -1
                 total += size
             elif kind is not Start:
                 phase = op.phase
-                if phase is not None:
+                if phase is not None:  # most ops name a task, not a phase: skip the rest for them
                     size = len(phase)
                     if size > max_name:
                         return -1

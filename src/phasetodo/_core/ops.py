@@ -11,9 +11,11 @@ from typing import ClassVar, Union
 
 import attrs
 
+#: The op values, as :mod:`phasetodo.ops` shows them. ``OP_NAMES`` and the converters
+#: (``plain_text``, ``plain_texts``, ``optional_texts``) are for the other core and
+#: profile modules.
 __all__ = [
     "OPS",
-    "OP_NAMES",
     "Append",
     "Done",
     "Drop",
@@ -24,8 +26,6 @@ __all__ = [
     "Rm",
     "Start",
     "View",
-    "plain_text",
-    "plain_texts",
 ]
 
 
@@ -49,7 +49,8 @@ def plain_texts(value: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     return items if _ONLY_STR.issuperset(map(type, items)) else tuple(map(plain_text, items))  # type: ignore[arg-type]
 
 
-def _opt_tuple(value: tuple[str, ...] | list[str] | None) -> tuple[str, ...] | None:
+def optional_texts(value: tuple[str, ...] | list[str] | None) -> tuple[str, ...] | None:
+    """:func:`plain_texts` of a field that may be left out (``None``)."""
     return None if value is None else plain_texts(value)
 
 
@@ -116,7 +117,7 @@ class Append:
 
     name: ClassVar[str] = "append"
     phase: str | None = attrs.field(default=None, converter=plain_text)
-    items: tuple[str, ...] | None = attrs.field(default=None, converter=_opt_tuple)
+    items: tuple[str, ...] | None = attrs.field(default=None, converter=optional_texts)
 
 
 @attrs.frozen

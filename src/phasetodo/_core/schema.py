@@ -8,7 +8,7 @@ with its place (``ops[2].items: must contain at least 1 item``).
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..errors import InvalidParams
@@ -20,6 +20,7 @@ __all__ = [
     "PARAMS_SCHEMA",
     "PHASES_SCHEMA",
     "STRICT_PARAMS_SCHEMA",
+    "array_of_objects",
     "is_valid",
     "is_valid_strict",
     "problems",
@@ -32,50 +33,60 @@ _ITEMS = {
     "items": {"type": "string", "description": "Task content: a short, unique imperative phrase."},
 }
 
+
+def array_of_objects(
+    properties: dict[str, Any],
+    required: Sequence[str],
+    *,
+    description: str | None = None,
+    min_items: int = 0,
+) -> dict[str, Any]:
+    """The JSON Schema of an array of objects with ``properties``, the ``required`` ones among them."""
+    out: dict[str, Any] = {"type": "array"}
+    if min_items:
+        out["minItems"] = min_items
+    if description is not None:
+        out["description"] = description
+    out["items"] = {"type": "object", "required": list(required), "properties": properties}
+    return out
+
+
 #: JSON Schema of the tool arguments: the reference's constraints, our descriptions.
 PARAMS_SCHEMA: dict[str, Any] = {
     "type": "object",
     "description": "Apply ordered operations to the phased todo list.",
     "required": ["ops"],
     "properties": {
-        "ops": {
-            "type": "array",
-            "minItems": 1,
-            "description": "Operations, applied in order to one copy of the list.",
-            "items": {
-                "type": "object",
-                "required": ["op"],
-                "properties": {
-                    "op": {
-                        "type": "string",
-                        "enum": list(OP_NAMES),
-                        "description": "Which operation to apply.",
-                    },
-                    "list": {
-                        "type": "array",
-                        "description": "init: the whole new list, phase by phase.",
-                        "items": {
-                            "type": "object",
-                            "required": ["phase", "items"],
-                            "properties": {
-                                "phase": {"type": "string", "description": "Phase name."},
-                                "items": {**_ITEMS, "description": "Tasks, in order."},
-                            },
-                        },
-                    },
-                    "task": {
-                        "type": "string",
-                        "description": "start/done/drop/rm/note: the task's exact content.",
-                    },
-                    "phase": {
-                        "type": "string",
-                        "description": "append, or done/drop/rm of a whole phase: its exact name.",
-                    },
-                    "items": {**_ITEMS, "description": "append: tasks to add to the phase."},
-                    "text": {"type": "string", "description": "note: the note to attach."},
+        "ops": array_of_objects(
+            {
+                "op": {
+                    "type": "string",
+                    "enum": list(OP_NAMES),
+                    "description": "Which operation to apply.",
                 },
+                "list": array_of_objects(
+                    {
+                        "phase": {"type": "string", "description": "Phase name."},
+                        "items": {**_ITEMS, "description": "Tasks, in order."},
+                    },
+                    ["phase", "items"],
+                    description="init: the whole new list, phase by phase.",
+                ),
+                "task": {
+                    "type": "string",
+                    "description": "start/done/drop/rm/note: the task's exact content.",
+                },
+                "phase": {
+                    "type": "string",
+                    "description": "append, or done/drop/rm of a whole phase: its exact name.",
+                },
+                "items": {**_ITEMS, "description": "append: tasks to add to the phase."},
+                "text": {"type": "string", "description": "note: the note to attach."},
             },
-        }
+            ["op"],
+            description="Operations, applied in order to one copy of the list.",
+            min_items=1,
+        )
     },
 }
 
@@ -93,17 +104,9 @@ _TASK_SCHEMA: dict[str, Any] = {
 }
 
 #: JSON Schema of ``details.phases``: a list of phases of tasks.
-PHASES_SCHEMA: dict[str, Any] = {
-    "type": "array",
-    "items": {
-        "type": "object",
-        "required": ["name", "tasks"],
-        "properties": {
-            "name": {"type": "string"},
-            "tasks": {"type": "array", "items": _TASK_SCHEMA},
-        },
-    },
-}
+PHASES_SCHEMA: dict[str, Any] = array_of_objects(
+    {"name": {"type": "string"}, "tasks": {"type": "array", "items": _TASK_SCHEMA}}, ["name", "tasks"]
+)
 
 #: JSON Schema of a tool result's ``details``.
 DETAILS_SCHEMA: dict[str, Any] = {
@@ -196,21 +199,20 @@ def _plainly_valid(params: Any, names: frozenset[str]) -> bool:
 
 def is_valid_strict(params: object) -> bool:
     """Whether ``params`` satisfies :data:`STRICT_PARAMS_SCHEMA`."""
-    if _plainly_valid(params, _STRICT_OPS):
-        return True
-    try:
-        _validator("strict")(params)
-    except Exception:  # a schema breach, or a value that is not JSON-shaped at all
-        return False
-    return True
+    return _is_valid(params, "strict")
 
 
 def is_valid(params: object) -> bool:
     """Whether ``params`` satisfies :data:`PARAMS_SCHEMA`."""
-    if _plainly_valid(params, _PARITY_OPS):
+    return _is_valid(params, "parity")
+
+
+def _is_valid(params: object, name: str) -> bool:
+    """The quick check of the common shape, then (only when it cannot tell) the compiled schema."""
+    if _plainly_valid(params, _STRICT_OPS if name == "strict" else _PARITY_OPS):
         return True
     try:
-        _validator("parity")(params)
+        _validator(name)(params)
     except Exception:  # a schema breach, or a value that is not JSON-shaped at all
         return False
     return True

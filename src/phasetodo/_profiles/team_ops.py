@@ -12,17 +12,17 @@ from typing import ClassVar, Union
 
 import attrs
 
-from .._core.ops import Done, Drop, Note, Rm, Start, plain_text, plain_texts
+from .._core.ops import Done, Drop, Note, Rm, Start, optional_texts, plain_text, plain_texts
 
 #: One text of an op for the size limits: (place after ``ops[i]``, kind, text), where the
 #: kind is ``content`` (a task), ``name`` (a phase) or ``note`` (free text).
 LimitText = tuple[str, str, str]
 
+#: The team's op values, as :mod:`phasetodo.ops` shows them (``TEAM_OP_NAMES`` and
+#: ``LimitText`` are for the team schema and the limits).
 __all__ = [
-    "TEAM_OP_NAMES",
     "After",
     "Block",
-    "LimitText",
     "TeamAppend",
     "TeamInit",
     "TeamItem",
@@ -32,16 +32,12 @@ __all__ = [
 ]
 
 
-def _to_strs(value: tuple[str, ...] | list[str]) -> tuple[str, ...]:
-    return plain_texts(value)
-
-
 @attrs.frozen
 class TeamItem:
     """One new task: its content and the contents of the tasks it comes after."""
 
     content: str = attrs.field(converter=plain_text)
-    after: tuple[str, ...] = attrs.field(default=(), converter=_to_strs)
+    after: tuple[str, ...] = attrs.field(default=(), converter=plain_texts)
 
     def limit_texts(self, place: str) -> Iterator[LimitText]:
         yield place, "content", self.content
@@ -53,10 +49,6 @@ class TeamItem:
         if not self.after:
             return self.content
         return {"content": self.content, "after": list(self.after)}
-
-
-def _opt_strs(value: tuple[str, ...] | list[str] | None) -> tuple[str, ...] | None:
-    return None if value is None else plain_texts(value)
 
 
 def _to_items(value: tuple[TeamItem, ...] | list[TeamItem]) -> tuple[TeamItem, ...]:
@@ -116,6 +108,12 @@ class TeamAppend:
             yield from item.limit_texts(f".items[{index}]")
 
 
+def _task_text(task: str | None) -> Iterator[LimitText]:
+    """The ``task`` an op names, if it names one, for the size limits."""
+    if task is not None:
+        yield ".task", "content", task
+
+
 @attrs.frozen
 class Block:
     """Mark an open task ``blocked``, saying why; it is never claimed or promoted."""
@@ -126,8 +124,7 @@ class Block:
 
     def limit_texts(self) -> Iterator[LimitText]:
         """Every text of the op, for :class:`~phasetodo.Limits`."""
-        if self.task is not None:
-            yield ".task", "content", self.task
+        yield from _task_text(self.task)
         if self.reason is not None:
             yield ".reason", "note", self.reason
 
@@ -141,8 +138,7 @@ class Unblock:
 
     def limit_texts(self) -> Iterator[LimitText]:
         """Every text of the op, for :class:`~phasetodo.Limits`."""
-        if self.task is not None:
-            yield ".task", "content", self.task
+        return _task_text(self.task)
 
 
 @attrs.frozen
@@ -151,12 +147,11 @@ class After:
 
     name: ClassVar[str] = "after"
     task: str | None = attrs.field(default=None, converter=plain_text)
-    after: tuple[str, ...] | None = attrs.field(default=None, converter=_opt_strs)
+    after: tuple[str, ...] | None = attrs.field(default=None, converter=optional_texts)
 
     def limit_texts(self) -> Iterator[LimitText]:
         """Every text of the op, for :class:`~phasetodo.Limits`."""
-        if self.task is not None:
-            yield ".task", "content", self.task
+        yield from _task_text(self.task)
         for index, content in enumerate(self.after or ()):
             yield f".after[{index}]", "content", content
 
