@@ -15,7 +15,7 @@ one of them is a checkpoint, and they read as they always did.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -125,7 +125,7 @@ def encode(event: Event, before: tuple[Phase, ...], *, checkpoint: bool) -> dict
         out["profile"] = event.profile or "parity"
         out["ops"] = list(event.ops)
         if not checkpoint:
-            edit = diff(before, event.phases, same=True)
+            edit = diff(before, event.phases)
             if len(dumps(edit)) <= len(dumps(out["ops"])) + EDIT_SLACK:
                 out["edit"] = edit
     else:
@@ -196,20 +196,20 @@ def _replay(ops: list[Any], name: str, before: tuple[Phase, ...], agent: str | N
 # objects; a phase object without ``at`` is new. Unchanged runs cost a few bytes.
 
 
-def diff(before: Sequence[Phase], after: Sequence[Phase], *, same: bool = False) -> list[Any]:
+def diff(before: Sequence[Phase], after: Sequence[Phase]) -> list[Any]:
     """An edit that turns ``before`` into ``after``, sized by what changed.
 
-    ``same=True`` matches unchanged phases and tasks by identity (the engine
-    shares them), which costs what changed instead of hashing the whole list.
+    Phases and tasks are matched by identity first (the engine shares what it
+    left alone), then by value among the rest, so it costs what changed rather
+    than hashing the whole list, and a rebuilt but equal value still matches.
     """
-    where: dict[Any, int] = {}
+    find = _matcher(before, after)
     named: dict[str, int] = {}
     for index, phase in enumerate(before):
-        where.setdefault(id(phase) if same else phase, index)
         named.setdefault(phase.name, index)
     out: list[Any] = []
     for phase in after:
-        found = where.get(id(phase) if same else phase)
+        found = find(phase)
         if found is not None:
             _extend(out, found)
             continue
@@ -217,9 +217,32 @@ def diff(before: Sequence[Phase], after: Sequence[Phase], *, same: bool = False)
         if at is None:
             out.append(dump_phases([phase])[0])
         else:
-            tasks = _task_diff(before[at].tasks, phase.tasks, same)
-            out.append({"at": at, "name": phase.name, "tasks": tasks})
+            out.append({"at": at, "name": phase.name, "tasks": _task_diff(before[at].tasks, phase.tasks)})
     return out
+
+
+def _matcher(before: Sequence[Any], after: Sequence[Any]) -> Callable[[Any], int | None]:
+    """Where in ``before`` an item of ``after`` is: the same object, else an equal one
+    among the items ``after`` does not hold itself (hashed only when first needed)."""
+    by_id: dict[int, int] = {}
+    for index, item in enumerate(before):
+        by_id.setdefault(id(item), index)
+    by_value: dict[Any, int] | None = None
+
+    def find(item: Any) -> int | None:
+        nonlocal by_value
+        index = by_id.get(id(item))
+        if index is not None:
+            return index
+        if by_value is None:
+            kept = set(map(id, after))
+            by_value = {}
+            for index, old in enumerate(before):
+                if id(old) not in kept:
+                    by_value.setdefault(old, index)
+        return by_value.get(item)
+
+    return find
 
 
 def _extend(out: list[Any], index: int) -> None:
@@ -230,13 +253,11 @@ def _extend(out: list[Any], index: int) -> None:
         out.append([index, index + 1])
 
 
-def _task_diff(before: Sequence[Task], after: Sequence[Task], same: bool) -> list[Any]:
-    where: dict[Any, int] = {}
-    for index, task in enumerate(before):
-        where.setdefault(id(task) if same else task, index)
+def _task_diff(before: Sequence[Task], after: Sequence[Task]) -> list[Any]:
+    find = _matcher(before, after)
     out: list[Any] = []
     for task in after:
-        found = where.get(id(task) if same else task)
+        found = find(task)
         if found is None:
             out.append(dump_phases([Phase("", (task,))])[0]["tasks"][0])
         else:
