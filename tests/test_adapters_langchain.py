@@ -6,12 +6,15 @@ import asyncio
 from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from langchain.agents import create_agent
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
+import phasetodo
 from phasetodo import MemoryStore, Session
 from phasetodo.integrations.langchain import PhasetodoMiddleware, flatten
+from phasetodo.tool import Options
 
 INIT = {
     "ops": [
@@ -157,3 +160,38 @@ class TestMiddleware:
         system = seen[0][0]
         assert "You fix bugs." in system.text
         assert "`todo_write` tool" in system.text
+
+
+class TestOptions:
+    def test_options_give_profile_limits_and_agent(self) -> None:
+        """options=Options(...) gives the tool its profile and limits, and the memory list its agent."""
+        middleware = PhasetodoMiddleware(options=Options(profile="team", agent="ann"))
+        assert middleware.profile is phasetodo.TEAM
+        assert middleware.tool_description == phasetodo.TEAM.description
+        start = {"ops": [{"op": "start", "task": "Patch"}]}
+        agent = create_agent(
+            _Scripted(messages=_script([_call(INIT)], [_call(start)])), middleware=[middleware]
+        )
+        state = agent.invoke({"messages": [HumanMessage("Fix it.")]})
+        assert state["phases"][0]["tasks"][0] == {"content": "Patch", "status": "in_progress", "owner": "ann"}
+
+    def test_whole_list_keeps_the_limits(self) -> None:
+        """whole_list=True runs parity with the options' limits."""
+        middleware = PhasetodoMiddleware(
+            whole_list=True, options=Options(limits=phasetodo.Limits(max_content=3))
+        )
+        todos = {"todos": [{"content": "Patch", "status": "pending"}]}
+        model = _Scripted(messages=_script([_call(todos, "write_todos")]))
+        state = create_agent(model, middleware=[middleware]).invoke({"messages": [HumanMessage("Fix it.")]})
+        (refused,) = _tool_messages(state)
+        assert refused.status == "error"
+        assert "max_content=3" in refused.content
+
+    def test_profile_keyword_still_works_with_a_warning(self) -> None:
+        """profile= still works for one release, with a DeprecationWarning that names options=Options(...)."""
+        warned = r"PhasetodoMiddleware\(profile=\.\.\.\) is deprecated"
+        with pytest.warns(DeprecationWarning, match=warned) as caught:
+            middleware = PhasetodoMiddleware(profile="strict")
+        assert "options=Options(profile=...)" in str(caught[0].message)
+        assert caught[0].filename == __file__
+        assert middleware.profile is phasetodo.STRICT

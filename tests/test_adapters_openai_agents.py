@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from agents import Agent, FunctionTool, Runner, set_tracing_disabled
 from agents.testing import ScriptedModel, assistant_message, function_call
 
@@ -11,6 +12,7 @@ import phasetodo
 from phasetodo import MemoryStore, Session
 from phasetodo.integrations.openai import OPENAI_STRICT_SCHEMA
 from phasetodo.integrations.openai_agents import todo_write_tool
+from phasetodo.tool import Options
 
 set_tracing_disabled(True)
 
@@ -57,8 +59,8 @@ class TestFunctionTool:
 
 class TestProfileOption:
     def test_strict_profile_sends_its_own_schema(self) -> None:
-        """todo_write_tool(profile="strict") offers view in its strict-mode schema and prompt."""
-        tool = todo_write_tool(profile="strict")
+        """options=Options(profile="strict") offers view in the strict-mode schema and prompt."""
+        tool = todo_write_tool(options=Options(profile="strict"))
         op = tool.params_json_schema["properties"]["ops"]["items"]["properties"]["op"]
         assert "view" in op["enum"]
         assert tool.description == phasetodo.STRICT.description
@@ -66,7 +68,16 @@ class TestProfileOption:
     def test_strict_profile_refuses_a_bad_batch(self) -> None:
         """A strict adapter's bad batch is refused whole."""
         with Session.open("agents", store=MemoryStore()) as session:
-            tool = todo_write_tool(session, profile="strict")
+            tool = todo_write_tool(session, options=Options(profile="strict"))
             _run(tool, {"ops": [{"op": "init", "list": [{"phase": "P", "items": ["a", "b"]}]}]})
             _run(tool, {"ops": [{"op": "done", "task": "a"}, {"op": "done", "task": "zzz"}]})
             assert [t.status.value for t in session.phases[0].tasks] == ["in_progress", "pending"]
+
+    def test_profile_keyword_still_works_with_a_warning(self) -> None:
+        """profile= and limits= beside the session still work for one release, warning with the new form."""
+        warned = r"todo_write_tool\(profile=\.\.\., limits=\.\.\.\) is deprecated"
+        with pytest.warns(DeprecationWarning, match=warned) as caught:
+            tool = todo_write_tool(profile="strict", limits=None)
+        assert "pass options=Options(profile=..., limits=...)" in str(caught[0].message)
+        assert caught[0].filename == __file__
+        assert tool.description == phasetodo.STRICT.description

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
@@ -11,6 +12,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 import phasetodo
 from phasetodo import MemoryStore, Session
 from phasetodo.integrations.pydantic_ai import todo_write_tool
+from phasetodo.tool import Options
 
 INIT = {"ops": [{"op": "init", "list": [{"phase": "Fix", "items": ["Patch", "Test"]}]}]}
 DONE = {"ops": [{"op": "done", "task": "Patch"}]}
@@ -71,3 +73,21 @@ class TestTool:
             assert all("nothing was applied" in r.content for r in returns[:5])
             assert result.output == "Done."
             assert session.version == 1
+
+
+class TestOptions:
+    def test_options_give_the_profile_and_limits(self) -> None:
+        """options=Options(...) gives the tool its profile (schema, prompt) and limits."""
+        tool = todo_write_tool(options=Options(profile="strict", limits=phasetodo.Limits(max_ops=1)))
+        assert tool.function_schema.json_schema == phasetodo.STRICT.schema
+        assert tool.description == phasetodo.STRICT.description
+        agent = Agent(_model({"ops": [{"op": "init", "list": []}, {"op": "view"}]}), tools=[tool])
+        (rejected,) = _returns(agent.run_sync("Fix it.").all_messages())
+        assert "max_ops=1" in rejected.content
+
+    def test_profile_keyword_still_works_with_a_warning(self) -> None:
+        """profile= still works for one release, with a DeprecationWarning that names options=Options(...)."""
+        with pytest.warns(DeprecationWarning, match=r"pass options=Options\(profile=\.\.\.\)") as caught:
+            tool = todo_write_tool(profile="strict")
+        assert caught[0].filename == __file__
+        assert tool.function_schema.json_schema == phasetodo.STRICT.schema

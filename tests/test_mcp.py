@@ -17,13 +17,15 @@ import jsonschema
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 from mcp_types import CallToolResult
 
 import phasetodo
 from phasetodo import testing
-from phasetodo.integrations.mcp import READ_TOOL, mcp_tool
-from phasetodo.tool import TodoWriteTool
+from phasetodo.errors import InvalidOption
+from phasetodo.integrations import mcp as mcp_server
+from phasetodo.integrations.mcp import READ_TOOL, build_server, mcp_tool
+from phasetodo.tool import MemoryState, Options, TodoWriteTool
 
 
 def _command() -> str:
@@ -374,3 +376,62 @@ class TestProfileOption:
         assert spec.input_schema == phasetodo.STRICT.schema
         assert bad.is_error is True
         assert "○ Patch it" in _text(read_back)
+
+
+def _in_process(server: Any, *calls: tuple[str, dict[str, Any]]) -> tuple[Any, list[CallToolResult]]:
+    """The tools ``server`` lists and its answers to ``calls``, through an in-process MCP client."""
+
+    async def run() -> tuple[Any, list[CallToolResult]]:
+        async with Client(server) as client:
+            return await client.list_tools(), [await client.call_tool(name, args) for name, args in calls]
+
+    return anyio.run(run)
+
+
+class TestOptions:
+    def test_options_give_profile_limits_and_agent(self, tmp_path: Path) -> None:
+        """build_server(session, options=Options(...)) serves that profile, with its limits, as its agent."""
+        store = phasetodo.SqliteStore(tmp_path / "plan.db")
+        with phasetodo.Session.open("plan", store=store, profile="team") as session:
+            options = Options(profile="team", limits=phasetodo.Limits(max_ops=2), agent="ann")
+            start = {"ops": [{"op": "start", "task": "Patch it"}]}
+            three = {"ops": [{"op": "start"}] * 3}
+            tools, (_, claimed, refused) = _in_process(
+                build_server(session, options=options),
+                ("todo_write", INIT),
+                ("todo_write", start),
+                ("todo_write", three),
+            )
+            spec = next(t for t in tools.tools if t.name == "todo_write")
+            assert spec.input_schema == phasetodo.TEAM.schema
+            assert claimed.is_error is False
+            assert session.refresh()[1].tasks[0].owner == "ann"
+            assert refused.is_error is True
+            assert "max_ops=2" in _text(refused)
+
+    def test_the_old_keywords_still_work_with_a_warning(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """profile=, limits= and agent= still work for one release, warning at the caller (the new form)."""
+        warned = r"build_server\(profile=\.\.\.\) is deprecated"
+        with pytest.warns(DeprecationWarning, match=warned) as caught:
+            server = build_server(profile="strict")
+        assert "pass options=Options(profile=...)" in str(caught[0].message)
+        assert caught[0].filename == __file__
+        tools, _ = _in_process(server)
+        assert next(t for t in tools.tools if t.name == "todo_write").input_schema == phasetodo.STRICT.schema
+        monkeypatch.setattr(mcp_server.anyio, "run", lambda *_: None)
+        with pytest.warns(DeprecationWarning, match=r"serve\(limits=\.\.\., agent=\.\.\.\)") as caught:
+            mcp_server.serve(limits=None, agent="ann")
+        assert caught[0].filename == __file__
+
+    def test_options_beside_the_old_keywords_are_refused(self) -> None:
+        """options= with profile= (or an unknown keyword) is refused before anything is served."""
+        with pytest.raises(InvalidOption, match="options: give profile in it, not beside it"):
+            build_server(options=Options(), profile="strict")
+        with pytest.raises(TypeError, match="unexpected keyword argument 'strict'"):
+            build_server(strict=True)  # type: ignore[call-arg]
+
+    def test_an_agent_writes_through_a_session_only(self) -> None:
+        """An agent other than the state's own is refused unless the state is a Session."""
+        with pytest.raises(InvalidOption, match=r"options\.agent: 'ann' can write call by call to a Session"):
+            build_server(MemoryState(agent="bob"), options=Options(agent="ann"))
+        build_server(MemoryState(agent="ann"), options=Options(agent="ann"))

@@ -10,6 +10,7 @@ import pytest
 
 import phasetodo
 from phasetodo import JsonlStore, Session
+from phasetodo.errors import InvalidOption
 from phasetodo.integrations.wholelist import (
     FORMATS,
     ClaudeCodeTodoWrite,
@@ -18,7 +19,7 @@ from phasetodo.integrations.wholelist import (
     TodosWrite,
     WholeListTool,
 )
-from phasetodo.tool import TodoWriteTool
+from phasetodo.tool import MemoryState, Options, TodoWriteTool
 
 _STEPS = [("Read the issue", "completed"), ("Fix the parser", "in_progress"), ("Run the tests", "pending")]
 
@@ -203,3 +204,65 @@ class TestSession:
     def test_names(self) -> None:
         """Each format keeps the tool name its agents know."""
         assert {cls.name for cls in ALL} == {"todo_write", "TodoWrite", "update_plan", "write_todos"}
+
+
+class TestOptions:
+    @pytest.mark.parametrize("cls", ALL, ids=lambda c: c.__name__)
+    def test_options_give_the_limits(self, cls: type[WholeListTool]) -> None:
+        """options=Options(limits=...) bounds the calls; limits=None lifts them."""
+        long = _payload(cls, [("x" * 10_001, "pending")])
+        assert cls(options=Options(limits=phasetodo.Limits(max_content=3))).execute(_payload(cls)).is_error
+        assert cls(options=Options(limits=None)).execute(long).is_error is False
+
+    def test_options_agent_writes_to_the_memory_list(self) -> None:
+        """An agent in the options is who writes to the memory list (a team plan's lead)."""
+        state = TodosWrite(options=Options(agent="ann")).tool.session
+        assert isinstance(state, MemoryState)
+        assert (state.agent, state.options.lead) == ("ann", "ann")
+
+    def test_a_profile_other_than_parity_is_refused(self) -> None:
+        """The formats are the reference's ops: options with another profile are refused."""
+        with pytest.raises(InvalidOption, match=r"options\.profile: 'strict'"):
+            CodexUpdatePlan(options=Options(profile="strict"))
+        with pytest.raises(InvalidOption, match="tool: runs 'team'"):
+            CodexUpdatePlan.on(TodoWriteTool(profile="team"))
+
+    def test_a_session_option_is_refused(self) -> None:
+        """A dry run, a lead or a scope is the session's: an integration refuses it."""
+        with pytest.raises(InvalidOption, match=r"options.dry_run: is the session's"):
+            TodosWrite(options=Options(dry_run=True))
+
+    def test_on_an_existing_tool(self) -> None:
+        """WholeListTool.on(tool) reads and writes the list of a TodoWriteTool made already."""
+        tool = TodoWriteTool(MemoryState(limits=None))
+        plan = CodexUpdatePlan.on(tool, phase="Plan")
+        assert plan.tool is tool
+        plan.execute(_payload(CodexUpdatePlan, [("x" * 10_001, "pending")]))
+        assert tool.phases[0].name == "Plan"
+
+    def test_active_forms_are_each_tools_own(self) -> None:
+        """Two Claude Code tools do not share the activeForm they were sent."""
+        first, second = ClaudeCodeTodoWrite(), ClaudeCodeTodoWrite()
+        first.execute(_payload(ClaudeCodeTodoWrite))
+        second.execute(_payload(ClaudeCodeTodoWrite, [("Read the issue", "pending")]))
+        assert first.read() == _payload(ClaudeCodeTodoWrite)
+        assert ClaudeCodeTodoWrite().read() == {"todos": []}
+
+    @pytest.mark.parametrize("cls", ALL, ids=lambda c: c.__name__)
+    def test_limits_keyword_still_works_with_a_warning(self, cls: type[WholeListTool]) -> None:
+        """limits= still works for one release, with a DeprecationWarning that names options=Options(...)."""
+        with pytest.warns(DeprecationWarning, match=r"pass options=Options\(limits=\.\.\.\)") as caught:
+            tool = cls(limits=None)
+        assert f"{cls.__name__}(limits=...) is deprecated" in str(caught[0].message)
+        assert caught[0].filename == __file__
+        assert tool.execute(_payload(cls, [("x" * 10_001, "pending")])).is_error is False
+
+    def test_options_and_the_old_keyword_together_are_refused(self) -> None:
+        """options= and limits= together are refused, naming the keyword to move."""
+        with pytest.raises(InvalidOption, match="options: give limits in it, not beside it"):
+            TodosWrite(options=Options(), limits=None)
+
+    def test_an_unknown_keyword_is_a_type_error(self) -> None:
+        """A keyword no format takes raises TypeError, as Python does (profile= among them)."""
+        with pytest.raises(TypeError, match="unexpected keyword argument 'profile'"):
+            TodosWrite(profile="strict")  # type: ignore[call-arg]

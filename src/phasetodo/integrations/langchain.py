@@ -12,9 +12,22 @@ status. Needs the ``phasetodo[langchain]`` extra.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NotRequired
 
-try:
+from typing_extensions import TypedDict
+
+from .._core.model import Status
+from .._profiles.parity import PARITY
+from .._profiles.registry import Profile
+from ..tool import Options, TodoState, TodoWriteTool, ToolResult
+from ._extras import needs_extra
+from ._options import ProfileKeywords, chosen, make_tool
+from .wholelist import LangChainWriteTodos
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+with needs_extra(__name__, "LangChain", "langchain"):
     from langchain.agents.middleware.types import (
         AgentMiddleware,
         AgentState,
@@ -27,20 +40,6 @@ try:
     from langchain_core.tools import BaseTool, StructuredTool
     from langgraph.runtime import Runtime
     from langgraph.types import Command
-except ImportError as error:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        "phasetodo.integrations.langchain needs LangChain: pip install 'phasetodo[langchain]'"
-    ) from error
-
-from typing import NotRequired
-
-from typing_extensions import TypedDict
-
-from .._core.limits import Limits
-from .._core.model import Status
-from .._profiles.builtin import ProfileLike, resolve
-from ..tool import UNSET, MemoryState, TodoState, TodoWriteTool, ToolResult, Unset
-from .wholelist import LangChainWriteTodos
 
 __all__ = ["SYSTEM_PROMPT", "PhasedTodoState", "PhasetodoMiddleware", "Todo", "flatten"]
 
@@ -86,7 +85,10 @@ class PhasetodoMiddleware(AgentMiddleware[PhasedTodoState, Any, Any]):
     mirrors it. ``whole_list=True`` offers ``write_todos`` with LangChain's
     arguments instead of the ops tool. ``system_prompt`` and
     ``tool_description`` replace our wording, as they do for
-    ``TodoListMiddleware``.
+    ``TodoListMiddleware``. ``options`` holds the profile the calls run in,
+    their limits and the agent that writes (``None``: parity, the session's
+    own limits; the whole-list tool always runs parity). ``profile=`` and
+    ``limits=`` are deprecated: give them in ``options``.
     """
 
     state_schema = PhasedTodoState
@@ -98,14 +100,16 @@ class PhasetodoMiddleware(AgentMiddleware[PhasedTodoState, Any, Any]):
         whole_list: bool = False,
         system_prompt: str | None = None,
         tool_description: str | None = None,
-        profile: ProfileLike = "parity",
-        limits: Limits | Unset | None = UNSET,
+        options: Options | None = None,
+        **deprecated: Unpack[ProfileKeywords],
     ) -> None:
         super().__init__()
         self.session = session
         self.whole_list = whole_list
-        self.profile = resolve(profile)
-        self.limits = limits
+        #: What every call runs with (``None``: the tool's defaults).
+        self.options = chosen(
+            session, options, deprecated, ProfileKeywords, f"{__name__}.PhasetodoMiddleware"
+        )
         default = LangChainWriteTodos.description if whole_list else self.profile.description
         self.tool_description = tool_description if tool_description is not None else default
         self.tool_name = LangChainWriteTodos.name if whole_list else TodoWriteTool.name
@@ -113,6 +117,11 @@ class PhasetodoMiddleware(AgentMiddleware[PhasedTodoState, Any, Any]):
             system_prompt if system_prompt is not None else SYSTEM_PROMPT.format(name=self.tool_name)
         )
         self.tools: list[BaseTool] = [self._make_tool()]
+
+    @property
+    def profile(self) -> Profile:
+        """The profile the ops tool's calls run in."""
+        return self.options.profile if self.options is not None else PARITY
 
     # -- the tool ------------------------------------------------------------------
 
@@ -135,14 +144,13 @@ class PhasetodoMiddleware(AgentMiddleware[PhasedTodoState, Any, Any]):
         )
 
     def _write(self, runtime: ToolRuntime, params: dict[str, Any]) -> Command[Any]:
-        state = self.session
-        if state is None:
-            state = MemoryState(runtime.state.get("phases") or ())
+        phases = runtime.state.get("phases") or ()
         result: ToolResult
         if self.whole_list:
-            result = LangChainWriteTodos(state).execute(params)
+            options = self.options.override(profile=PARITY) if self.options is not None else None
+            result = LangChainWriteTodos.on(make_tool(self.session, options, phases=phases)).execute(params)
         else:
-            result = TodoWriteTool(state, profile=self.profile, limits=self.limits).execute(params)
+            result = make_tool(self.session, self.options, phases=phases).execute(params)
         message = ToolMessage(
             result.text,
             tool_call_id=runtime.tool_call_id,

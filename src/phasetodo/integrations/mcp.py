@@ -27,10 +27,24 @@ from __future__ import annotations
 import functools
 import io
 import sys
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-try:
+from .._core.model import Phase
+from .._core.schema import DETAILS_SCHEMA, problems
+from .._profiles.registry import CallContext
+from .._specs import mcp_tool
+from .._views.markdown import phases_to_markdown
+from .._views.summary import format_summary
+from ..errors import NoAgentSession, NotSessionOwner
+from ..tool import Options, TodoState, TodoWriteTool, ToolResult
+from ._extras import needs_extra
+from ._options import AgentKeywords, chosen, make_tool
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+with needs_extra(__name__, "the mcp package", "mcp"):
     import anyio
     import mcp_types as types
     from mcp.server.lowlevel import Server
@@ -39,28 +53,13 @@ try:
     from mcp.shared.message import SessionMessage
 
     from ._mcp_lines import relay
-except ModuleNotFoundError as error:  # pragma: no cover - depends on the environment
-    raise ModuleNotFoundError(
-        "phasetodo.integrations.mcp needs the mcp package: pip install 'phasetodo[mcp]'",
-        name=error.name,
-    ) from error
-
-from .._core.limits import Limits
-from .._core.model import Phase
-from .._core.schema import DETAILS_SCHEMA, problems
-from .._profiles.builtin import ProfileLike
-from .._profiles.registry import CallContext
-from .._specs import mcp_tool
-from .._views.markdown import phases_to_markdown
-from .._views.summary import format_summary
-from ..errors import NoAgentSession, NotSessionOwner
-from ..tool import UNSET, TodoState, TodoWriteTool, ToolResult, Unset
 
 __all__ = [
     "MAX_QUEUED",
     "MAX_REPLY",
     "READ_TOOL",
     "SERVER_NAME",
+    "ServeOptions",
     "build_server",
     "mcp_tool",
     "read_result",
@@ -107,40 +106,27 @@ READ_TOOL: dict[str, Any] = {
 }
 
 
-class _AgentState:
-    """A session's state whose writes come from one agent."""
+class ServeOptions(AgentKeywords, total=False):
+    """The keywords of :func:`build_server`, :func:`serve_stdio` and :func:`serve`.
 
-    def __init__(self, session: Any, agent: str) -> None:
-        self._session = session
-        self._agent = agent
+    ``options`` holds the profile the calls run in (its schema is the tool's),
+    their limits and the agent that writes (``None``: parity, the session's own
+    limits; an agent writes to a ``Session`` that belongs to it, or to a plan
+    it shares). ``max_queued`` (default :data:`MAX_QUEUED`) and ``max_reply``
+    (default :data:`MAX_REPLY`) bound the work in flight. ``profile``,
+    ``limits`` and ``agent`` are deprecated: give them in ``options``.
+    """
 
-    @property
-    def phases(self) -> Sequence[Any]:
-        """The session's list."""
-        return self._session.phases  # type: ignore[no-any-return]
+    options: Options | None
+    max_queued: int
+    max_reply: int
 
-    @property
-    def storage(self) -> Any:
-        """The session's storage kind."""
-        return self._session.storage
 
-    @property
-    def agent(self) -> str:
-        """The agent every write comes from."""
-        return self._agent
-
-    @property
-    def owner(self) -> str | None:
-        """The agent the session belongs to."""
-        return getattr(self._session, "owner", None)
-
-    def refresh(self) -> Any:
-        """Catch up with the session's log (other writers may have moved it on)."""
-        return self._session.refresh()
-
-    def write(self, params: Mapping[str, Any], **options: Any) -> ToolResult:
-        """The session's write, as ``agent``."""
-        return self._session.write(params, agent=self._agent, **options)  # type: ignore[no-any-return]
+def _serving(session: TodoState | None, given: ServeOptions, called: str) -> tuple[TodoWriteTool, int, int]:
+    """The tool a server's calls run on, and its bounds, from the keywords ``called`` was given."""
+    rest = {key: value for key, value in given.items() if key not in ("options", "max_queued", "max_reply")}
+    options = chosen(session, given.get("options"), rest, AgentKeywords, f"{__name__}.{called}", stacklevel=4)
+    return make_tool(session, options), given.get("max_queued", MAX_QUEUED), given.get("max_reply", MAX_REPLY)
 
 
 def _refresh(tool: TodoWriteTool) -> None:
@@ -246,28 +232,20 @@ class _GatedWrites:
 
 
 def build_server(
-    session: TodoState | None = None,
-    *,
-    profile: ProfileLike = "parity",
-    limits: Limits | Unset | None = UNSET,
-    agent: str | None = None,
-    max_queued: int = MAX_QUEUED,
-    max_reply: int = MAX_REPLY,
-    gate: _Gate | None = None,
+    session: TodoState | None = None, *, gate: _Gate | None = None, **given: Unpack[ServeOptions]
 ) -> Server[Any]:
     """A low-level MCP server whose tools act on ``session`` (memory when ``None``).
 
-    ``profile`` gives the tool's schema and behaviour, ``limits`` its limits;
-    ``agent`` writes as that agent (a ``Session`` that belongs to one).
-    ``max_queued`` and ``max_reply`` bound the work in flight (see the module
-    docstring); the gate that runs calls one at a time is opened by
-    :func:`serve_stdio`'s write stream, or right after each call without one.
+    Its keywords are those of :class:`ServeOptions` (the calls' options and the
+    bounds on the work in flight). ``gate`` runs calls one at a time; without
+    a transport to open it once a reply is sent, it opens right after each call.
     """
-    state = _AgentState(session, agent) if agent is not None and session is not None else session
-    tool = TodoWriteTool(state, profile=profile, limits=limits)
+    tool, max_queued, max_reply = _serving(session, given, "build_server")
+    return _server(tool, gate if gate is not None else _Gate(max_queued), max_reply, gated=gate is not None)
+
+
+def _server(tool: TodoWriteTool, gate: _Gate, max_reply: int, *, gated: bool) -> Server[Any]:
     tools = [types.Tool.model_validate(mcp_tool(tool)), types.Tool.model_validate(READ_TOOL)]
-    gated = gate is not None
-    gate = gate if gate is not None else _Gate(max_queued)
 
     async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
@@ -359,21 +337,17 @@ def _version() -> str:
     return __version__
 
 
-async def serve_stdio(
-    session: TodoState | None = None,
-    *,
-    profile: ProfileLike = "parity",
-    limits: Limits | Unset | None = UNSET,
-    agent: str | None = None,
-    max_queued: int = MAX_QUEUED,
-    max_reply: int = MAX_REPLY,
-) -> None:
-    """Serve over this process's stdin and stdout until the client closes them."""
+async def serve_stdio(session: TodoState | None = None, **given: Unpack[ServeOptions]) -> None:
+    """Serve over this process's stdin and stdout until the client closes them.
+
+    Its keywords are those of :class:`ServeOptions`.
+    """
+    await _serve_stdio(*_serving(session, given, "serve_stdio"))
+
+
+async def _serve_stdio(tool: TodoWriteTool, max_queued: int, max_reply: int) -> None:
     gate = _Gate(max_queued)
-    server = build_server(
-        session, profile=profile, limits=limits, agent=agent,
-        max_queued=max_queued, max_reply=max_reply, gate=gate,
-    )
+    server = _server(tool, gate, max_reply, gated=True)
     # The SDK writes stdout (keeping stray prints off the wire); _mcp_lines reads stdin, so that
     # each line it cannot pass on is answered instead of dropped.
     async with stdio_server(stdin=anyio.wrap_file(io.StringIO())) as (unused, write_stream):
@@ -386,33 +360,20 @@ async def serve_stdio(
             group.cancel_scope.cancel()
 
 
-def serve(
-    session: TodoState | None = None,
-    *,
-    profile: ProfileLike = "parity",
-    limits: Limits | Unset | None = UNSET,
-    agent: str | None = None,
-    max_queued: int = MAX_QUEUED,
-    max_reply: int = MAX_REPLY,
-) -> None:
+def serve(session: TodoState | None = None, **given: Unpack[ServeOptions]) -> None:
     """Serve over stdio, blocking until the client disconnects.
 
     ``session`` holds the list (a ``phasetodo.Session`` for a durable one);
-    ``None`` starts a fresh session in memory. ``profile``, ``limits`` and
-    ``agent`` are those of :func:`build_server`; ``max_queued`` and
-    ``max_reply`` bound the calls waiting and the size of one reply.
+    ``None`` starts a fresh session in memory. Its keywords are those of
+    :class:`ServeOptions`: the options of the calls, and the bounds on the
+    calls waiting and the size of one reply.
     """
     if session is None:
         from ..session import Session
         from ..stores import store_from_url
 
         session = Session.open("mcp", store=store_from_url("memory:"))
-    anyio.run(
-        functools.partial(
-            serve_stdio, session, profile=profile, limits=limits, agent=agent,
-            max_queued=max_queued, max_reply=max_reply,
-        )
-    )
+    anyio.run(functools.partial(_serve_stdio, *_serving(session, given, "serve")))
 
 
 if __name__ == "__main__":

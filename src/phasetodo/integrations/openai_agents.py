@@ -9,19 +9,18 @@ call. By default it sends the strict schema, as the SDK recommends, and reads
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-try:
-    from agents import FunctionTool, RunContextWrapper
-except ImportError as error:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        "phasetodo.integrations.openai_agents needs openai-agents: pip install 'phasetodo[openai-agents]'"
-    ) from error
-
-from .._core.limits import Limits
-from .._profiles.builtin import ProfileLike
-from ..tool import UNSET, TodoState, TodoWriteTool, Unset
+from ..tool import Options, TodoState
+from ._extras import needs_extra
+from ._options import ProfileKeywords, chosen, make_tool
 from .openai import strict_schema
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+with needs_extra(__name__, "openai-agents", "openai-agents"):
+    from agents import FunctionTool, RunContextWrapper
 
 __all__ = ["todo_write_tool"]
 
@@ -30,15 +29,19 @@ def todo_write_tool(
     session: TodoState | None = None,
     *,
     strict: bool = True,
-    profile: ProfileLike = "parity",
-    limits: Limits | Unset | None = UNSET,
+    options: Options | None = None,
+    **deprecated: Unpack[ProfileKeywords],
 ) -> FunctionTool:
     """A ``FunctionTool`` named ``todo_write`` acting on ``session`` (memory when ``None``).
 
-    ``strict=False`` sends the plain schema instead of the strict one; ``profile``
-    and ``limits`` are those of :class:`~phasetodo.TodoWriteTool`.
+    ``strict=False`` sends the plain schema instead of the strict one.
+    ``options`` holds the profile the calls run in, their limits and the agent
+    that writes (``None``: parity, the session's own limits). ``profile=`` and
+    ``limits=`` are deprecated: give them in ``options``.
     """
-    tool = TodoWriteTool(session, profile=profile, limits=limits)
+    tool = make_tool(
+        session, chosen(session, options, deprecated, ProfileKeywords, f"{__name__}.todo_write_tool")
+    )
 
     async def invoke(_context: RunContextWrapper[Any], arguments: str) -> str:
         try:

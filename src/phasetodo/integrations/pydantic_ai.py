@@ -11,18 +11,17 @@ before the tool runs (arguments that are not a JSON object). Needs the
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-try:
+from ..tool import Options, TodoState
+from ._extras import needs_extra
+from ._options import ProfileKeywords, chosen, make_tool
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+with needs_extra(__name__, "pydantic-ai", "pydantic-ai"):
     from pydantic_ai import Tool
-except ImportError as error:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        "phasetodo.integrations.pydantic_ai needs pydantic-ai: pip install 'phasetodo[pydantic-ai]'"
-    ) from error
-
-from .._core.limits import Limits
-from .._profiles.builtin import ProfileLike
-from ..tool import UNSET, TodoState, TodoWriteTool, Unset
 
 __all__ = ["todo_write_tool"]
 
@@ -31,19 +30,23 @@ def todo_write_tool(
     session: TodoState | None = None,
     *,
     max_retries: int | None = None,
-    profile: ProfileLike = "parity",
-    limits: Limits | Unset | None = UNSET,
+    options: Options | None = None,
+    **deprecated: Unpack[ProfileKeywords],
 ) -> Tool[Any]:
     """A pydantic-ai ``Tool`` named ``todo_write`` acting on ``session`` (memory when ``None``).
 
     It runs alone (``sequential``), never beside another tool call, as the
-    list is read and replaced whole by each call. ``profile`` and ``limits``
-    are those of :class:`~phasetodo.TodoWriteTool`. A bad call returns its
-    problems as text rather than raising ``ModelRetry``. ``max_retries`` sets
+    list is read and replaced whole by each call. ``options`` holds the
+    profile the calls run in, their limits and the agent that writes
+    (``None``: parity, the session's own limits); ``profile=`` and ``limits=``
+    are deprecated: give them in ``options``. A bad call returns its problems
+    as text rather than raising ``ModelRetry``. ``max_retries`` sets
     pydantic-ai's retry budget for arguments it rejects itself (not JSON
     objects); ``None`` keeps the agent's default.
     """
-    tool = TodoWriteTool(session, profile=profile, limits=limits)
+    tool = make_tool(
+        session, chosen(session, options, deprecated, ProfileKeywords, f"{__name__}.todo_write_tool")
+    )
 
     def todo_write(**params: Any) -> str:
         return tool.execute(params).text

@@ -26,16 +26,21 @@ following it while its content stays the same. If no task is
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import attrs
 
 from .._core.jsstring import is_blank
-from .._core.limits import Limits
 from .._core.model import Phase, Status
-from .._core.schema import problems
+from .._core.schema import array_of_objects, problems
+from .._profiles.parity import PARITY
 from ..errors import InvalidOption
-from ..tool import UNSET, TodoState, TodoWriteTool, ToolResult, Unset
+from ..tool import Options, TodoState, TodoWriteTool, ToolResult
+from ._options import LimitsKeyword, chosen, make_tool
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "FORMATS",
@@ -62,12 +67,35 @@ def _status_schema(description: str) -> dict[str, Any]:
     return {"type": "string", "enum": list(_STATUSES), "description": description}
 
 
+def _whole_list_schema(
+    key: str, description: str, item: dict[str, Any], **more: dict[str, Any]
+) -> dict[str, Any]:
+    """A format's arguments: the list under ``key`` (every field of an ``item`` required), and ``more``."""
+    return {
+        "type": "object",
+        "required": [key],
+        "properties": {**more, key: array_of_objects(item, list(item), description=description)},
+    }
+
+
+#: A ``{content, status}`` item, as seed 000, LangChain and Claude Code spell it.
+_TODO_ITEM: dict[str, Any] = {
+    "content": {"type": "string", "description": "What to do; unique."},
+    "status": _status_schema("Where the item stands."),
+}
+#: Claude Code's ``activeForm``: the label shown while the item runs.
+_ACTIVE_FORM = {"type": "string", "description": "Present continuous form shown while in progress."}
+
+
 class WholeListTool:
     """A whole-list todo tool: the format's name, prompt and schema, on a ``TodoWriteTool``.
 
     ``session`` holds the list (memory when ``None``); ``phase`` names the one
-    phase written lists go into. Subclasses say where the list sits in the
-    arguments and how an item is spelled.
+    phase written lists go into. ``options`` holds the calls' limits and the
+    agent that writes (``None``: the session's own limits); its profile must
+    be parity, as the formats are translated to the reference's ops.
+    ``limits=`` is deprecated: give it in ``options``. Subclasses say where the
+    list sits in the arguments and how an item is spelled.
     """
 
     name: ClassVar[str]
@@ -82,13 +110,28 @@ class WholeListTool:
         session: TodoState | None = None,
         *,
         phase: str = "Todos",
-        limits: Limits | Unset | None = UNSET,
+        options: Options | None = None,
+        **deprecated: Unpack[LimitsKeyword],
     ) -> None:
         if not isinstance(phase, str) or is_blank(phase):
             raise InvalidOption("phase: must be a non-blank string")
-        # The whole-list formats are translated to the reference's ops: always parity.
-        self.tool = TodoWriteTool(session, limits=limits)
+        chose = chosen(session, options, deprecated, LimitsKeyword, f"{__name__}.{type(self).__name__}")
+        if chose is not None and chose.profile is not PARITY:
+            raise InvalidOption(
+                f"options.profile: {chose.profile.name!r}; a whole-list format runs the reference's ops, "
+                "so its profile is parity"
+            )
+        self.tool = make_tool(session, chose)
         self.phase = phase
+
+    @classmethod
+    def on(cls, tool: TodoWriteTool, *, phase: str = "Todos") -> Self:
+        """This format on ``tool``, a parity :class:`~phasetodo.tool.TodoWriteTool` made already."""
+        if tool.profile is not PARITY:
+            raise InvalidOption(f"tool: runs {tool.profile.name!r}; a whole-list format runs parity")
+        made = cls(phase=phase)
+        made.tool = tool
+        return made
 
     # -- reading -----------------------------------------------------------------
 
@@ -193,24 +236,9 @@ class TodosWrite(WholeListTool):
         'Example: {"todos": [{"content": "Read the failing test", "status": "completed"}, '
         '{"content": "Fix the parser", "status": "in_progress"}]}'
     )
-    parameters: ClassVar[Mapping[str, Any]] = {
-        "type": "object",
-        "required": ["todos"],
-        "properties": {
-            "todos": {
-                "type": "array",
-                "description": "The whole list, in order.",
-                "items": {
-                    "type": "object",
-                    "required": ["content", "status"],
-                    "properties": {
-                        "content": {"type": "string", "description": "What to do; unique."},
-                        "status": _status_schema("Where the item stands."),
-                    },
-                },
-            }
-        },
-    }
+    parameters: ClassVar[Mapping[str, Any]] = _whole_list_schema(
+        "todos", "The whole list, in order.", _TODO_ITEM
+    )
 
 
 class LangChainWriteTodos(TodosWrite):
@@ -236,38 +264,11 @@ class ClaudeCodeTodoWrite(WholeListTool):
         "while work remains; mark items completed right after finishing them. Use it for "
         "multi-step work, not for a single trivial step."
     )
-    parameters: ClassVar[Mapping[str, Any]] = {
-        "type": "object",
-        "required": ["todos"],
-        "properties": {
-            "todos": {
-                "type": "array",
-                "description": "The updated todo list.",
-                "items": {
-                    "type": "object",
-                    "required": ["content", "status", "activeForm"],
-                    "properties": {
-                        "content": {"type": "string", "description": "What to do; unique."},
-                        "status": _status_schema("Where the item stands."),
-                        "activeForm": {
-                            "type": "string",
-                            "description": "Present continuous form shown while in progress.",
-                        },
-                    },
-                },
-            }
-        },
-    }
-
-    def __init__(
-        self,
-        session: TodoState | None = None,
-        *,
-        phase: str = "Todos",
-        limits: Limits | Unset | None = UNSET,
-    ) -> None:
-        super().__init__(session, phase=phase, limits=limits)
-        self._active_forms: dict[str, str] = {}
+    parameters: ClassVar[Mapping[str, Any]] = _whole_list_schema(
+        "todos", "The updated todo list.", {**_TODO_ITEM, "activeForm": _ACTIVE_FORM}
+    )
+    #: The ``activeForm`` of each task last written, by content (replaced whole at each write).
+    _active_forms: Mapping[str, str] = MappingProxyType({})
 
     def check(self, entries: Sequence[Mapping[str, Any]]) -> list[str]:
         """The shared checks, plus a non-blank ``activeForm``."""
@@ -304,25 +305,15 @@ class CodexUpdatePlan(WholeListTool):
         "what changed. At most one step is in_progress; mark a step completed as soon as it "
         "is done and move the next one to in_progress in the same call."
     )
-    parameters: ClassVar[Mapping[str, Any]] = {
-        "type": "object",
-        "required": ["plan"],
-        "properties": {
-            "explanation": {"type": "string", "description": "Why the plan changed (optional)."},
-            "plan": {
-                "type": "array",
-                "description": "The steps, in order.",
-                "items": {
-                    "type": "object",
-                    "required": ["step", "status"],
-                    "properties": {
-                        "step": {"type": "string", "description": "The step; unique."},
-                        "status": _status_schema("One of pending, in_progress, completed."),
-                    },
-                },
-            },
+    parameters: ClassVar[Mapping[str, Any]] = _whole_list_schema(
+        "plan",
+        "The steps, in order.",
+        {
+            "step": {"type": "string", "description": "The step; unique."},
+            "status": _status_schema("One of pending, in_progress, completed."),
         },
-    }
+        explanation={"type": "string", "description": "Why the plan changed (optional)."},
+    )
 
 
 #: Every whole-list format by its tool name (seed 000's is under ``"todos"``,
