@@ -56,6 +56,7 @@ def _readme() -> str:
 
 
 class TestExamples:
+    @pytest.mark.slow  # each page's blocks run in a child interpreter with its frameworks loaded
     @pytest.mark.parametrize("page", RUNNABLE, ids=[page.name for page in RUNNABLE])
     def test_python_blocks_run(self, page: Path, tmp_path: Path) -> None:
         """Every runnable Python block of the page runs, in order, in one fresh interpreter."""
@@ -132,6 +133,7 @@ class TestReadme:
                 assert path.is_relative_to(ROOT.resolve()), (page.name, target)
                 assert path.exists(), (page.name, target)
 
+    @pytest.mark.slow  # one child process per command
     def test_terminal_example_runs(self, tmp_path: Path) -> None:
         """The README's terminal commands (but serve) run, in order, on the demo's store."""
         (block,) = [code for _, code, _ in _blocks(README, "console")]

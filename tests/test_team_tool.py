@@ -111,10 +111,10 @@ class TestFramework:
             Session.open("plan", store=store, profile="team", agent="w1") as one,
             Session.open("plan", store=store, profile="team", agent="w2") as two,
         ):
-            (first,) = _run(todo_write_tool(one, profile="team", strict=False), PLAN)
+            (first,) = _run(todo_write_tool(one, strict=False), PLAN)
             assert first.startswith('You (w1) are on "a" (P).')
             (second,) = _run(
-                todo_write_tool(two, profile="team", strict=False), {"ops": [{"op": "start", "task": "a"}]}
+                todo_write_tool(two, strict=False), {"ops": [{"op": "start", "task": "a"}]}
             )
             assert 'Task "a" is in progress for agent "w1"' in second
 
