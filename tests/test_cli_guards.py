@@ -106,6 +106,17 @@ class TestWholeListNeedsAll:
         assert done.returncode == 2
         assert seeded.phases() == before
 
+    @pytest.mark.parametrize("target", [[], ["parser"]])
+    def test_start_refuses_all_without_contradiction(self, seeded: Cli, target: list[str]) -> None:
+        """start --all is bad usage, and the message does not ask for what was already done."""
+        before = seeded.phases()
+        done = seeded.run("start", "--all", *target)
+        assert done.returncode == 2
+        assert done.stderr == (
+            "phasetodo: start: starts one task, so --all does not apply; name the TASK (or a PHASE)\n"
+        )
+        assert seeded.phases() == before
+
     def test_terminal_confirmation(self, seeded: Cli) -> None:
         """On a terminal the verb asks; 'n' changes nothing (exit 2), 'y' goes ahead."""
         status, out = _on_terminal(seeded, "done", answer="n")

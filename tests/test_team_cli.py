@@ -67,6 +67,13 @@ class TestAgent:
         assert refused.returncode == 1
         assert "a person does not claim tasks" in refused.stderr
 
+    def test_refusal_names_the_verb_once(self, team: Cli) -> None:
+        """The engine's own "start: ..." error is not prefixed with the verb a second time."""
+        refused = team.run("start", "Docs")
+        assert refused.stderr == (
+            "phasetodo: start: a person does not claim tasks; an agent starts its own; nothing changed\n"
+        )
+
 
 class TestMarkdown:
     def test_export_and_import_keep_team_fields(self, team: Cli, tmp_path: Path) -> None:

@@ -1,23 +1,30 @@
 """Find the task or phase a person means, as the reference's ``/todo`` command does.
 
 A person types ``phasetodo done parser`` rather than the exact content of the
-task. The query is tried in three rounds, each over tasks and phases alike:
-exact text, then case-insensitive text, then a unique case-insensitive
-substring. The first round that finds anything decides; when it finds more
-than one distinct target the query is ambiguous and the candidates are listed.
-Within a round a task wins over a phase of the same name, as in the ops.
+task. Tasks are tried before phases, each with its own rules (query trimmed,
+case ignored):
+
+* a task: its exact content (as typed, else trimmed; the same case first, then
+  any case; the first such task), else the one task whose content holds the
+  query, else the one *unfinished* task among those (not completed or
+  abandoned: an open match wins over closed ones);
+* a phase: its exact name, else the one phase whose name starts with the query
+  (``buil`` is ``Build``, not ``Rebuild``), else the one whose name holds it.
+
+When neither finds one target the query is ambiguous if it matched several (they
+are listed), else nothing matches and the closest names are suggested.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
 import attrs
 
 from ..errors import AmbiguousTarget, TargetNotFound
-from .model import Phase
+from .model import Phase, Status
 
 __all__ = ["AmbiguousTarget", "Target", "TargetNotFound", "resolve", "suggest"]
 
@@ -40,50 +47,78 @@ class Target:
         return f'task "{self.name}" (phase "{self.phase}")'
 
 
-def _everything(phases: Sequence[Phase], kinds: Iterable[Kind]) -> list[Target]:
-    wanted = frozenset(kinds)
-    found: list[Target] = []
-    if "task" in wanted:
-        found += [Target("task", t.content, p.name) for p in phases for t in p.tasks]
-    if "phase" in wanted:
-        found += [Target("phase", p.name, p.name) for p in phases]
-    return found
+#: One kind's answer: the target it found, else the several it could not choose between.
+_Found = tuple[Target | None, list[Target]]
 
 
-def _rounds(query: str) -> tuple[Callable[[str], bool], ...]:
-    folded = query.casefold()
-    return (
-        lambda name: name == query,
-        lambda name: name.casefold() == folded,
-        lambda name: folded in name.casefold(),
-    )
+def _exact(texts: tuple[str, ...], names: list[str]) -> int | None:
+    """Where the first name equal to one of ``texts`` is: the same case first, then any case."""
+    for text in texts:
+        if text in names:
+            return names.index(text)
+    for folded in (text.casefold() for text in texts):
+        for index, name in enumerate(names):
+            if name.casefold() == folded:
+                return index
+    return None
+
+
+def _task(texts: tuple[str, ...], phases: Sequence[Phase]) -> _Found:
+    """The task ``texts`` name by the reference's task rules (duplicate contents count once)."""
+    tasks: dict[str, tuple[Target, Status]] = {}
+    for phase in phases:
+        for task in phase.tasks:
+            tasks.setdefault(task.content, (Target("task", task.content, phase.name), task.status))
+    found = list(tasks.values())
+    index = _exact(texts, list(tasks))
+    if index is not None:
+        return found[index][0], []
+    folded = texts[-1].casefold()
+    hits = [(target, status) for target, status in found if folded and folded in target.name.casefold()]
+    unfinished = [target for target, status in hits if not status.is_closed]
+    if len(hits) == 1:
+        return hits[0][0], []
+    if len(unfinished) == 1:
+        return unfinished[0], []
+    return None, unfinished if len(unfinished) > 1 else [target for target, _ in hits]
+
+
+def _phase(texts: tuple[str, ...], phases: Sequence[Phase]) -> _Found:
+    """The phase ``texts`` name by the reference's phase rules."""
+    names = list(dict.fromkeys(p.name for p in phases))
+    index = _exact(texts, names)
+    if index is not None:
+        return Target("phase", names[index], names[index]), []
+    folded = texts[-1].casefold()
+    hits: list[str] = []
+    for matches in (str.startswith, str.__contains__):
+        hits = [name for name in names if folded and matches(name.casefold(), folded)]
+        if len(hits) == 1:
+            return Target("phase", hits[0], hits[0]), []
+    return None, [Target("phase", name, name) for name in hits if len(hits) > 1]
 
 
 def resolve(query: str, phases: Sequence[Phase], kinds: Iterable[Kind] = ("task", "phase")) -> Target:
-    """The one task or phase ``query`` names.
+    """The one task or phase ``query`` names: tasks first, then phases (module docstring).
 
-    Raises :class:`TargetNotFound` when nothing matches and
-    :class:`AmbiguousTarget` when the deciding round matches several distinct
-    targets (duplicate task contents count once: the ops act on the first).
+    Raises :class:`AmbiguousTarget` listing the candidates when the query matched
+    several targets and none won, and :class:`TargetNotFound` (with suggestions)
+    when it matched nothing.
     """
     kinds = tuple(kinds)
-    candidates = _everything(phases, kinds)
-    for matches in _rounds(query):
-        hits: list[Target] = []
-        for target in candidates:
-            if matches(target.name) and not any(
-                h.kind == target.kind and h.name == target.name for h in hits
-            ):
-                hits.append(target)
-        if not hits:
-            continue
-        tasks = [h for h in hits if h.kind == "task"]
-        if len(tasks) == 1 and all(h.name == tasks[0].name for h in hits):
-            return tasks[0]
-        if len(hits) == 1:
-            return hits[0]
-        raise AmbiguousTarget(query, hits)
-    raise TargetNotFound(query, kinds, suggest(query, [c.name for c in candidates]))
+    texts = tuple(dict.fromkeys((query, query.strip())))  # the exact text, then trimmed
+    several: list[Target] = []
+    for kind, find in (("task", _task), ("phase", _phase)):
+        if kind in kinds:
+            found, candidates = find(texts, phases)
+            if found is not None:
+                return found
+            several += candidates
+    if several:
+        raise AmbiguousTarget(query, several)
+    names = [t.content for p in phases for t in p.tasks] if "task" in kinds else []
+    names += [p.name for p in phases] if "phase" in kinds else []
+    raise TargetNotFound(query, kinds, suggest(query, names))
 
 
 #: How many names a miss suggests, how alike they must be, and how many names are compared.

@@ -6,7 +6,10 @@ string: a folder or ``jsonl:PATH`` for the JSONL store, ``sqlite:FILE`` or a
 default ``$PHASETODO_HOME/sessions`` if set, else ``./.phasetodo``) and
 ``--session ID`` (default ``default``). ``apply`` is one ``todo_write`` call,
 as an agent makes it; every other change (``edit``, ``import``, ``append``,
-``start``, ``done``, ``drop``, ``rm``) is recorded as a user edit.
+``start``, ``done``, ``drop``, ``rm``, ``undo``, and ``block`` and ``unblock`` on a
+team plan) is recorded as a user edit. Targets are matched as the reference's
+``/todo`` command matches them: tasks before phases, an open task before closed
+ones, a unique phase prefix (see :mod:`phasetodo._core.fuzzy`).
 ``db init DSN`` creates the PostgreSQL tables ahead of the first write.
 
 Exit status: 0 done; 1 op errors were reported (the rest still applied, as

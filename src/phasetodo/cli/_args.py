@@ -19,6 +19,14 @@ __all__ = ["parser"]
 _Verb = Callable[..., argparse.ArgumentParser]
 
 
+#: How the target verbs find the TASK or PHASE a person names, for their help.
+_MATCHING = (
+    "tasks are tried before phases, ignoring case: a task by its text, else the one task "
+    "holding the words, else the one unfinished task among those; a phase by its name, else "
+    "the one phase starting with the words, else the one holding them"
+)
+
+
 def _version_number(text: str) -> int:
     """A VERSION argument: a whole number (argparse turns the ValueError into exit 2)."""
     return int(text)
@@ -115,8 +123,7 @@ def _add_targets(verb: _Verb) -> None:
         status = verb(
             name,
             what,
-            "; the target is matched exactly, then ignoring case, then as a unique substring; "
-            "with no target the verb needs --all (or a yes on a terminal)",
+            f"; {_MATCHING}; with no target the verb needs --all (or a yes on a terminal)",
         )
         status.add_argument("target", nargs="*", metavar="TASK|PHASE")
         kind = status.add_mutually_exclusive_group()
@@ -133,6 +140,21 @@ def _add_targets(verb: _Verb) -> None:
 def _add_team(verb: _Verb) -> None:
     ready = verb("ready", "list the tasks ready to start, who is on what and what is blocked")
     ready.add_argument("--agent", metavar="NAME", help="say which task this agent is on")
+    block = verb(
+        "block",
+        "mark a task of a team plan blocked, with a reason (a user edit)",
+        "; the task is matched as for done (tasks only)",
+    )
+    block.add_argument("target", nargs="*", metavar="TASK")
+    block.add_argument(
+        "--reason", metavar="TEXT", help="why the task cannot go on (default: blocked by a person)"
+    )
+    unblock = verb(
+        "unblock",
+        "let a blocked task of a team plan go on again: pending, unowned (a user edit)",
+        "; the task is matched as for done (tasks only)",
+    )
+    unblock.add_argument("target", nargs="*", metavar="TASK")
 
 
 def _add_log(verb: _Verb) -> None:

@@ -18,7 +18,7 @@ from ._read import run_export, run_history, run_show
 from ._serve import run_mcp, run_serve
 from ._setup import run_db, run_demo
 from ._targets import run_status
-from ._team import run_ready
+from ._team import run_block, run_ready, run_unblock
 
 __all__ = ["main"]
 
@@ -35,6 +35,8 @@ _VERBS: dict[str, Callable[[argparse.Namespace, IO[str]], int]] = {
     "drop": run_status,
     "rm": run_status,
     "ready": run_ready,
+    "block": run_block,
+    "unblock": run_unblock,
     "undo": run_undo,
     "history": run_history,
     "demo": run_demo,

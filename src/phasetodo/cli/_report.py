@@ -98,9 +98,15 @@ def person_edit(
     except InvalidParams as error:
         raise _Exit(USAGE, f"{source}: {error}\nnothing changed", error.problems) from error
     if team and outcome.errors:  # all or nothing by the team rules: report, change nothing
-        raise _Exit(OP_ERRORS, f"{source}: {'; '.join(outcome.errors)}; nothing changed", outcome.errors)
+        message = _tagged(source, "; ".join(outcome.errors))
+        raise _Exit(OP_ERRORS, f"{message}; nothing changed", outcome.errors)
     if not args.json:
         for problem in outcome.errors:
-            sys.stderr.write(safe(f"phasetodo: {source}: {problem}\n"))
+            sys.stderr.write(safe(f"phasetodo: {_tagged(source, problem)}\n"))
     report_edit(session, before, args, out, outcome.errors)
     return OP_ERRORS if outcome.errors else OK
+
+
+def _tagged(verb: str, problem: str) -> str:
+    """``problem`` after ``verb: ``, unless the engine's text already begins so (``start: ...``)."""
+    return problem if problem.startswith(f"{verb}: ") else f"{verb}: {problem}"

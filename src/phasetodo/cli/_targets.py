@@ -118,7 +118,9 @@ def run_status(args: argparse.Namespace, out: IO[str]) -> int:
     verb: str = args.verb
     with open_session(args, must_exist=True) as session:
         phases = tuple(session.refresh())
-        if args.all and (" ".join(args.target).strip() or verb == "start"):
+        if args.all and verb == "start":
+            usage("start: starts one task, so --all does not apply; name the TASK (or a PHASE)")
+        if args.all and " ".join(args.target).strip():
             usage(f"{verb}: --all means every task; give it without a TASK or PHASE")
         if getattr(args, "agent", None) is not None:
             return _agent_status(session, phases, args, out)

@@ -1,15 +1,26 @@
-"""The verbs for team plans: ``ready`` shows who is on what and what may start next."""
+"""The verbs for team plans: ``ready`` (who is on what, what may start next), ``block`` and ``unblock``.
+
+``block`` and ``unblock`` are a person's edits through :mod:`phasetodo.person`,
+the path the board's status changes take: ``block`` gives the task the board's
+"blocked" status (with the same default reason), ``unblock`` is the team
+profile's own op, which leaves the task pending and unowned as the board's
+"pending" does.
+"""
 
 from __future__ import annotations
 
 import argparse
-from typing import IO
+from collections.abc import Callable
+from typing import IO, Any
 
+from .. import person
 from .._profiles.team_engine import ready_tasks
 from .._profiles.team_summary import format_team_head
-from ._context import OK, json_text, open_session, raw
+from ._context import OK, json_text, open_session, raw, usage
+from ._report import person_edit
+from ._targets import find_target
 
-__all__ = ["run_ready"]
+__all__ = ["run_block", "run_ready", "run_unblock"]
 
 
 def run_ready(args: argparse.Namespace, out: IO[str]) -> int:
@@ -22,3 +33,33 @@ def run_ready(args: argparse.Namespace, out: IO[str]) -> int:
         return OK
     out.write(format_team_head(phases, getattr(args, "agent", None)) + "\n")
     return OK
+
+
+#: The ops that give a task the verb's status, from its content.
+_Ops = Callable[[str], list[dict[str, Any]]]
+
+
+def _blocking(args: argparse.Namespace, out: IO[str], make: _Ops) -> int:
+    """Resolve the TASK, refuse a plan that is not a team plan, run ``make(task)``'s ops."""
+    verb: str = args.verb
+    with open_session(args, must_exist=True) as session:
+        phases = tuple(session.refresh())
+        if not person.session_is_team(session):
+            usage(
+                f"{verb}: session {session.session_id!r} is not a team plan (blocked tasks belong "
+                "to plans written with --profile team); nothing changed"
+            )
+        target = find_target(args, phases, kinds=("task",))
+        if target is None:
+            usage(f"{verb}: name the TASK to {verb}")
+        return person_edit(session, make(target.name), verb, args, out)
+
+
+def run_block(args: argparse.Namespace, out: IO[str]) -> int:
+    """``block TASK [--reason TEXT]``: the task cannot go on, and the reason says why."""
+    return _blocking(args, out, lambda task: person.status_ops("blocked", task, args.reason))
+
+
+def run_unblock(args: argparse.Namespace, out: IO[str]) -> int:
+    """``unblock TASK``: a blocked task may go on again (pending, unowned)."""
+    return _blocking(args, out, lambda task: [{"op": "unblock", "task": task}])
