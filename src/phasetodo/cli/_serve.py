@@ -10,6 +10,7 @@ import importlib.util
 import sqlite3
 from typing import IO, NoReturn
 
+from .._profiles.options import Options
 from ..errors import PhasetodoError
 from ._context import OK, open_session, open_store, store_text, usage
 
@@ -31,7 +32,10 @@ def run_mcp(args: argparse.Namespace, out: IO[str]) -> int:
 
     with open_session(args) as session:
         try:
-            serve(session, profile=args.profile, agent=args.agent)
+            chosen = Options(
+                args.profile or session.profile, session.limits, agent=args.agent or session.agent
+            )
+            serve(session, options=chosen)
         except ModuleNotFoundError as error:
             if (error.name or "").split(".")[0] in _MCP_MODULES:
                 _mcp_missing()
