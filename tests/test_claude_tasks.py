@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from phasetodo import Phase
-from phasetodo._profiles.team_engine import apply_team
-from phasetodo._profiles.team_schema import parse_team_params
-from phasetodo._profiles.team_summary import format_team_summary
+from phasetodo._profiles.team.engine import apply_team
+from phasetodo._profiles.team.schema import parse_team_params
+from phasetodo._profiles.team.summary import format_team_summary
 from phasetodo.integrations.claude_tasks import CLAUDE_TASK_TOOLS, ClaudeCodeTasks
 
 

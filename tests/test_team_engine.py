@@ -9,14 +9,14 @@ import pytest
 import phasetodo
 from phasetodo import InvalidParams, Phase, Status, Task
 from phasetodo._profiles.team import team_call
-from phasetodo._profiles.team_engine import (
+from phasetodo._profiles.team.engine import (
     apply_team,
     find_cycle,
     normalize_team,
     ready_tasks,
     team_problems,
 )
-from phasetodo._profiles.team_schema import TEAM_PARAMS_SCHEMA, dump_team_op, parse_team_params
+from phasetodo._profiles.team.schema import TEAM_PARAMS_SCHEMA, dump_team_op, parse_team_params
 
 PLAN = {
     "op": "init",

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from phasetodo import Phase, Status
-from phasetodo._profiles.team_engine import apply_team, find_cycle
-from phasetodo._profiles.team_schema import parse_team_params
+from phasetodo._profiles.team.engine import apply_team, find_cycle
+from phasetodo._profiles.team.schema import parse_team_params
 
 from .budget import examples
 

@@ -12,6 +12,7 @@ import phasetodo
 from phasetodo import InvalidParams, Limits, MemoryStore, Session, TodoWriteTool
 from phasetodo.errors import InvalidOption
 from phasetodo.integrations.openai_agents import todo_write_tool
+from phasetodo.tool import Options
 
 set_tracing_disabled(True)
 
@@ -111,11 +112,10 @@ class TestFramework:
             Session.open("plan", store=store, profile="team", agent="w1") as one,
             Session.open("plan", store=store, profile="team", agent="w2") as two,
         ):
-            (first,) = _run(todo_write_tool(one, strict=False), PLAN)
+            (first,) = _run(todo_write_tool(one, options=Options(profile="team"), strict=False), PLAN)
             assert first.startswith('You (w1) are on "a" (P).')
-            (second,) = _run(
-                todo_write_tool(two, strict=False), {"ops": [{"op": "start", "task": "a"}]}
-            )
+            steal = {"ops": [{"op": "start", "task": "a"}]}
+            (second,) = _run(todo_write_tool(two, options=Options(profile="team"), strict=False), steal)
             assert 'Task "a" is in progress for agent "w1"' in second
 
 

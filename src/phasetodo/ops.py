@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ._core import ops as _core_ops
 from ._core.ops import *  # noqa: F403 - exactly the names of its __all__
-from ._profiles import team_ops as _team_ops
-from ._profiles.team_ops import *  # noqa: F403 - exactly the names of its __all__
+from ._profiles.team import ops as _team_ops
+from ._profiles.team.ops import *  # noqa: F403 - exactly the names of its __all__
 
 __all__ = [*_core_ops.__all__, *_team_ops.__all__]

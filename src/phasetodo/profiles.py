@@ -16,7 +16,7 @@ from ._profiles.parity import PARITY
 from ._profiles.registry import CallContext, Profile
 from ._profiles.strict import STRICT, StrictOutcome, apply_strict
 from ._profiles.team import TEAM
-from ._profiles.team_schema import TEAM_PARAMS_SCHEMA
+from ._profiles.team.schema import TEAM_PARAMS_SCHEMA
 
 __all__ = [
     "DETAILS_SCHEMA",

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from .. import person
-from .._profiles.team_engine import ready_tasks
-from .._profiles.team_summary import format_team_head
+from .._profiles.team.engine import ready_tasks
+from .._profiles.team.summary import format_team_head
 from ._context import OK, json_text, open_session, raw, usage
 from ._report import person_edit
 from ._targets import find_target

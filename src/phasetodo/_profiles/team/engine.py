@@ -36,15 +36,15 @@ from operator import attrgetter, is_, is_not
 
 import attrs
 
-from .._core import native, texts
-from .._core.columns import Column, Columns
-from .._core.engine import Outcome
-from .._core.jsstring import trim_end
-from .._core.model import Phase, Status, Task
-from .._core.ops import Done, Drop, Note, Rm, Start
-from .hints import Hints
-from .strict import not_found_hint
-from .team_ops import After, Block, TeamAppend, TeamInit, TeamItem, TeamOp, Unblock
+from ..._core import native, texts
+from ..._core.columns import Column, Columns
+from ..._core.engine import Outcome
+from ..._core.jsstring import trim_end
+from ..._core.model import Phase, Status, Task
+from ..._core.ops import Done, Drop, Note, Rm, Start
+from ..hints import Hints
+from ..strict import not_found_hint
+from .ops import After, Block, TeamAppend, TeamInit, TeamItem, TeamOp, Unblock
 
 __all__ = [
     "TeamColumn",

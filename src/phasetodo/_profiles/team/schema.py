@@ -11,10 +11,10 @@ import copy
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .._core import schema
-from .._core.ops import Done, Drop, Note, Rm, Start
-from ..errors import InvalidParams
-from .team_ops import TEAM_OP_NAMES, After, Block, TeamAppend, TeamInit, TeamItem, TeamOp, TeamPhase, Unblock
+from ..._core import schema
+from ..._core.ops import Done, Drop, Note, Rm, Start
+from ...errors import InvalidParams
+from .ops import TEAM_OP_NAMES, After, Block, TeamAppend, TeamInit, TeamItem, TeamOp, TeamPhase, Unblock
 
 __all__ = ["TEAM_PARAMS_SCHEMA", "dump_team_op", "parse_team_params"]
 

@@ -3,8 +3,8 @@
 Each call comes from one agent (or a person): ``start`` claims a task for it,
 an agent holds one active task at a time, ``block``/``unblock`` say why work
 waits, and ``after`` dependencies are enforced. Calls are all or nothing.
-The rules live in :mod:`.team_engine`, the arguments in :mod:`.team_schema`,
-what the agent reads in :mod:`.team_summary`.
+The rules live in :mod:`.engine`, the arguments in :mod:`.schema`,
+what the agent reads in :mod:`.summary`.
 """
 
 from __future__ import annotations
@@ -12,15 +12,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .._core.engine import Outcome
-from .._core.model import Phase
-from ..errors import InvalidPhases
-from .registry import CallContext, Profile
-from .result import Storage, ToolResult
-from .team_engine import TeamOutcome, TeamWork, apply_team, normalize_team, team_problems
-from .team_ops import TeamOp
-from .team_schema import TEAM_PARAMS_SCHEMA, parse_team_params
-from .team_summary import TeamView, format_team_summary, team_view
+from ..._core.engine import Outcome
+from ..._core.model import Phase
+from ...errors import InvalidPhases
+from ..registry import CallContext, Profile
+from ..result import Storage, ToolResult
+from .engine import TeamOutcome, TeamWork, apply_team, normalize_team, team_problems
+from .ops import TeamOp
+from .schema import TEAM_PARAMS_SCHEMA, parse_team_params
+from .summary import TeamView, format_team_summary, team_view
 
 __all__ = [
     "TEAM",

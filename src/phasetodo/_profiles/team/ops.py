@@ -12,7 +12,7 @@ from typing import ClassVar, Union
 
 import attrs
 
-from .._core.ops import Done, Drop, Note, Rm, Start, optional_texts, plain_text, plain_texts
+from ..._core.ops import Done, Drop, Note, Rm, Start, optional_texts, plain_text, plain_texts
 
 #: One text of an op for the size limits: (place after ``ops[i]``, kind, text), where the
 #: kind is ``content`` (a task), ``name`` (a phase) or ``note`` (free text).

@@ -11,10 +11,10 @@ from itertools import compress, count, repeat
 from operator import is_, is_not
 from typing import Any
 
-from .._core import native
-from .._core.model import Phase, Status
-from .._views.summary import PREFIXES, SYMBOLS
-from .team_engine import Place, TeamColumn, TeamWork
+from ..._core import native
+from ..._core.model import Phase, Status
+from ..._views.summary import PREFIXES, SYMBOLS
+from .engine import Place, TeamColumn, TeamWork
 
 __all__ = ["TeamView", "format_team_head", "format_team_summary", "team_view"]
 
