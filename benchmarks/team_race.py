@@ -4,7 +4,7 @@ Usage: ``python -m benchmarks.team_race [--agents 8] [--tasks 200] [--store json
 [--dsn DSN]`` (PostgreSQL: a database whose plan ``race`` may be replaced).
 
 Each agent process loops "claim the next ready task, complete it" (the same
-worker as ``tests/test_team_race.py``). Prints the tasks, agents, completions,
+worker as ``tests/sessions/test_team_race.py``). Prints the tasks, agents, completions,
 duplicate claims found in the log, calls made, and the wall time.
 """
 
