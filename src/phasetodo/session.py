@@ -16,16 +16,19 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+import attrs
+
 from ._core.codec import as_phases
+from ._core.engine import Outcome
 from ._core.limits import DEFAULT_LIMITS, Limits
 from ._core.model import Phase
 from ._profiles.builtin import BUILTIN, ProfileLike
 from ._profiles.options import Options, OptionsHolder, PerCall
-from ._profiles.registry import Profile
+from ._profiles.registry import CallContext, Profile
 from ._profiles.result import ResultJSON, Storage, ToolResult
 from .errors import (
     InvalidOption,
@@ -403,7 +406,10 @@ class Session(OptionsHolder):
         """A handle for a subagent that sees and changes only ``phase`` of this shared plan.
 
         Its calls are made as ``agent`` in this session's profile; ``start {}``
-        looks only in ``phase``. Closing it leaves this session open.
+        looks only in ``phase``. Closing it leaves this session open. ``phase``
+        need not be in the plan yet (a later ``init`` or ``append`` may add it),
+        but every call of the handle while the plan lacks it is an error result
+        that names it and the plan's phases, and changes nothing.
         """
         if not self.profile.shared:
             raise InvalidOption(f"scoped: needs a shared profile such as 'team', not {self.profile.name!r}")
@@ -618,12 +624,54 @@ async def run_auto_clear(session: Session, *, poll: float = 1.0) -> None:
         await asyncio.sleep(wait)
 
 
+#: How many of the plan's phases the error of a missing scope phase names.
+_NAMED_PHASES = 10
+
+
+def _missing_phase(scope: str, phases: Sequence[Phase]) -> str:
+    """The error of a call scoped to ``scope`` on a plan without that phase (naming at
+    most ten of the plan's phases: what a model reads back stays bounded)."""
+    names = ", ".join(f'"{phase.name}"' for phase in phases[:_NAMED_PHASES])
+    more = len(phases) - _NAMED_PHASES
+    have = f"its phases: {names}{f' and {more} more' if more > 0 else ''}"
+    if not phases:
+        have = "it has no phases yet"
+    return (
+        f'Phase "{scope}", the one you work on, is not in the plan ({have}); '
+        "the plan's lead adds it (init or append), or your host gives you one of the plan's phases"
+    )
+
+
+def _phase_must_exist(profile: Profile) -> Profile:
+    """``profile`` whose scoped calls on a plan without their phase apply nothing and fail.
+
+    The check is part of ``apply``, so it runs on the version the call is applied
+    to, under the store's writer lock: a phase another agent just added counts.
+    """
+    apply = profile.apply
+
+    def checked(phases: tuple[Phase, ...], ops: Sequence[Any], call: CallContext) -> Outcome:
+        scope = call.scope
+        if scope is None or any(phase.name == scope for phase in phases):
+            return apply(phases, ops, call)
+        outcome = apply(phases, (), call)  # the plan as it is, for the report
+        return attrs.evolve(outcome, errors=(_missing_phase(scope, phases), *outcome.errors))
+
+    return attrs.evolve(profile, apply=checked)
+
+
 class ScopedSession:
     """A subagent's handle on one phase of a shared plan (see :meth:`Session.scoped`).
 
     Calls are made as ``agent`` and may only see and change ``phase``; the
     parent session, and every other handle, sees the whole plan. It is a
     :class:`~phasetodo.tool.TodoState`, so a ``TodoWriteTool`` can sit on it.
+
+    The phase must be in the plan when a call runs: on the newest version,
+    under the store's writer lock, a call on a plan without it is refused as an
+    error result (``is_error``, nothing appended) that names the phase and the
+    plan's phases, whatever its ops (an ``append`` to the phase included: the
+    lead adds it). Reads of such a handle (:attr:`phases`) are empty.
     """
 
     def __init__(self, parent: Session, agent: str, phase: str) -> None:
@@ -662,7 +710,10 @@ class ScopedSession:
         expected_version: int | None = None,
         **given: Unpack[PerCall],
     ) -> ToolResult:
-        """One call as this handle's agent, limited to its phase."""
+        """One call as this handle's agent, limited to its phase (an error result
+        if the plan does not have the phase)."""
+        chosen = self.parent.options.per_call(given).profile
+        given["profile"] = _phase_must_exist(chosen)
         return self.parent.write(
             params, agent=self.agent, expected_version=expected_version, scope=self.phase, **given
         )

@@ -111,6 +111,57 @@ class TestScoped:
         lead.todo_write({"ops": [{"op": "done", "task": "Login"}]})
         assert sub.todo_write({"ops": [{"op": "start"}]})["details"]["task"] == "Guide"
 
+    def test_scope_phase_missing_is_an_error(self, store: Any) -> None:
+        """A call scoped to a phase the plan lacks is refused, naming the phase and the plan's phases."""
+        lead = open_(store, "lead")
+        lead.todo_write({"ops": [PLAN]})
+        sub = lead.scoped(agent="sub-1", phase="Build")
+        result = sub.todo_write({"ops": [{"op": "start"}]})
+        assert result["isError"] is True
+        assert result["details"]["errors"] == [
+            'Phase "Build", the one you work on, is not in the plan (its phases: "Auth", "Docs"); '
+            "the plan's lead adds it (init or append), or your host gives you one of the plan's phases"
+        ]
+        assert 'Phase "Build"' in result["content"][0]["text"]
+        assert lead.version == 1
+
+    def test_scope_phase_missing_refuses_every_op(self, store: Any) -> None:
+        """Even an append to the scoped phase, or a dry run, is refused: the lead adds the phase."""
+        lead = open_(store, "lead")
+        lead.todo_write({"ops": [PLAN]})
+        sub = lead.scoped(agent="sub-1", phase="Build")
+        append = {"ops": [{"op": "append", "phase": "Build", "items": ["Compile"]}]}
+        assert sub.todo_write(append)["isError"] is True
+        assert sub.todo_write({"ops": [{"op": "start"}]}, dry_run=True)["isError"] is True
+        tool = phasetodo.TodoWriteTool(sub, profile="team")
+        assert tool.execute({"ops": [{"op": "done"}]}).is_error
+        assert lead.version == 1
+        assert [p.name for p in lead.refresh()] == ["Auth", "Docs"]
+        assert sub.phases == ()
+
+    def test_scope_made_before_its_phase(self, store: Any) -> None:
+        """A handle may be made before the plan exists; it works once the lead adds its phase."""
+        lead = open_(store, "lead")
+        sub = lead.scoped(agent="sub-1", phase="Docs")
+        empty = sub.todo_write({"ops": [{"op": "start"}]})
+        assert empty["isError"] is True
+        assert "(it has no phases yet)" in empty["details"]["errors"][0]
+        other = open_(store, "w2")  # another handle adds the phase; sub's parent has not looked since
+        other.todo_write({"ops": [{"op": "init", "list": [{"phase": "Docs", "items": ["Guide"]}]}]})
+        result = sub.todo_write({"ops": [{"op": "start"}]})
+        assert result["isError"] is False
+        assert result["details"]["task"] == "Guide"
+
+    def test_scope_error_names_at_most_ten_phases(self, store: Any) -> None:
+        """On a plan of many phases the error names the first ten and counts the rest."""
+        lead = open_(store, "lead")
+        phases = [{"phase": f"P{i}", "items": [f"t{i}"]} for i in range(12)]
+        lead.todo_write({"ops": [{"op": "init", "list": phases}]})
+        result = lead.scoped(agent="sub-1", phase="Q").todo_write({"ops": [{"op": "start"}]})
+        (error,) = result["details"]["errors"]
+        assert '"P9" and 2 more)' in error
+        assert '"P10"' not in error
+
 
 class TestUserEdit:
     def test_edit_is_repaired_to_team_rules(self, store: Any) -> None:
