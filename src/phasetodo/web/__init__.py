@@ -17,10 +17,24 @@ from typing import IO
 
 import phasetodo
 
-from .access import LOCAL_HOSTS, Access, access_for, check_host_name
-from .app import TOKEN_HEADER, create_app
-from .board import Board
-from .server import Limits, make_server, raise_file_limit
+#: The packages of the ``web`` extra and those they bring: one missing means the extra is not installed.
+_EXTRA = frozenset({"starlette", "uvicorn", "anyio", "h11", "sniffio", "idna", "click"})
+
+try:
+    from .access import LOCAL_HOSTS, Access, access_for, check_host_name
+    from .app import TOKEN_HEADER, create_app
+    from .board import Board
+    from .server import Limits, make_server, raise_file_limit
+except ModuleNotFoundError as error:
+    if (error.name or "").partition(".")[0] not in _EXTRA:
+        raise  # not the extra: a fault of ours, shown as it is
+    raise ModuleNotFoundError(
+        f"phasetodo.web (the board, phasetodo serve) needs the 'web' extra, Starlette and uvicorn, "
+        f"which is not installed (no module named {error.name!r}). Install phasetodo with it: from a "
+        "clone, python -m pip install './phasetodo[web]' (the path of the clone); from a built wheel, "
+        "python -m pip install './phasetodo-<version>-<tag>.whl[web]'. phasetodo is on no package index.",
+        name=error.name,
+    ) from error
 
 __all__ = [
     "LOCAL_HOSTS",
