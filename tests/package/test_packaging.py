@@ -21,6 +21,8 @@ import phasetodo
 ROOT = Path(__file__).parents[2]
 README = ROOT / "README.md"
 SPEEDUPS = "phasetodo/_core/_speedups" + importlib.machinery.EXTENSION_SUFFIXES[0]
+#: The Python versions phasetodo supports (and .ci/run tests): each has its classifier.
+SUPPORTED = ("3.11", "3.12", "3.13")
 
 
 def _tree() -> set[str]:
@@ -113,11 +115,24 @@ class TestDistributions:
         assert urls
         assert all(", https://" in url for url in urls)
         classifiers = meta.get_all("Classifier") or []
-        assert "Programming Language :: Python :: 3.11" in classifiers
-        assert "Programming Language :: Python :: 3.13" in classifiers
+        for minor in SUPPORTED:
+            assert f"Programming Language :: Python :: {minor}" in classifiers
         assert any(c.startswith("Development Status :: ") for c in classifiers)
         assert meta["Requires-Python"] == ">=3.11"
         assert meta["License-Expression"] == "MIT"
+
+    def test_classifiers_name_every_supported_python(self) -> None:
+        """pyproject.toml classifies each supported Python, from requires-python's lowest on."""
+        import tomllib
+
+        project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+        versions = [
+            c.rsplit(" :: ", 1)[1]
+            for c in project["classifiers"]
+            if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)
+        ]
+        assert tuple(versions) == SUPPORTED
+        assert project["requires-python"] == f">={SUPPORTED[0]}"
 
     def test_version(self) -> None:
         """phasetodo.__version__ is the installed distribution's version."""
