@@ -119,6 +119,14 @@ class TestReadme:
         for profile in ("`parity`", "`strict`", "`team`"):
             assert profile in readme
 
+    def test_names_the_team_verbs_and_the_session_id_limit(self) -> None:
+        """The README names ready, block and unblock, and the 200-character session-id limit."""
+        words = " ".join(_readme().split())
+        for verb in ("`ready`", "`block TASK [--reason TEXT]`", "`unblock TASK`"):
+            assert verb in words, verb
+        assert "a session id has at most 200 characters" in words
+        assert "three profiles" in words
+
     def test_links_stay_in_the_repository(self) -> None:
         """Every link into the repository (relative, or the README's absolute ones) names one of its files."""
         for page in PAGES:
@@ -158,6 +166,25 @@ class TestReadme:
         (readme_config,) = [code for _, code, _ in _blocks(README, "json")]
         guide_configs = [code for _, code, _ in _blocks(DOCS / "agents.md", "json")]
         assert [json.loads(readme_config)] == [json.loads(code) for code in guide_configs]
+
+    def test_mcp_configs_are_absolute(self) -> None:
+        """Every MCP client config of the README and docs/agents.md names command and store by
+        absolute paths: a client starts the server elsewhere, with a smaller PATH."""
+        for page in (README, DOCS / "agents.md"):
+            text = page.read_text(encoding="utf-8")
+            lines = re.findall(r"claude mcp add phasetodo -- ([^`\n]+)", text)
+            commands = [shlex.split(line) for line in lines]
+            commands += [
+                [server["command"], *server["args"]]
+                for _, code, _ in _blocks(page, "json")
+                for server in [json.loads(code)["mcpServers"]["phasetodo"]]
+            ]
+            assert len(commands) >= 2, page.name
+            for words in commands:
+                assert words[0].startswith("/"), (page.name, words)
+                assert words[0].endswith("/bin/phasetodo"), (page.name, words)
+                assert words[words.index("--store") + 1].startswith("/"), (page.name, words)
+            assert "`-m phasetodo`" in text, page.name  # the interpreter's form is given too
 
 
 class TestGuides:
