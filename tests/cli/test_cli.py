@@ -47,7 +47,8 @@ def _env(**extra: str) -> dict[str, str]:
         "EDITOR", "VISUAL", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "PHASETODO_HOME"
     )
     env = {k: v for k, v in os.environ.items() if k not in unset}
-    env.update(PYTHONIOENCODING="utf-8", COLUMNS="120", **extra)
+    # a known terminal: rich rightly writes no styles on TERM=dumb, whatever the caller has
+    env.update({"PYTHONIOENCODING": "utf-8", "COLUMNS": "120", "TERM": "xterm-256color", **extra})
     return env
 
 
