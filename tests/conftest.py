@@ -40,7 +40,7 @@ def postgres_dsn() -> Iterator[str]:
     try:
         import psycopg  # noqa: F401
     except ImportError:
-        _no_server("psycopg is not installed (pip install 'phasetodo[postgres]')")
+        _no_server("psycopg is not installed (the postgres extra)")
     try:
         with postgres_support.cluster() as dsn:
             yield dsn

@@ -28,6 +28,7 @@ __all__ = [
     "TornTailWarning",
     "UnknownProfile",
     "VersionConflict",
+    "install_hint",
 ]
 
 
@@ -187,3 +188,14 @@ class FormerDefaultStoreWarning(PhasetodoWarning):
 
     The message says how to reach it there (``PHASETODO_HOME``).
     """
+
+
+def install_hint(extra: str) -> str:
+    """How to add the optional ``extra``, for the message of an import that needs it.
+
+    phasetodo is on no package index, so the extra comes from a clone or a built wheel.
+    """
+    return (
+        f"python -m pip install './phasetodo[{extra}]' from a clone, or the wheel with [{extra}] "
+        "(phasetodo is on no package index)"
+    )

@@ -28,6 +28,7 @@ from ._core.jsstring import WHITESPACE, is_blank
 from ._core.model import REFERENCE_STATUSES, Phase, Status, Task
 from ._core.ops import OP_NAMES, OPS, Append, Done, Drop, Init, Note, Op, PhaseItems, Rm, Start
 from ._views.status import LOOKS
+from .errors import install_hint
 
 #: Whether Hypothesis called the hook while this module was still being imported.
 _CALLED_EARLY = False
@@ -54,7 +55,7 @@ try:
     from hypothesis import strategies as st
     from hypothesis.errors import InvalidArgument
 except ImportError as error:  # pragma: no cover - exercised only without Hypothesis
-    raise ImportError("phasetodo.testing needs Hypothesis: pip install 'phasetodo[testing]'") from error
+    raise ImportError(f"phasetodo.testing needs Hypothesis: {install_hint('testing')}") from error
 
 
 __all__ = [

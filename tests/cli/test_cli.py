@@ -595,7 +595,7 @@ class TestMcp:
         """Without the mcp package, mcp exits 2 naming the extra to install."""
         done = cli.run("mcp", without=("mcp",))
         assert done.returncode == 2
-        assert "pip install 'phasetodo[mcp]'" in done.stderr
+        assert "python -m pip install './phasetodo[mcp]' from a clone" in done.stderr
 
     def test_serves_the_session(self, seeded: Cli) -> None:
         """mcp serves the --store/--session list over stdio (initialize, then todo_read)."""

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import phasetodo
 from phasetodo import InvalidPhases, Phase, Status, Task, testing
-from phasetodo.errors import InvalidOption, InvalidOptionType
+from phasetodo.errors import InvalidOption, InvalidOptionType, install_hint
 
 # The SDK comes with the [test] extra; CI fails rather than skips without it.
 acp = importlib.import_module("acp") if os.environ.get("CI") else pytest.importorskip("acp")
@@ -462,4 +462,4 @@ class TestOptionalDependency:
         assert len(lines) == 3
         for line in lines[1:]:
             assert line.startswith("ModuleNotFoundError phasetodo.integrations.acp needs")
-            assert line.endswith("pip install 'phasetodo[acp]'")
+            assert line.endswith(install_hint("acp"))

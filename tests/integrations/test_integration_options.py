@@ -6,7 +6,7 @@ import pytest
 
 import phasetodo
 from phasetodo import MemoryStore, Session
-from phasetodo.errors import InvalidOption
+from phasetodo.errors import InvalidOption, install_hint
 from phasetodo.integrations._extras import needs_extra
 from phasetodo.integrations._options import AgentKeywords, ProfileKeywords, chosen, make_tool
 from phasetodo.tool import UNSET, MemoryState, Options
@@ -62,6 +62,6 @@ class TestNeedsExtra:
         """An import that fails inside the block says which extra to install and keeps the module's name."""
         with pytest.raises(ModuleNotFoundError) as caught, needs_extra("phasetodo.x", "the y package", "y"):
             import phasetodo_no_such_module  # type: ignore[import-not-found]  # noqa: F401
-        assert str(caught.value) == "phasetodo.x needs the y package: pip install 'phasetodo[y]'"
+        assert str(caught.value) == f"phasetodo.x needs the y package: {install_hint('y')}"
         assert caught.value.name == "phasetodo_no_such_module"
         assert isinstance(caught.value.__cause__, ModuleNotFoundError)

@@ -40,7 +40,7 @@ def server() -> Iterator[postgres_support.Server]:
     try:
         import psycopg  # noqa: F401
     except ImportError:
-        _no_server("psycopg is not installed (pip install 'phasetodo[postgres]')")
+        _no_server("psycopg is not installed (the postgres extra)")
     try:
         with postgres_support.server() as made:
             yield made

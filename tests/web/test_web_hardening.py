@@ -23,8 +23,8 @@ from phasetodo.errors import InvalidOption
 from phasetodo.web import Access, Board, Limits, access_for, create_app
 from phasetodo.web.server import make_server
 
-from . import test_web_browser
 from ..web_support import TOKEN, init, kinds, write_from_another_process
+from . import test_web_browser
 
 browser, page = test_web_browser.browser, test_web_browser.page  # the browser tests' fixtures
 

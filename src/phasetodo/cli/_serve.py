@@ -11,7 +11,7 @@ import sqlite3
 from typing import IO, NoReturn
 
 from .._profiles.options import Options
-from ..errors import PhasetodoError
+from ..errors import PhasetodoError, install_hint
 from ._context import OK, open_session, open_store, store_text, usage
 
 __all__ = ["run_mcp", "run_serve"]
@@ -21,7 +21,7 @@ _MCP_MODULES = frozenset({"mcp", "mcp_types", "anyio"})
 
 
 def _mcp_missing() -> NoReturn:
-    usage("mcp: the MCP server needs the 'mcp' extra: pip install 'phasetodo[mcp]'")
+    usage(f"mcp: the MCP server needs the 'mcp' extra: {install_hint('mcp')}")
 
 
 def run_mcp(args: argparse.Namespace, out: IO[str]) -> int:
@@ -46,7 +46,7 @@ def run_mcp(args: argparse.Namespace, out: IO[str]) -> int:
 def run_serve(args: argparse.Namespace, out: IO[str]) -> int:
     """``serve``: every session of the store live in a browser."""
     if any(importlib.util.find_spec(name) is None for name in ("starlette", "uvicorn")):
-        usage("serve: the board needs the 'web' extra: pip install 'phasetodo[web]'")
+        usage(f"serve: the board needs the 'web' extra: {install_hint('web')}")
     from ..web import serve
 
     spec = store_text(args)

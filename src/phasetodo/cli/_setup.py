@@ -12,7 +12,7 @@ from typing import IO, Any
 
 from .._core.codec import dump_phases
 from .._views.markdown import phases_to_markdown
-from ..errors import InvalidParams, InvalidStoreSpec
+from ..errors import InvalidParams, InvalidStoreSpec, install_hint
 from ..stores import PostgresStore
 from ..stores._url import parse_store, shown
 from ._context import OK, json_text, open_session, raw, store_text, usage
@@ -86,7 +86,7 @@ def run_db(args: argparse.Namespace, out: IO[str]) -> int:
     if kind != "postgresql":
         usage(f"db init: {shown(dsn)!r} is not a PostgreSQL DSN (give postgresql://user@host/db)")
     if importlib.util.find_spec("psycopg") is None:
-        usage("db init: PostgreSQL needs the 'postgres' extra: pip install 'phasetodo[postgres]'")
+        usage(f"db init: PostgreSQL needs the 'postgres' extra: {install_hint('postgres')}")
     store = PostgresStore(dsn)
     try:
         store.init_schema()

@@ -5,15 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from ..errors import install_hint
+
 __all__ = ["needs_extra"]
 
 
 @contextmanager
 def needs_extra(module: str, what: str, extra: str) -> Iterator[None]:
     """Imports inside the block that fail raise again, saying that ``module`` needs ``what``
-    and that ``pip install 'phasetodo[extra]'`` brings it (the missing module's ``name`` kept)."""
+    and how to install ``extra`` (the missing module's ``name`` kept)."""
     try:
         yield
     except ImportError as error:
-        message = f"{module} needs {what}: pip install 'phasetodo[{extra}]'"
+        message = f"{module} needs {what}: {install_hint(extra)}"
         raise type(error)(message, name=error.name) from error

@@ -38,7 +38,7 @@ many agents and people change.
 
 :func:`plan_update` is plain data and needs nothing more than phasetodo;
 :func:`stream_plan` and :func:`validate_update` need the ``agent-client-protocol``
-package (``pip install 'phasetodo[acp]'``), imported when they are first called.
+package (the ``acp`` extra), imported when they are first called.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from .._core.codec import as_phases
 from .._core.model import Phase, Status, Task
-from ..errors import InvalidOption, InvalidOptionType
+from ..errors import InvalidOption, InvalidOptionType, install_hint
 
 if TYPE_CHECKING:
     from acp.schema import AgentPlanContentUpdate, AgentPlanUpdate
@@ -81,7 +81,7 @@ STATUS_MAP: Mapping[Status, tuple[str, str]] = {
     Status.BLOCKED: ("completed", "[blocked] "),
 }
 
-_EXTRA = "phasetodo.integrations.acp needs the agent-client-protocol package: pip install 'phasetodo[acp]'"
+_EXTRA = f"phasetodo.integrations.acp needs the agent-client-protocol package: {install_hint('acp')}"
 
 
 def _sdk_schema() -> Any:

@@ -36,7 +36,7 @@ from typing import Any, Literal, TypeVar
 
 import attrs
 
-from ..errors import CorruptLog, StoreError
+from ..errors import CorruptLog, StoreError, install_hint
 from ._base import check_session_id
 from ._dsn import redact
 from ._rows import RowLog
@@ -84,7 +84,7 @@ def _psycopg() -> Any:
         import psycopg
     except ImportError as error:  # pragma: no cover - the extra is installed in tests
         raise StoreError(
-            "PostgresStore needs psycopg 3: pip install 'phasetodo[postgres]'"
+            f"PostgresStore needs psycopg 3: {install_hint('postgres')}"
         ) from error
     return psycopg
 
