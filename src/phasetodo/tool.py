@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from ._core.codec import as_phases, dump_phases
-from ._core.columns import Columns, plain_columns
+from ._core.columns import plain_work
 from ._core.limits import DEFAULT_LIMITS, Limits
 from ._core.model import Phase, value_problems
 from ._core.schema import PARAMS_SCHEMA
@@ -121,10 +121,9 @@ def _parity_on_columns(
     if phases is not None and type(phases) not in (list, tuple):
         return None
     items: Sequence[Any] = () if phases is None else phases  # type: ignore[assignment]
-    cols = plain_columns(items)  # None for JSON that is not plain: the general path names the places
-    if cols is None:
+    work = plain_work(items)  # None for JSON that is not plain: the general path names the places
+    if work is None:
         return None
-    work = Columns(items, cols)
     ops = PARITY.parse(params)
     grows = limits is not None and limits.check_ops(ops)
     work.apply(ops)

@@ -7,9 +7,11 @@ built; these tests call both sides directly, so they run the same whether
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
+import tracemalloc
 from types import ModuleType
 from typing import Any
 
@@ -17,11 +19,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from phasetodo import load_phases, markdown_to_phases, phases_to_markdown
-from phasetodo._core import native
-from phasetodo._core.columns import read_columns
+from phasetodo import load_phases, markdown_to_phases, phases_to_markdown, todo_write
+from phasetodo._core import native, schema
+from phasetodo._core.codec import _structure_op
+from phasetodo._core.columns import _PROTO, _UNTOUCHED, Column, plain_work, read_columns
+from phasetodo._core.limits import DEFAULT_LIMITS
 from phasetodo._core.model import Phase, Status, Task, make_tasks
+from phasetodo._core.ops import Append, Done, Init, Note, Op, PhaseItems, Start, View
+from phasetodo._profiles.team.ops import Block
 from phasetodo._views.summary import PREFIXES as _PREFIXES
+from phasetodo.testing import op_batches
+from phasetodo.testing import params as tool_params
 from phasetodo.testing import phases as phase_lists
 
 from ..budget import examples
@@ -191,6 +199,267 @@ class TestPartsAndRender:
             C.render(cols, ROW_MARKERS)
 
 
+class TestPartsWriter:
+    @settings(max_examples=examples(200))
+    @given(
+        phase_lists(max_size=3, max_tasks=5),
+        st.tuples(*[st.text(max_size=3)] * 4),
+    )
+    def test_any_prefixes_and_character_widths(self, phases: tuple[Phase, ...], prefixes: Any) -> None:
+        """Texts of any width (ASCII, Latin-1, BMP, astral) in names, contents, notes and prefixes
+        give the Python loop's strings: equal, so of the same (narrowest) kind too."""
+        cols = _columns(phases)
+        got = C.parts(cols, prefixes)
+        assert got == native._parts(cols, prefixes)
+        for text in got[:2]:
+            assert text == "".join(list(text))  # a canonical str compares equal to a rebuilt one
+
+    @settings(max_examples=examples(200))
+    @given(
+        phase_lists(min_size=1, max_size=3, max_tasks=5),
+        st.tuples(*[st.text(max_size=2)] * 4),
+    )
+    def test_markdown_of_any_width(self, phases: tuple[Phase, ...], markers: Any) -> None:
+        """The Markdown writer gives the Python loop's string for texts and markers of any width."""
+        cols = _columns(phases)
+        assert C.render(cols, markers) == native._render(cols, markers)
+
+    @pytest.mark.parametrize(
+        "notes",
+        [("",), ("\n",), ("a\n",), ("\nb",), ("é\nx",), ("x", "ü\n\n€"), ("\U0001f600\nz",), ("a",) * 20],
+    )
+    def test_active_notes_split_as_python_splits(self, notes: tuple[str, ...]) -> None:
+        """An active task's notes are spelled out line by line, as ``str.split("\\n")`` splits them."""
+        phases = (Phase("P", (Task("t", Status.IN_PROGRESS, notes), Task("u"))),)
+        cols = _columns(phases)
+        for prefixes in (_PREFIXES, (" ", "/", "x", "-")):
+            assert C.parts(cols, prefixes) == native._parts(cols, prefixes)
+            assert C.render(cols, prefixes) == native._render(cols, prefixes)
+
+
+def _loaded(loaded: Any) -> Any:
+    """What ``columns`` gave, as plain data: every slot of each column, the lookups by column number."""
+    cols, by_name, by_content, active, count = loaded
+    number = {id(col): n for n, col in enumerate(cols)}
+    fields = [{slot: getattr(col, slot) for slot in Column.__slots__} for col in cols]
+    return (
+        fields,
+        {name: number[id(col)] for name, col in by_name.items()},
+        {content: number[id(col)] for content, col in by_content.items()},
+        [(number[id(col)], index) for col, index in active],
+        count,
+    )
+
+
+def _load_outcome(function: Any, *args: Any) -> tuple[str, Any]:
+    kind, value = _outcome(function, *args)
+    return kind, None if value is None else _loaded(value)
+
+
+class TestColumns:
+    @settings(max_examples=examples(400))
+    @given(_phase_dicts())
+    def test_c_and_python_agree(self, phases: list[Any]) -> None:
+        """On any host input both give equal columns (every field) and lookups, or both refuse it."""
+        assert _load_outcome(C.columns, phases, _PROTO) == _load_outcome(native._columns, phases, _PROTO)
+
+    def test_columns_are_what_init_makes(self) -> None:
+        """Each column holds what ``Column(name, contents, statuses, notes)`` holds; notes are the input's."""
+        notes = ["a"]
+        dicts = [
+            {"name": "P", "tasks": [{"content": "t", "status": "pending", "notes": notes}]},
+            {"name": "Q", "tasks": []},
+        ]
+        cols = C.columns(dicts, _PROTO)[0]
+        assert [type(col) for col in cols] == [Column, Column]
+        for col, (name, contents, statuses, cells) in zip(cols, native._rows(dicts), strict=True):
+            made = Column(name, contents, statuses, cells)
+            slots = Column.__slots__
+            assert {f: getattr(col, f) for f in slots} == {f: getattr(made, f) for f in slots}
+        assert cols[0].notes[0] is notes
+        assert cols[0].touched is _UNTOUCHED
+
+    def test_a_change_leaves_the_prototype_alone(self) -> None:
+        """A changed task gets its column its own set of touched positions; the prototype stays empty."""
+        tasks = [{"content": "t", "status": "pending"}, {"content": "u", "status": "pending"}]
+        dicts = [{"name": "P", "tasks": tasks}]
+        work = plain_work(dicts)
+        assert work is not None
+        work.apply((Note("u", "n"), Start("t")))
+        assert work.cols[0].touched == {0, 1}
+        assert _PROTO.touched is _UNTOUCHED
+        assert not _UNTOUCHED
+        assert (_PROTO.contents, _PROTO.statuses, _PROTO.notes) == ([], [], [])
+
+    def test_the_collector_skips_them_and_nothing_leaks(self) -> None:
+        """The C loader leaves its columns, their lists and the lookups out of the collector's work
+        (nothing in them refers back, so they hold no cycle), and calls leave no memory behind."""
+        tasks = [{"content": f"t{i}", "status": "pending", "notes": ["n"]} for i in range(5)]
+        dicts = [{"name": "P", "tasks": tasks}, {"name": "Q", "tasks": []}]
+        cols, by_name, by_content, _, _ = C.columns(dicts, _PROTO)
+        held = [by_name, by_content, *cols, *(x for c in cols for x in (c.contents, c.statuses, c.notes))]
+        assert not any(map(gc.is_tracked, held))
+        params = {
+            "ops": [
+                {"op": "note", "task": "t1", "text": "more"},
+                {"op": "start", "task": "t2"},
+                {"op": "rm", "task": "t3"},
+                {"op": "append", "phase": "Q", "items": ["u"]},
+            ]
+        }
+        for _ in range(200):
+            todo_write(params, dicts)
+        gc.collect()
+        tracemalloc.start()
+        try:
+            start = tracemalloc.get_traced_memory()[0]
+            for _ in range(2000):
+                todo_write(params, dicts)
+            gc.collect()
+            grown = tracemalloc.get_traced_memory()[0] - start
+        finally:
+            tracemalloc.stop()
+        assert grown < 20_000
+
+    def test_a_prototype_with_a_dict_is_refused_by_both(self) -> None:
+        """Only a column class that keeps its fields in slots can be copied field by field."""
+
+        class Open:
+            def __init__(self, *fields: Any) -> None:
+                self.fields = fields
+
+        dicts = [{"name": "P", "tasks": []}]
+        proto = Open("", [], [], [])
+        refused = ("refused", None)
+        assert _outcome(C.columns, dicts, proto) == _outcome(native._columns, dicts, proto) == refused
+
+
+def _odd_value() -> st.SearchStrategy[Any]:
+    return st.one_of(
+        st.none(), st.integers(), st.just(""), st.just([]), st.just(()), st.just(["a", 1]), st.just(("a",)),
+        st.text(max_size=3), st.builds(_Sub, st.text(max_size=3)),
+    )
+
+
+class _Sub(str):
+    """A ``str`` subclass (the fast path takes exact strings only)."""
+
+
+@st.composite
+def _odd_params(draw: st.DrawFn) -> Any:
+    """Tool arguments near the plain shape: tuples for lists, odd values, keys of other types."""
+    names = ["init", "start", "done", "drop", "rm", "append", "note", "view", "x"]
+    entry: dict[Any, Any] = {"op": draw(st.sampled_from(names))}
+    keys = ["task", "phase", "text", "items", "list", "other"]
+    for key in draw(st.lists(st.sampled_from(keys), max_size=3)):
+        if key == "list":
+            entry[key] = draw(
+                st.one_of(
+                    st.lists(
+                        st.fixed_dictionaries({"phase": _odd_value(), "items": _odd_value()}), max_size=2
+                    ),
+                    st.tuples(
+                        st.fixed_dictionaries(
+                            {"phase": st.text(max_size=2), "items": st.tuples(st.text(max_size=2))}
+                        )
+                    ),
+                    _odd_value(),
+                )
+            )
+        else:
+            entry[key] = draw(_odd_value())
+    if draw(st.integers(0, 9)) == 0:
+        entry[draw(st.sampled_from([1, None, _Sub("task"), ("op",)]))] = "x"
+    ops: Any = [entry] * draw(st.integers(0, 2))
+    if draw(st.booleans()):
+        ops = tuple(ops)
+    made: Any = {"ops": ops}
+    if draw(st.integers(0, 9)) == 0:
+        made = {_Sub("ops"): ops}
+    return made
+
+
+class TestOps:
+    @settings(max_examples=examples(400))
+    @given(st.one_of(tool_params(valid=None, extras=True), _odd_params()))
+    def test_c_and_python_agree(self, params: Any) -> None:
+        """Both build equal op values of equal types, or both refuse the arguments."""
+        c, python = _outcome(C.ops, params), _outcome(native._ops, params)
+        assert c == python
+        if c[0] == "ok":
+            assert [type(op) for op in c[1]] == [type(op) for op in python[1]]
+
+    @settings(max_examples=examples(400))
+    @given(st.one_of(tool_params(valid=None, extras=True), _odd_params()))
+    def test_what_is_taken_is_what_the_schema_path_builds(self, params: Any) -> None:
+        """Arguments the fast path takes are valid, and it builds what the schema path builds."""
+        kind, built = _outcome(native._ops, params)
+        if kind == "ok":
+            assert schema.is_valid(params)
+            assert built == tuple(_structure_op(entry, Op) for entry in params["ops"])
+
+    def test_init_entries_and_items(self) -> None:
+        """init's list becomes PhaseItems with item tuples; append's items a tuple; absent fields None."""
+        params = {
+            "ops": [
+                {
+                    "op": "init",
+                    "list": [{"phase": "P", "items": ["a", "b"]}, {"phase": "Q", "items": ("c",)}],
+                },
+                {"op": "init", "list": []},
+                {"op": "init"},
+                {"op": "append", "phase": "P", "items": ["d"], "text": "ignored"},
+                {"op": "done"},
+            ]
+        }
+        expected = (
+            Init((PhaseItems("P", ("a", "b")), PhaseItems("Q", ("c",)))),
+            Init(()),
+            Init(None),
+            Append("P", ("d",)),
+            Done(None, None),
+        )
+        assert C.ops(params) == native._ops(params) == expected
+
+
+class TestScan:
+    @settings(max_examples=examples(300))
+    @given(
+        op_batches(min_size=1, max_size=5),
+        st.lists(st.integers(1, 12), min_size=4, max_size=4),
+    )
+    def test_c_and_python_agree(self, ops: Any, limits: list[int]) -> None:
+        """On the core's ops both give the same verdict: -1 past a limit, else whether the list can grow."""
+        def texts(op: Any) -> int:
+            raise AssertionError(op)
+
+        assert C.scan(ops, *limits, texts) == native._scan(ops, *limits, texts)
+        assert C.scan(list(ops), *limits, texts) == native._scan(ops, *limits, texts)
+
+    def test_every_field_counts(self) -> None:
+        """Each text is held to its own limit: tasks and items to max_content, phases to max_name, notes
+        to max_note, all of them to max_payload."""
+        ops = (
+            Init((PhaseItems("PP", ("aaa",)),)),
+            Append("QQ", ("bbbb",)),
+            Done("c", "RR"),
+            Note("d", "eeeee"),
+            Start("f"),
+        )
+        tight = ([4, 2, 5, 21], [3, 2, 5, 21], [4, 1, 5, 21], [4, 2, 4, 21], [4, 2, 5, 20], [4, 2, 5, 19])
+        for limits in tight:
+            assert C.scan(ops, *limits, len) == native._scan(ops, *limits, len)
+        assert C.scan(ops, 4, 2, 5, 21, len) == 1
+        assert C.scan(ops[2:], 4, 2, 5, 21, len) == 0
+
+    def test_a_profile_op_is_left_to_python(self) -> None:
+        """C refuses ops it does not know (a profile's, or the strict view), and odd field values."""
+        for ops in ((Block("t", "why"),), (View("t"),), (Done(task=5),), (Append("P", ("a", 5)),)):  # type: ignore[arg-type]
+            with pytest.raises(TypeError):
+                C.scan(ops, 9, 9, 9, 99, len)
+        assert DEFAULT_LIMITS.check_ops((Block("t", "why"), Done("u"))) is False
+
+
 _LINE = st.one_of(
     st.builds(lambda m, c: f"- [{m}] {c}", st.sampled_from(list(" xX/>~-?!")), st.text(max_size=5)),
     st.text(max_size=6),
@@ -256,6 +525,14 @@ class TestNoLeaks:
         values = load_phases(dicts)
         cols = _columns(values)
         text = phases_to_markdown(values)
+        params = {
+            "ops": [
+                {"op": "init", "list": [{"phase": name, "items": [content]}]},
+                {"op": "note", "task": content, "text": note},
+            ]
+        }
+        built = C.ops(params)
+        odd = {"name": name, "tasks": [{"content": content, "status": "x"}]}
         before = [sys.getrefcount(x) for x in (content, name, note, Status.IN_PROGRESS)]
         for _ in range(1000):
             C.rows(dicts)
@@ -266,7 +543,87 @@ class TestNoLeaks:
             C.task_run(text, len(name) + 3, STATUS_OF, " xX/>~-")
             C.make_tasks([content], [Status.IN_PROGRESS], [(note,)])
             _outcome(C.rows, [{"name": name, "tasks": [{"content": content, "status": "blocked"}]}])
+            C.columns(dicts, _PROTO)
+            _outcome(C.columns, [dicts[0], odd], _PROTO)
+            C.ops(params)
+            _outcome(C.ops, {"ops": [{"op": "note", "task": content, "text": 5}]})
+            C.scan(built, 99, 99, 99, 999, len)
         assert [sys.getrefcount(x) for x in (content, name, note, Status.IN_PROGRESS)] == before
+
+
+_HOSTILE_SCRIPT = """
+from hypothesis import given, settings, strategies as st
+from fuzz.hostile import REFUSED, Collider, Shifty, hostile_phases
+from phasetodo._core import native
+from phasetodo._core.columns import _PROTO
+
+C = native.load_compiled()
+assert C is not None
+
+
+@st.composite
+def hostile_params(draw):
+    ops, made = [], []
+    params = {}
+    for _ in range(draw(st.integers(1, 3))):
+        op = {}
+        for key in ("op", "task", "items", "list"):
+            if draw(st.booleans()):
+                value = draw(st.sampled_from(["done", "note", "init", "append", "t"]))
+                if draw(st.booleans()):
+                    value = Shifty(value)
+                    value.action = ops.clear
+                if key == "items":
+                    value = [value]
+                elif key == "list":
+                    value = [{"phase": "P", "items": [value]}]
+                op[key] = value
+        if draw(st.booleans()):
+            target = draw(st.sampled_from([op, params]))
+            collider = Collider(draw(st.sampled_from(["op", "task", "ops", "items"])), target.clear)
+            rest = dict(op)
+            op.clear()
+            op[collider] = 0
+            op.update(rest)
+            made.append(collider)
+        ops.append(op)
+    params["ops"] = ops
+    for collider in made:
+        collider.armed = True
+    return params
+
+
+@settings(max_examples=300, database=None, deadline=None)
+@given(hostile_phases(), hostile_params())
+def run(phases, params):
+    for call in (lambda: C.columns(phases, _PROTO), lambda: C.ops(params)):
+        try:
+            call()
+        except REFUSED:
+            pass
+
+
+run()
+print("clean")
+"""
+
+
+class TestHostileLoaders:
+    def test_columns_and_ops_survive_hostile_input(self) -> None:
+        """``columns`` and ``ops`` on input whose own code changes it (in a child process: a crash fails
+        the test, not the run): each returns or refuses."""
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        path = os.pathsep.join(filter(None, [os.environ.get("PYTHONPATH"), root]))
+        done = subprocess.run(
+            [sys.executable, "-c", _HOSTILE_SCRIPT],
+            cwd=root,
+            env={**os.environ, "PYTHONPATH": path},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert done.stdout.strip() == "clean"
 
 
 class TestSwitch:

@@ -30,13 +30,17 @@ from .jsstring import trim_end
 from .model import Phase, Status, Task, make_phase, make_task
 from .ops import Append, Done, Drop, Init, Note, Op, Rm, Start, View
 
-__all__ = ["Column", "Columns", "plain_columns", "read_columns"]
+__all__ = ["Column", "Columns", "plain_columns", "plain_work", "read_columns"]
 
 _PENDING = Status.PENDING
 _ACTIVE = Status.IN_PROGRESS
 _COMPLETED = Status.COMPLETED
 _ABANDONED = Status.ABANDONED
 _ONLY_PHASE = frozenset((Phase,))
+#: ``touched`` of a column nothing has changed yet: shared, replaced by a set on the first change.
+_UNTOUCHED: frozenset[int] = frozenset()
+#: What ``native.columns`` and ``native.index`` may raise on input the fast path does not take.
+_REFUSED = (TypeError, KeyError, AttributeError, ValueError)
 
 
 class _Col:
@@ -48,6 +52,7 @@ class _Col:
     __slots__ = (
         "contents",
         "dirty",
+        "finds",
         "holes",
         "keep",
         "name",
@@ -79,17 +84,32 @@ class _Col:
         #: a changed task is the input's with its new status and notes.
         self.keep = False
         self.holes = 0  # removed tasks still in the lists, with status None
-        self.place: dict[str, int] | None = None  # content -> position, built on first use
+        self.place: dict[str, int] | None = None  # content -> position, built once it pays
+        self.finds = 0  # positions looked up without ``place``
         self.uniform: Status | None = None  # every live task has this status
-        #: Positions changed or added since loading; ``None`` once that is not known
-        #: (a whole-phase op, a removal): then every task is compared with the input's.
-        self.touched: set[int] | None = set()
+        #: Positions changed or added since loading (an empty frozenset until the first);
+        #: ``None`` once that is not known (a whole-phase op, a removal): then every task
+        #: is compared with the input's.
+        self.touched: set[int] | frozenset[int] | None = _UNTOUCHED
 
     def position(self, content: str) -> int:
+        """Where the live task with ``content`` is (the column holds exactly one).
+
+        The first few lookups scan the list (in C, no allocation); after that a
+        content -> position map is built, as many lookups in one phase pay for it.
+        """
         place = self.place
-        if place is None:
+        if place is not None:
+            return place[content]
+        self.finds += 1
+        if self.finds > _SCANS:
             place = self.place = dict(zip(self.contents, count()))
-        return place[content]
+            return place[content]
+        contents, statuses = self.contents, self.statuses
+        index = contents.index(content)
+        while statuses[index] is None:  # a removed task's place: the live one comes later
+            index = contents.index(content, index + 1)
+        return index
 
     def compact(self) -> None:
         """Drop removed tasks from the lists (their status is ``None``)."""
@@ -133,8 +153,11 @@ class _Col:
     def touch(self, index: int) -> None:
         """Say that the task at ``index`` changed or is new."""
         self.dirty = True
-        if self.touched is not None:
-            self.touched.add(index)
+        touched = self.touched
+        if touched is _UNTOUCHED:
+            self.touched = {index}
+        elif touched is not None:
+            touched.add(index)  # type: ignore[union-attr]
 
 
 def _from_dicts(items: Sequence[Mapping[str, Any]]) -> list[_Col]:
@@ -163,6 +186,28 @@ def plain_columns(phases: Iterable[Phase | Mapping[str, Any]]) -> list[_Col] | N
     return None if cols is None or (cols and cols[0].keep) else cols
 
 
+#: The column every column loaded by ``native.columns`` starts as (its other fields are shared values).
+_PROTO = _Col("", [], [], [])
+#: Positions a column looks up by scanning before it builds its content -> position map.
+_SCANS = 8
+
+
+def plain_work(phases: Sequence[Phase | Mapping[str, Any]]) -> Columns | None:
+    """The working copy of a list the bulk kernels take (JSON dicts or ``Phase`` values of the
+    reference's fields), or ``None`` for any other (malformed JSON, a team plan's tasks).
+
+    JSON phases are read into columns and indexed in one pass (``native.columns``).
+    """
+    if phases and type(phases[0]) is dict:
+        try:
+            loaded = native.columns(phases, _PROTO)  # type: ignore[arg-type]
+        except _REFUSED:
+            return None  # not plain JSON (or Phase values among the dicts): the careful loader decides
+        return Columns(phases, loaded[0], loaded[1:])
+    cols = plain_columns(phases)
+    return None if cols is None else Columns(phases, cols)
+
+
 def _from_values(items: Sequence[Phase]) -> list[_Col]:
     """Columns from ``Phase`` values: in bulk, or phase by phase when tasks carry more."""
     if _ONLY_PHASE.issuperset(map(type, items)):
@@ -189,8 +234,12 @@ class Columns:
     """The mutable working copy one parity batch is applied to."""
 
     def __init__(
-        self, phases: Iterable[Phase | Mapping[str, Any]], cols: list[_Col] | None = None
+        self,
+        phases: Iterable[Phase | Mapping[str, Any]],
+        cols: list[_Col] | None = None,
+        index: Sequence[Any] | None = None,
     ) -> None:
+        """``cols``: the list read already; ``index``: what ``native.index`` gives for them."""
         self.errors: list[str] = []
         #: Bumped whenever a task or a phase is added or removed: what a profile caches
         #: about the list's shape (strict's hint index) is stale once it changes.
@@ -199,13 +248,14 @@ class Columns:
             cols = read_columns(phases)
         if cols is None:
             raise TypeError  # JSON that is not plain: the careful loader names the bad places
-        self._index(cols)
+        self._index(cols, index)
         self.before_tasks = self.count
         self.before_phases = len(cols)
 
-    def _index(self, cols: list[_Col]) -> None:
+    def _index(self, cols: list[_Col], index: Sequence[Any] | None = None) -> None:
         self.cols = cols
-        self.by_name, self.by_content, self.active, self.count = native.index(cols)
+        found: native.Index = native.index(cols) if index is None else index  # type: ignore[assignment]
+        self.by_name, self.by_content, self.active, self.count = found
         self.uniform: Status | None = None
         self.shape += 1
         #: Contents more than one task has (content -> how many are left): found by a scan.
@@ -274,8 +324,11 @@ class Columns:
             self.active[(col, index)] = None
         col.statuses[index] = status
         col.dirty = True
-        if col.touched is not None:
-            col.touched.add(index)
+        touched = col.touched
+        if touched is _UNTOUCHED:
+            col.touched = {index}
+        elif touched is not None:
+            touched.add(index)  # type: ignore[union-attr]
         col.uniform = None
         self.uniform = None
 
@@ -442,8 +495,9 @@ class Columns:
 
     def apply(self, ops: Iterable[Op | View]) -> None:
         """Run ``ops`` in order, then keep exactly one task active."""
+        run = self.run
         for op in ops:
-            self.run(op)
+            run(op)
         self.normalize()
 
     def normalize(self) -> None:

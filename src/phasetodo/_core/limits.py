@@ -23,6 +23,7 @@ from typing import Any
 import attrs
 
 from ..errors import InvalidOption, InvalidParams
+from . import native
 from .model import Phase
 from .ops import Append, Done, Drop, Init, Note, Rm, Start, View
 
@@ -89,50 +90,15 @@ class Limits:
         return True  # pragma: no cover - the quick pass and this one agree
 
     def _scan(self, ops: Sequence[Any]) -> int:
-        """The quick pass: -1 past a limit, else 1 when the ops can grow the list, 0 when not."""
-        max_content, max_name, max_note = self.max_content, self.max_name, self.max_note
-        total = grows = 0
-        for op in ops:
-            kind = type(op)
-            if kind not in _CORE_KINDS:
-                size = self._scan_texts(op)
-                if size < 0:
-                    return -1
-                total += size
-                grows |= bool(getattr(op, "grows", False))
-                continue
-            if kind is Append or kind is Init:
-                grows = 1
-                entries: Sequence[Any] = (op,) if kind is Append else (op.list or ())
-                for entry in entries:
-                    items = entry.items or ()
-                    if items:
-                        sizes = list(map(len, items))
-                        if max(sizes) > max_content:
-                            return -1
-                        total += sum(sizes)
-                    size = len(entry.phase or "")
-                    if size > max_name:
-                        return -1
-                    total += size
-                continue
-            size = len(op.task or "")  # a task reference, bounded like content
-            if size > max_content:
-                return -1
-            total += size
-            if kind is Note:
-                size = len(op.text or "")
-                if size > max_note:
-                    return -1
-                total += size
-            elif kind is not Start:
-                phase = op.phase
-                if phase is not None:  # most ops name a task, not a phase: skip the rest for them
-                    size = len(phase)
-                    if size > max_name:
-                        return -1
-                    total += size
-        return grows if total <= self.max_payload else -1
+        """The quick pass: -1 past a limit, else 1 when the ops can grow the list, 0 when not.
+
+        ``native.scan`` (in C for the core's ops; the Python loop for any op).
+        """
+        limits = (self.max_content, self.max_name, self.max_note, self.max_payload)
+        try:
+            return native.scan(ops, *limits, self._scan_texts)
+        except TypeError:  # a profile's op, which only the Python loop reads (or a bad value)
+            return native.pure_scan(ops, *limits, self._scan_texts)
 
     def _limit(self, kind: str) -> tuple[str, int]:
         if kind == "content":

@@ -20,24 +20,32 @@ from operator import attrgetter
 from types import ModuleType
 from typing import Any, Protocol
 
+import attrs
+
 from ..errors import PhasetodoWarning
 from .jsstring import WHITESPACE
 from .model import REFERENCE_STATUSES, Phase, Status, Task, make_task
 from .model import make_tasks as _bulk_tasks
+from .ops import OPS, Append, Done, Drop, Init, Note, Op, PhaseItems, Rm, Start, View
 
 __all__ = [
     "API",
     "COMPILED",
     "Index",
+    "Loaded",
     "Parts",
     "Row",
+    "columns",
     "index",
     "load_compiled",
     "make_tasks",
+    "ops",
     "parts",
     "pure_parts",
+    "pure_scan",
     "render",
     "rows",
+    "scan",
     "task_run",
     "value_rows",
 ]
@@ -177,6 +185,27 @@ def _index(cols: list[ColumnLike]) -> Index:
     return by_name, by_content, active, total
 
 
+#: What :func:`columns` gives: the columns, then what :func:`index` gives for them.
+Loaded = tuple[list[Any], dict[str, Any], dict[str, Any], dict[tuple[Any, int], None], int]
+
+
+def _columns(phases: Sequence[Mapping[str, Any]], proto: Any) -> Loaded:
+    """JSON phases as columns of ``type(proto)`` with their lookups: :func:`rows`, then
+    :func:`index`. Raises as :func:`rows` does.
+
+    ``proto`` is a column made by ``type(proto)(name, [], [], [])`` whose other fields
+    are shared values (no list or set of its own): each new column is made here as
+    ``type(proto)(name, contents, statuses, notes)``, and the C twin copies those other
+    fields from ``proto`` instead of running ``__init__`` (the class must keep its fields
+    in ``__slots__``).
+    """
+    if hasattr(proto, "__dict__"):
+        raise TypeError  # the C twin copies slots only
+    make = type(proto)
+    cols = [make(*row) for row in _rows(phases)]
+    return (cols, *_index(cols))
+
+
 def _noted(tree: list[str], prefix: str, content: str, status: Status, notes: Sequence[str]) -> None:
     """A noted task's summary line, and under the active task its notes."""
     size = len(notes)
@@ -282,8 +311,136 @@ def _make_tasks(
     return [make_task(c, s, n) for c, s, n in zip(contents, statuses, notes, strict=True)]
 
 
+#: Each op's wire name, class and fields (each filled from the op's key of that name).
+_OP_KINDS = tuple((name, cls, tuple(f.name for f in attrs.fields(cls))) for name, cls in OPS.items())
+_KINDS = {name: (cls, fields) for name, cls, fields in _OP_KINDS}
+_ARRAYS = (list, tuple)
+_SCALARS = ("task", "phase", "text")
+
+
+def _texts(value: Any) -> tuple[str, ...]:
+    """``items``: a non-empty list or tuple of exact strings, as a tuple; raises ``TypeError``."""
+    if type(value) not in _ARRAYS or not value or not _ONLY_STR.issuperset(map(type, value)):
+        raise TypeError
+    return tuple(value)
+
+
+def _fields(data: Any) -> dict[str, Any]:
+    """A dict whose keys are all exact strings (a lookup in it runs no code); raises ``TypeError``."""
+    if type(data) is not dict or not _ONLY_STR.issuperset(map(type, data)):
+        raise TypeError
+    return data
+
+
+def _ops(params: object) -> tuple[Op, ...]:
+    """Tool arguments of the common plain shape as op values; raises ``TypeError`` for any other.
+
+    Plain: exact ``dict``, ``list``/``tuple`` and ``str`` throughout, every dict key an
+    exact string, a non-empty list of ops with known names, ``task``, ``phase`` and
+    ``text`` strings where given, ``items`` non-empty lists of strings, ``list`` entries
+    with a ``phase`` and ``items``. The parameter schema accepts all such arguments, so
+    a refusal only sends them to the schema (``codec.parse_params``). Each op is its
+    class with every field taken from the key of its name (``None`` where absent),
+    ``items`` as a tuple and ``list`` as a tuple of ``PhaseItems``.
+    """
+    entries = _fields(params).get("ops")
+    if type(entries) not in _ARRAYS or not entries:
+        raise TypeError
+    out = []
+    for entry in entries:
+        data = _fields(entry)
+        name = data.get("op")
+        if type(name) is not str or name not in _KINDS:
+            raise TypeError
+        for key in _SCALARS:
+            if key in data and type(data[key]) is not str:
+                raise TypeError
+        given: dict[str, Any] = {"items": None, "list": None}
+        if "items" in data:
+            given["items"] = _texts(data["items"])
+        if "list" in data:
+            listed = data["list"]
+            if type(listed) not in _ARRAYS:
+                raise TypeError
+            given["list"] = tuple(PhaseItems(_phase(e), _texts(e.get("items"))) for e in map(_fields, listed))
+        cls, names = _KINDS[name]
+        out.append(cls(*[given[f] if f in given else data.get(f) for f in names]))
+    return tuple(out)
+
+
+def _phase(entry: dict[str, Any]) -> str:
+    phase = entry.get("phase")
+    if type(phase) is not str:
+        raise TypeError
+    return phase
+
+
+#: The core's op kinds; any other op (a profile's own) lists its texts itself
+#: through ``limit_texts()`` and says with ``grows`` whether it can add tasks.
+_CORE_KINDS = frozenset((Append, Done, Drop, Init, Note, Rm, Start, View))
+
+
+def _scan(
+    ops: Sequence[Any],
+    max_content: int,
+    max_name: int,
+    max_note: int,
+    max_payload: int,
+    texts: Callable[[Any], int],
+) -> int:
+    """The limits' quick pass: -1 past a limit, else 1 when the ops can grow the list, 0 when not.
+
+    A task reference is bounded like content (``max_content``), a phase name by
+    ``max_name``, a note by ``max_note``, the characters of all by ``max_payload``;
+    ``texts(op)`` gives a profile op's characters (-1: one of them is over its limit).
+    The C twin takes the core's ops only (it raises ``TypeError`` for any other).
+    """
+    total = grows = 0
+    for op in ops:
+        kind = type(op)
+        if kind not in _CORE_KINDS:
+            size = texts(op)
+            if size < 0:
+                return -1
+            total += size
+            grows |= bool(getattr(op, "grows", False))
+            continue
+        if kind is Append or kind is Init:
+            grows = 1
+            entries: Sequence[Any] = (op,) if kind is Append else (op.list or ())
+            for entry in entries:
+                items = entry.items or ()
+                if items:
+                    sizes = list(map(len, items))
+                    if max(sizes) > max_content:
+                        return -1
+                    total += sum(sizes)
+                size = len(entry.phase or "")
+                if size > max_name:
+                    return -1
+                total += size
+            continue
+        size = len(op.task or "")  # a task reference, bounded like content
+        if size > max_content:
+            return -1
+        total += size
+        if kind is Note:
+            size = len(op.text or "")
+            if size > max_note:
+                return -1
+            total += size
+        elif kind is not Start:
+            phase = op.phase
+            if phase is not None:  # most ops name a task, not a phase: skip the rest for them
+                size = len(phase)
+                if size > max_name:
+                    return -1
+                total += size
+    return grows if total <= max_payload else -1
+
+
 #: The interface version of the C module this code calls (its ``API`` constant).
-API = 1
+API = 2
 
 
 def load_compiled() -> ModuleType | None:
@@ -308,6 +465,7 @@ def load_compiled() -> ModuleType | None:
         REFERENCE_STATUSES, tuple(s.value for s in REFERENCE_STATUSES), Status.BLOCKED,
         _LOOKUP, tuple(_TEAM_KEYS), WHITESPACE, Task, Phase,
     )
+    _speedups.setup_ops(_OP_KINDS, PhaseItems)
     module: ModuleType = _speedups
     return module
 
@@ -320,6 +478,9 @@ rows: Callable[[Sequence[Mapping[str, Any]]], list[Row]] = _C.rows if _C else _r
 value_rows: Callable[[Sequence[Phase]], list[Row]] = _C.value_rows if _C else _value_rows
 parts: Callable[[list[Any], tuple[str, str, str, str]], Parts] = _C.parts if _C else _parts
 index: Callable[[list[Any]], Index] = _C.index if _C else _index
+columns: Callable[[Sequence[Mapping[str, Any]], Any], Loaded] = _C.columns if _C else _columns
+ops: Callable[[object], tuple[Op, ...]] = _C.ops if _C else _ops
+scan: Callable[[Sequence[Any], int, int, int, int, Callable[[Any], int]], int] = _C.scan if _C else _scan
 render: Callable[[list[Any], tuple[str, str, str, str]], str] = _C.render if _C else _render
 task_run: Callable[
     [str, int, Mapping[str, Status], str], tuple[list[str], list[Status], int]
@@ -327,3 +488,5 @@ task_run: Callable[
 make_tasks: Callable[..., list[Task]] = _C.make_tasks if _C else _make_tasks
 #: :func:`parts` in Python whatever the build: the one that takes ``blocked``'s prefix too.
 pure_parts: Callable[[list[Any], tuple[str, ...]], Parts] = _parts
+#: :func:`scan` in Python whatever the build: the one that reads a profile's ops too.
+pure_scan = _scan
