@@ -286,7 +286,7 @@ class TestColumns:
         work = plain_work(dicts)
         assert work is not None
         work.apply((Note("u", "n"), Start("t")))
-        assert work.cols[0].touched == {0, 1}
+        assert set(work.cols[0].touched or ()) == {0, 1}
         assert _PROTO.touched is _UNTOUCHED
         assert not _UNTOUCHED
         assert (_PROTO.contents, _PROTO.statuses, _PROTO.notes) == ([], [], [])

@@ -37,7 +37,7 @@ _ACTIVE = Status.IN_PROGRESS
 _COMPLETED = Status.COMPLETED
 _ABANDONED = Status.ABANDONED
 _ONLY_PHASE = frozenset((Phase,))
-#: ``touched`` of a column nothing has changed yet: shared, replaced by a set on the first change.
+#: ``touched`` of a column nothing has changed yet: shared, replaced by a dict on the first change.
 _UNTOUCHED: frozenset[int] = frozenset()
 #: What ``native.columns`` and ``native.index`` may raise on input the fast path does not take.
 _REFUSED = (TypeError, KeyError, AttributeError, ValueError)
@@ -87,10 +87,11 @@ class _Col:
         self.place: dict[str, int] | None = None  # content -> position, built once it pays
         self.finds = 0  # positions looked up without ``place``
         self.uniform: Status | None = None  # every live task has this status
-        #: Positions changed or added since loading (an empty frozenset until the first);
-        #: ``None`` once that is not known (a whole-phase op, a removal): then every task
-        #: is compared with the input's.
-        self.touched: set[int] | frozenset[int] | None = _UNTOUCHED
+        #: Positions changed or added since loading, as the keys of a dict (which the
+        #: collector does not track, as it would a set; an empty frozenset until the
+        #: first); ``None`` once that is not known (a whole-phase op, a removal): then
+        #: every task is compared with the input's.
+        self.touched: dict[int, None] | frozenset[int] | None = _UNTOUCHED
 
     def position(self, content: str) -> int:
         """Where the live task with ``content`` is (the column holds exactly one).
@@ -155,9 +156,9 @@ class _Col:
         self.dirty = True
         touched = self.touched
         if touched is _UNTOUCHED:
-            self.touched = {index}
+            self.touched = {index: None}
         elif touched is not None:
-            touched.add(index)  # type: ignore[union-attr]
+            touched[index] = None  # type: ignore[index]
 
 
 def _from_dicts(items: Sequence[Mapping[str, Any]]) -> list[_Col]:
@@ -326,9 +327,9 @@ class Columns:
         col.dirty = True
         touched = col.touched
         if touched is _UNTOUCHED:
-            col.touched = {index}
+            col.touched = {index: None}
         elif touched is not None:
-            touched.add(index)  # type: ignore[union-attr]
+            touched[index] = None  # type: ignore[index]
         col.uniform = None
         self.uniform = None
 
