@@ -253,6 +253,7 @@ def team_expected() -> list[dict[str, Any]]:
     return out
 
 
+@pytest.mark.slow  # writer threads and a live feed
 class TestStreamPlan:
     """stream_plan follows a session's feed and sends one update per change."""
 

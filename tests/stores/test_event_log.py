@@ -326,6 +326,7 @@ class TestManyAwatchers:
             store.close()
 
 
+@pytest.mark.slow  # a log cut at every byte
 class TestJsonlCuts:
     def test_a_log_cut_at_every_byte_of_its_last_event_replays_to_the_event_before(
         self, tmp_path: Path

@@ -115,6 +115,7 @@ class TestAgent:
 
 
 class TestSqliteDamage:
+    @pytest.mark.slow  # 300 damaged copies of a database file
     def test_byte_flips_give_only_our_errors(self, tmp_path: Path) -> None:
         """300 random byte flips of a SQLite file: each read works or raises CorruptLog or StoreError."""
         good = tmp_path / "good.db"

@@ -189,6 +189,7 @@ class TestRejectedForms:
         assert shown("jsonl:plans/@team") == "jsonl:plans/@team"
         assert shown("plans/@team") == "plans/@team"
 
+    @pytest.mark.slow  # runs the command in a child process
     @pytest.mark.parametrize("text", ["sqlite://todo.db", "mysql://x", "jsonl:"])
     def test_the_command_refuses_them_and_creates_nothing(self, here: Path, text: str) -> None:
         """The command exits 2 on a refused --store, naming the forms; nothing is created here or at /."""
@@ -199,6 +200,7 @@ class TestRejectedForms:
         assert list(here.iterdir()) == []
         _nothing_at_root()
 
+    @pytest.mark.slow  # runs the command in a child process
     def test_the_command_hides_a_dsn_password(self, here: Path) -> None:
         """A PostgreSQL store that cannot be reached is named without its password."""
         done = _command("--store", "postgresql://me:s3cret@127.0.0.1:1/todo", "show", cwd=here)
@@ -244,6 +246,7 @@ class TestDefaultStore:
         assert (tmp_path / "ph" / "sessions" / "x.jsonl").is_file()
         assert not (here / ".phasetodo").exists()
 
+    @pytest.mark.slow  # runs the command in a child process
     def test_command_honours_phasetodo_home(
         self, here: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
@@ -254,6 +257,7 @@ class TestDefaultStore:
         assert (tmp_path / "ph" / "sessions" / "default.jsonl").is_file()
         assert list(here.iterdir()) == []
 
+    @pytest.mark.slow  # runs the command in a child process
     @pytest.mark.parametrize("home", [False, True])
     def test_a_library_session_is_seen_by_the_command(
         self, here: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: bool
@@ -270,6 +274,7 @@ class TestDefaultStore:
         with phasetodo.Session.open("x", resume="keep") as session:
             assert phasetodo.dump_phases(session.phases) == json.loads(again.stdout)
 
+    @pytest.mark.slow  # runs the command in a child process
     def test_reading_verbs_on_a_missing_default_create_nothing(self, here: Path) -> None:
         """`phasetodo show` with no default store yet exits 1 and creates nothing."""
         done = _command("show", cwd=here)

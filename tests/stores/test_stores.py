@@ -262,6 +262,7 @@ def _peak_bytes(action: object) -> int:
         tracemalloc.stop()
 
 
+@pytest.mark.slow  # logs of 10,000 events
 class TestOpenCost:
     def test_opening_a_10000_event_jsonl_log_costs_at_most_twice_a_100_event_one(
         self, tmp_path: Path
