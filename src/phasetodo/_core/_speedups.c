@@ -480,6 +480,33 @@ build_row(PyObject *name, PyObject *items, Taker take)
     return row;
 }
 
+/* build_row for a host's list of task dicts that all take the plain path, read in place:
+ * no snapshot. Nothing between the first read and the last runs code or allocates (the
+ * column lists are made first, and the list's length is read again after that), so the
+ * list cannot change meanwhile. NULL with no error set when a task needs the careful path
+ * (nothing is kept: the caller reads the row again from a snapshot). */
+static PyObject *
+plain_row(PyObject *name, PyObject *tasks)
+{
+    Py_ssize_t count = PyList_GET_SIZE(tasks);
+    PyObject *contents = PyList_New(count), *statuses = PyList_New(count), *notes = PyList_New(count);
+    PyObject *row = NULL;
+    int plain = contents != NULL && statuses != NULL && notes != NULL && PyList_GET_SIZE(tasks) == count;
+    for (Py_ssize_t i = 0; plain > 0 && i < count; i++) {
+        PyObject *task = PyList_GET_ITEM(tasks, i);
+        plain = PyDict_CheckExact(task) ? take_plain_task(task, i, contents, statuses, notes) : 0;
+    }
+    if (plain > 0) {
+        row = PyTuple_Pack(4, name, contents, statuses, notes);
+    } else if (plain == 0) {
+        PyErr_Clear(); /* only an allocation failure is left set, and the careful path meets it again */
+    }
+    Py_XDECREF(contents);
+    Py_XDECREF(statuses);
+    Py_XDECREF(notes);
+    return row;
+}
+
 static PyObject *
 one_row(PyObject *phase)
 {
@@ -487,12 +514,18 @@ one_row(PyObject *phase)
         PyErr_SetString(PyExc_TypeError, "a phase must be a dict");
         return NULL;
     }
-    /* our own reference, as in take_task: looking "tasks" up can run a key's __eq__ */
+    /* our own references, as in take_task: looking "tasks" up can run a key's __eq__, and
+     * what follows allocates (a collection can run code that takes them out of the dict) */
     PyObject *name = Py_XNewRef(required(phase, s_name));
-    PyObject *tasks = name == NULL ? NULL : required(phase, s_tasks);
+    PyObject *tasks = name == NULL ? NULL : Py_XNewRef(required(phase, s_tasks));
     PyObject *items = NULL, *row = NULL;
     if (tasks != NULL && PyUnicode_CheckExact(name) && (PyList_CheckExact(tasks) || PyTuple_CheckExact(tasks))) {
-        items = PySequence_Tuple(tasks); /* a snapshot of the host's list; runs no code */
+        if (PyList_CheckExact(tasks)) {
+            row = plain_row(name, tasks);
+        }
+        if (row == NULL && !PyErr_Occurred()) {
+            items = PySequence_Tuple(tasks); /* a snapshot of the host's list */
+        }
     } else if (tasks != NULL) {
         PyErr_SetString(PyExc_TypeError, "a phase needs a string name and a list of tasks");
     }
@@ -500,6 +533,7 @@ one_row(PyObject *phase)
         row = build_row(name, items, take_task);
         Py_DECREF(items);
     }
+    Py_XDECREF(tasks);
     Py_XDECREF(name);
     return row;
 }
@@ -1488,8 +1522,9 @@ phase_items(PyObject *entry)
     if (field[F_PHASE] == NULL || !PyUnicode_CheckExact(field[F_PHASE]) || field[F_ITEMS] == NULL) {
         return not_plain("an entry of init's list needs a phase and items");
     }
-    PyObject *values[2] = {Py_NewRef(field[F_PHASE]), NULL};
-    values[1] = plain_texts(field[F_ITEMS]);
+    /* references of our own before anything is allocated (a collection can run code) */
+    PyObject *values[2] = {Py_NewRef(field[F_PHASE]), Py_NewRef(field[F_ITEMS])};
+    Py_SETREF(values[1], plain_texts(values[1]));
     if (values[1] == NULL) {
         Py_DECREF(values[0]);
         return NULL;
@@ -1605,7 +1640,9 @@ ops(PyObject *module, PyObject *params)
     if (given == NULL || (!PyList_CheckExact(given) && !PyTuple_CheckExact(given)) || Py_SIZE(given) == 0) {
         return not_plain("ops must be a non-empty list");
     }
+    Py_INCREF(given); /* held: making the snapshot allocates, and a collection can run code */
     PyObject *entries = PySequence_Tuple(given); /* a snapshot: each op dict held by it */
+    Py_DECREF(given);
     if (entries == NULL) {
         return NULL;
     }

@@ -94,11 +94,14 @@ class Limits:
 
         ``native.scan`` (in C for the core's ops; the Python loop for any op).
         """
-        limits = (self.max_content, self.max_name, self.max_note, self.max_payload)
         try:
-            return native.scan(ops, *limits, self._scan_texts)
+            return native.scan(
+                ops, self.max_content, self.max_name, self.max_note, self.max_payload, self._scan_texts
+            )
         except TypeError:  # a profile's op, which only the Python loop reads (or a bad value)
-            return native.pure_scan(ops, *limits, self._scan_texts)
+            return native.pure_scan(
+                ops, self.max_content, self.max_name, self.max_note, self.max_payload, self._scan_texts
+            )
 
     def _limit(self, kind: str) -> tuple[str, int]:
         if kind == "content":
