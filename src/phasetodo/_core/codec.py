@@ -52,14 +52,16 @@ def parse_params(params: object) -> tuple[Op, ...]:
     """Check tool arguments against the schema and turn them into ops.
 
     Raises :class:`InvalidParams` listing every problem; nothing else escapes.
-    A ``null`` op field is rejected, as the reference does. Arguments of the common
-    plain shape are checked and built in one pass (``native.ops``); the others go
-    through the schema.
+    A ``null`` op field is rejected, as the reference does. With the C module,
+    arguments of the common plain shape are checked and built in one pass
+    (``native.ops``); the others go through the schema (in pure Python the
+    schema's quick check and the converter are the faster way for all).
     """
-    try:
-        return native.ops(params)
-    except TypeError:
-        pass  # not of the plain shape: the schema decides, and names every problem
+    if native.COMPILED:
+        try:
+            return native.ops(params)
+        except TypeError:
+            pass  # not of the plain shape: the schema decides, and names every problem
     if not schema.is_valid(params):
         raise InvalidParams(schema.problems(params) or ["params: must be JSON-shaped data"])
     assert isinstance(params, dict)
