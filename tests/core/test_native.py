@@ -291,6 +291,7 @@ class TestColumns:
         assert not _UNTOUCHED
         assert (_PROTO.contents, _PROTO.statuses, _PROTO.notes) == ([], [], [])
 
+    @pytest.mark.slow  # a thousand loads and collections: the full run's
     def test_the_collector_skips_them_and_nothing_leaks(self) -> None:
         """The C loader leaves its columns, their lists and the lookups out of the collector's work
         (nothing in them refers back, so they hold no cycle), and calls leave no memory behind."""
@@ -609,6 +610,7 @@ print("clean")
 
 
 class TestHostileLoaders:
+    @pytest.mark.slow  # thousands of hostile inputs: the full run's, and fuzz/sanitize's
     def test_columns_and_ops_survive_hostile_input(self) -> None:
         """``columns`` and ``ops`` on input whose own code changes it (in a child process: a crash fails
         the test, not the run): each returns or refuses."""

@@ -909,6 +909,54 @@ note_lines(Writer *w, PyObject *note)
     }
 }
 
+/* The cells of task ``i`` of ``col`` as a writer reads them: content, notes cell, status
+ * index, note count. In pass 1 (``measure``) every cell is checked: the notes of every task
+ * when ``all_notes`` (Markdown prints them all), else only the active task's (the summary's).
+ * -1 with an error (pass 1 only); 1 when pass 2 meets a cell pass 1 would have refused
+ * (cannot happen: the writer then gives up without an error); 0 otherwise. Calls no Python
+ * code, so the borrowed references stay valid while the writer uses them. */
+static int
+task_cells(Column *col, Py_ssize_t i, int measure, int all_notes, PyObject **content,
+           PyObject **cell, int *status, Py_ssize_t *noted)
+{
+    *content = PyList_GET_ITEM(col->contents, i);
+    *cell = PyList_GET_ITEM(col->notes, i);
+    *status = status_index(PyList_GET_ITEM(col->statuses, i));
+    *noted = 0;
+    if (*cell != Py_None) {
+        *noted = PyList_CheckExact(*cell) || PyTuple_CheckExact(*cell) ? Py_SIZE(*cell) : -1;
+    }
+    if (!measure) {
+        return *status < 0 || *noted < 0;
+    }
+    if (*status < 0) {
+        PyErr_SetString(PyExc_TypeError, "not one of the reference's four statuses");
+        return -1;
+    }
+    if (*noted < 0) {
+        PyErr_SetString(PyExc_TypeError, "notes must be None, a list or a tuple");
+        return -1;
+    }
+    if (!PyUnicode_Check(*content)) {
+        PyErr_SetString(PyExc_TypeError, "content must be a string");
+        return -1;
+    }
+    if (ready_str(*content) < 0) {
+        return -1;
+    }
+    for (Py_ssize_t k = 0; (all_notes || *status == 1) && k < *noted; k++) {
+        PyObject *note = PyList_CheckExact(*cell) ? PyList_GET_ITEM(*cell, k) : PyTuple_GET_ITEM(*cell, k);
+        if (!PyUnicode_Check(note)) {
+            PyErr_SetString(PyExc_TypeError, "a note must be a string");
+            return -1;
+        }
+        if (ready_str(note) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* One column's tree lines and open-task lines. In pass 1 (measure) it also checks every
  * cell, and counts the open tasks; 0 on success, -1 with an error (pass 1 only). */
 static int
@@ -924,40 +972,14 @@ summary_column(Summary *s, Column *col, Py_ssize_t number, int measure)
     w_ascii(tree, ":", 1);
     Py_ssize_t count = PyList_GET_SIZE(col->contents);
     for (Py_ssize_t i = 0; i < count; i++) {
-        PyObject *content = PyList_GET_ITEM(col->contents, i);
-        PyObject *cell = PyList_GET_ITEM(col->notes, i);
-        int status = status_index(PyList_GET_ITEM(col->statuses, i));
-        Py_ssize_t noted = 0;
-        if (cell != Py_None) {
-            noted = PyList_CheckExact(cell) || PyTuple_CheckExact(cell) ? Py_SIZE(cell) : -1;
+        PyObject *content, *cell;
+        int status;
+        Py_ssize_t noted;
+        int read = task_cells(col, i, measure, 0, &content, &cell, &status, &noted);
+        if (read < 0) {
+            return -1;
         }
-        if (measure) {
-            if (status < 0) {
-                PyErr_SetString(PyExc_TypeError, "not one of the reference's four statuses");
-                return -1;
-            }
-            if (noted < 0) {
-                PyErr_SetString(PyExc_TypeError, "notes must be None, a list or a tuple");
-                return -1;
-            }
-            if (!PyUnicode_Check(content)) {
-                PyErr_SetString(PyExc_TypeError, "content must be a string");
-                return -1;
-            }
-            if (ready_str(content) < 0) {
-                return -1;
-            }
-            for (Py_ssize_t k = 0; status == 1 && k < noted; k++) {
-                PyObject *note = PyList_CheckExact(cell) ? PyList_GET_ITEM(cell, k) : PyTuple_GET_ITEM(cell, k);
-                if (!PyUnicode_Check(note)) {
-                    PyErr_SetString(PyExc_TypeError, "a note must be a string");
-                    return -1;
-                }
-                if (ready_str(note) < 0) {
-                    return -1;
-                }
-            }
-        } else if (status < 0 || noted < 0) {
+        if (read > 0) {
             tree->overflow = 1; /* cannot happen: pass 1 checked the same cells */
             return 0;
         }
@@ -1995,40 +2017,14 @@ render_column(Writer *w, Column *col, PyObject *const *markers, int first, int m
     w_str(w, col->name);
     w_ascii(w, "\n", 1);
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(col->contents); i++) {
-        PyObject *content = PyList_GET_ITEM(col->contents, i);
-        PyObject *cell = PyList_GET_ITEM(col->notes, i);
-        int status = status_index(PyList_GET_ITEM(col->statuses, i));
-        Py_ssize_t noted = 0;
-        if (cell != Py_None) {
-            noted = PyList_CheckExact(cell) || PyTuple_CheckExact(cell) ? Py_SIZE(cell) : -1;
+        PyObject *content, *cell;
+        int status;
+        Py_ssize_t noted;
+        int read = task_cells(col, i, measure, 1, &content, &cell, &status, &noted);
+        if (read < 0) {
+            return -1;
         }
-        if (measure) {
-            if (status < 0) {
-                PyErr_SetString(PyExc_TypeError, "not one of the reference's four statuses");
-                return -1;
-            }
-            if (noted < 0) {
-                PyErr_SetString(PyExc_TypeError, "notes must be None, a list or a tuple");
-                return -1;
-            }
-            if (!PyUnicode_Check(content)) {
-                PyErr_SetString(PyExc_TypeError, "content must be a string");
-                return -1;
-            }
-            if (ready_str(content) < 0) {
-                return -1;
-            }
-            for (Py_ssize_t k = 0; k < noted; k++) {
-                PyObject *note = PyList_CheckExact(cell) ? PyList_GET_ITEM(cell, k) : PyTuple_GET_ITEM(cell, k);
-                if (!PyUnicode_Check(note)) {
-                    PyErr_SetString(PyExc_TypeError, "a note must be a string");
-                    return -1;
-                }
-                if (ready_str(note) < 0) {
-                    return -1;
-                }
-            }
-        } else if (status < 0 || noted < 0) {
+        if (read > 0) {
             w->overflow = 1; /* cannot happen: pass 1 checked the same cells */
             return 0;
         }
