@@ -129,6 +129,9 @@ class Session(OptionsHolder):
         self._version = latest.version if latest is not None else 0
         phases = latest.phases if latest is not None else ()
         self._phases = strip_closed(phases) if resume == "strip" else phases
+        #: What a stripped resume removed is logged as its own ``clear`` event (source
+        #: ``"resume"``) just before the next change, so the history does not blame that change.
+        self._strip_unlogged = self._phases != phases
         self._reschedule()
 
     @classmethod
@@ -560,6 +563,10 @@ class Session(OptionsHolder):
             after, result = make(current)
             if after is None:  # the call was refused: nothing to append
                 return result
+            if self._strip_unlogged:  # the resume's strip, logged before what builds on it
+                self._log.append(Event(self._version + 1, "clear", float(self._clock()), current, "resume"))
+                self._version += 1
+                self._strip_unlogged = False
             version = self._version + 1
             done = ops() if ops is not None else None
             agent = options.agent if options is not None else None
@@ -593,6 +600,7 @@ class Session(OptionsHolder):
             return
         self._last = (self._phases, phases)
         self._version, self._phases = version, phases
+        self._strip_unlogged = False  # a newer list than the one the resume stripped
         self._reschedule()
 
     def _reschedule(self) -> None:

@@ -217,6 +217,56 @@ class TestResume:
             assert result["content"][0]["text"].startswith('Errors: Task "Read" not found')
 
 
+def change_counts(before: tuple[phasetodo.Phase, ...], after: tuple[phasetodo.Phase, ...]) -> tuple[int, int]:
+    """Tasks removed and added between two lists, by content."""
+    old = {t.content for p in before for t in p.tasks}
+    new = {t.content for p in after for t in p.tasks}
+    return len(old - new), len(new - old)
+
+
+class TestStrippedResume:
+    """What a stripped resume removes is its own ``clear`` event, not part of the next write."""
+
+    def _reopened(self, store: phasetodo.Store) -> phasetodo.Session:
+        with phasetodo.Session.open("s", store) as session:
+            session.todo_write(INIT)
+            session.todo_write({"ops": [{"op": "done", "task": "Read"}]})
+        return phasetodo.Session.open("s", store)
+
+    def test_opening_appends_nothing(self, store: phasetodo.Store) -> None:
+        """Reopening strips what the session shows, and the log stays as it was until a change."""
+        with self._reopened(store) as again:
+            assert again.version == 2
+            assert [e.kind for e in again.events()] == ["write", "write"]
+
+    def test_the_next_write_is_preceded_by_the_resumes_clear(self, store: phasetodo.Store) -> None:
+        """The first write after a stripped resume appends the resume's clear, then itself."""
+        with self._reopened(store) as again:
+            stripped = again.phases
+            again.todo_write({"ops": [{"op": "note", "task": "Find", "text": "draft"}]})
+            clear, write = list(again.events(after=2))
+            assert (clear.kind, clear.source, clear.version, clear.phases) == ("clear", "resume", 3, stripped)
+            assert (write.kind, write.version) == ("write", 4)
+            removed, added = change_counts(clear.phases, write.phases)
+            assert (removed, added) == (0, 0)  # the write only added a note to a kept task
+
+    def test_a_refused_call_appends_neither(self, store: phasetodo.Store) -> None:
+        """A strict call that is refused appends nothing, the resume's clear included."""
+        with self._reopened(store) as again:
+            again.todo_write({"ops": [{"op": "done", "task": "Nope"}]}, profile="strict")
+            assert again.version == 2
+            again.todo_write({"ops": [{"op": "note", "task": "Find", "text": "x"}]})
+            assert [e.kind for e in again.events(after=2)] == ["clear", "write"]
+
+    def test_a_newer_list_from_another_writer_is_not_stripped(self, store: phasetodo.Store) -> None:
+        """When another writer appended since the reopen, the next write builds on that list."""
+        with self._reopened(store) as again, phasetodo.Session.open("s", store, resume="keep") as other:
+            other.todo_write({"ops": [{"op": "append", "phase": "Docs", "items": ["Later"]}]})
+            again.todo_write({"ops": [{"op": "note", "task": "Find", "text": "x"}]})
+            assert [e.kind for e in again.events(after=2)] == ["write", "write"]
+            assert any(t.content == "Read" for p in again.phases for t in p.tasks)
+
+
 class TestOwnership:
     def test_another_agent_cannot_open_an_owned_session(self, store: phasetodo.Store) -> None:
         """A session belongs to the agent that created it."""

@@ -524,6 +524,7 @@ class TestSqlite:
             assert [(e["kind"], e["source"]) for e in events] == [
                 ("write", None),
                 ("user_edit", "board"),
+                ("clear", "resume"),  # the other session reopened stripped: "two" was done
                 ("write", None),
             ]
         store.close()
