@@ -53,7 +53,7 @@ def _extract(archive: tarfile.TarFile, dest: Path) -> None:
         archive.extractall(dest, members=_checked_members(archive, dest))
 
 
-def _build(hook: str, source: Path, out: Path, work: Path, **extra_env: str) -> None:
+def _build(hook: str, source: Path, out: Path, work: Path, **extra_env: str) -> str:
     """Run one setuptools PEP 517 hook in a subprocess in `source`, its scratch files kept in `work`.
 
     DIST_EXTRA_CONFIG points setuptools' build/ and *.egg-info at `work`, so the tree stays as it was.
@@ -65,10 +65,11 @@ def _build(hook: str, source: Path, out: Path, work: Path, **extra_env: str) -> 
     env["DIST_EXTRA_CONFIG"] = str(config)
     env.update(extra_env)
     code = f"import sys, setuptools.build_meta as backend; backend.{hook}(sys.argv[1])"
-    subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-c", code, str(out)],
-        cwd=source, env=env, check=True, capture_output=True, timeout=300,
+        cwd=source, env=env, check=True, capture_output=True, text=True, timeout=300,
     )
+    return done.stderr
 
 
 @pytest.fixture(scope="module")
@@ -188,6 +189,18 @@ class TestCompiledBuild:
         _build("build_wheel", source, tmp_path / "out", tmp_path / "work")
         names, _ = _metadata(tmp_path / "out")
         assert SPEEDUPS in names
+
+    def test_a_failed_compile_says_so_and_gives_a_pure_wheel(self, tmp_path: Path) -> None:
+        """Without a working C compiler the build says the accelerator was skipped, and tags the
+        wheel it makes, which holds no C module, py3-none-any."""
+        (tmp_path / "out").mkdir()
+        (tmp_path / "work").mkdir()
+        said = _build("build_wheel", ROOT, tmp_path / "out", tmp_path / "work", CC="false")
+        assert "phasetodo: the optional C accelerator was not built" in said
+        (wheel,) = (tmp_path / "out").glob("*.whl")
+        assert wheel.name.endswith("-py3-none-any.whl")
+        names, _ = _metadata(tmp_path / "out")
+        assert [n for n in names if "_speedups" in n] == []
 
     def test_build_ext_off_gives_a_pure_wheel(self, tmp_path: Path) -> None:
         """PHASETODO_BUILD_EXT=0 at build time gives a py3-none-any wheel without the module."""
