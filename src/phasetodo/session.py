@@ -25,7 +25,7 @@ import attrs
 from ._core.codec import as_phases
 from ._core.engine import Outcome
 from ._core.limits import DEFAULT_LIMITS, Limits
-from ._core.model import Phase
+from ._core.model import Phase, keep_id_mark
 from ._profiles.builtin import BUILTIN, ProfileLike
 from ._profiles.options import Options, OptionsHolder, PerCall
 from ._profiles.registry import CallContext, Profile
@@ -433,10 +433,14 @@ class Session(OptionsHolder):
         """
         if not isinstance(source, str) or not source:
             raise InvalidOption("source: must be a non-empty string")
-        new = tuple(as_phases(phases))
-        if self.profile.repair is not None:
-            new = self.profile.repair(new)
-        self._commit("user_edit", lambda _: (new, None), expected_version, source=source)
+        edited = tuple(as_phases(phases))
+        repair = self.profile.repair
+
+        def make(current: tuple[Phase, ...]) -> tuple[tuple[Phase, ...], None]:
+            new = keep_id_mark(edited, current)  # ids are never issued twice, edits or not
+            return (repair(new) if repair is not None else new), None
+
+        self._commit("user_edit", make, expected_version, source=source)
         last = self.last_change
         assert last is not None
         return last

@@ -73,6 +73,7 @@ class TestBlock:
             "content": "Upload it",
             "status": "blocked",
             "reason": "waiting for the token",
+            "id": "t2",
         }
         assert "user_edit (block)" in run("history")[1]
 
@@ -143,7 +144,7 @@ class TestUnblock:
         status, out, _ = run("unblock", "upload")
         assert status == 0
         assert '~ "Upload it" blocked → pending (Ship)' in out
-        assert _tasks(plan)[1] == {"content": "Upload it", "status": "pending"}
+        assert _tasks(plan)[1] == {"content": "Upload it", "status": "pending", "id": "t2"}
         assert '"Upload it" (Ship)' in run("ready")[1].splitlines()[0]
 
     def test_unblock_an_agents_task(self, plan: Path, run: Run) -> None:
@@ -152,7 +153,7 @@ class TestUnblock:
         run("block", "upload")
         assert _tasks(plan)[1]["owner"] == "w1"
         assert run("unblock", "upload")[0] == 0
-        assert _tasks(plan)[1] == {"content": "Upload it", "status": "pending"}
+        assert _tasks(plan)[1] == {"content": "Upload it", "status": "pending", "id": "t2"}
 
     def test_a_task_that_is_not_blocked(self, plan: Path, run: Run) -> None:
         """unblock on a task that is not blocked: exit 1, the reason, nothing changed."""

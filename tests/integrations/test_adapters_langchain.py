@@ -173,7 +173,9 @@ class TestOptions:
             _Scripted(messages=_script([_call(INIT)], [_call(start)])), middleware=[middleware]
         )
         state = agent.invoke({"messages": [HumanMessage("Fix it.")]})
-        assert state["phases"][0]["tasks"][0] == {"content": "Patch", "status": "in_progress", "owner": "ann"}
+        assert state["phases"][0]["tasks"][0] == {
+            "content": "Patch", "status": "in_progress", "owner": "ann", "id": "t1"
+        }
 
     def test_whole_list_keeps_the_limits(self) -> None:
         """whole_list=True runs parity with the options' limits."""

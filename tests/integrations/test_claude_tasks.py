@@ -58,11 +58,11 @@ class TestCreate:
         """TaskCreate answers with the new id, as Claude Code does."""
         t = tools(plan, "w1")
         assert t.execute("TaskCreate", {"subject": "A", "description": "first"}).text == (
-            "Task #1 created successfully: A"
+            "Task #t1 created successfully: A"
         )
         assert (
             t.execute("TaskCreate", {"subject": "B", "description": ""}).text
-            == "Task #2 created successfully: B"
+            == "Task #t2 created successfully: B"
         )
 
     def test_duplicate_subject_is_an_error(self, plan: Plan) -> None:
@@ -85,12 +85,13 @@ class TestUpdate:
         t = tools(plan, "w1")
         create(t, "A", "B")
         assert (
-            t.execute("TaskUpdate", {"taskId": "1", "status": "in_progress"}).text == "Updated task #1 status"
+            t.execute("TaskUpdate", {"taskId": "1", "status": "in_progress"}).text
+            == "Updated task #t1 status"
         )
-        assert "#1 [in_progress] A (w1)" in t.execute("TaskList", {}).text
+        assert "#t1 [in_progress] A (w1)" in t.execute("TaskList", {}).text
         assert not t.execute("TaskUpdate", {"taskId": "1", "status": "completed"}).is_error
         listing = t.execute("TaskList", {}).text.splitlines()
-        assert listing == ["#1 [completed] A (w1)", "#2 [in_progress] B (w1)"]
+        assert listing == ["#t1 [completed] A (w1)", "#t2 [in_progress] B (w1)"]
 
     def test_another_agents_task_is_not_taken(self, plan: Plan) -> None:
         """Two agents claiming one task: the second gets an error naming the first."""
@@ -108,13 +109,13 @@ class TestUpdate:
             "TaskUpdate", {"taskId": "3", "addBlockedBy": ["1"], "addBlocks": ["2"]}
         ).is_error
         assert t.execute("TaskGet", {"taskId": "3"}).text.splitlines() == [
-            "Task #3: C",
+            "Task #t3: C",
             "Status: pending",
             "Description: do C",
-            "Blocked by: #1",
-            "Blocks: #2",
+            "Blocked by: #t1",
+            "Blocks: #t2",
         ]
-        assert "#3 [pending] C [blocked by #1]" in t.execute("TaskList", {}).text
+        assert "#t3 [pending] C [blocked by #t1]" in t.execute("TaskList", {}).text
         reply = t.execute("TaskUpdate", {"taskId": "3", "status": "in_progress"})
         assert 'Task "C" is not ready: it waits for "A"' in reply.text
 
@@ -123,7 +124,7 @@ class TestUpdate:
         t = tools(plan, "w1")
         create(t, "A", "B")
         assert not t.execute("TaskUpdate", {"taskId": "1", "status": "deleted"}).is_error
-        assert t.execute("TaskList", {}).text == "#2 [pending] B"
+        assert t.execute("TaskList", {}).text == "#t2 [pending] B"
         assert t.execute("TaskGet", {"taskId": "1"}).text == "Task not found"
 
     def test_owner_cannot_be_given_away(self, plan: Plan) -> None:
@@ -160,8 +161,21 @@ class TestOnSessions:
             assert not theirs.execute("TaskUpdate", {"taskId": "2", "addBlockedBy": ["1"]}).is_error
             assert not theirs.execute("TaskUpdate", {"taskId": "1", "status": "in_progress"}).is_error
             assert mine.execute("TaskList", {}).text.splitlines() == [
-                "#1 [in_progress] Design (w1)",
-                "#2 [pending] Build [blocked by #1]",
+                "#t1 [in_progress] Design (w1)",
+                "#t2 [pending] Build [blocked by #t1]",
             ]
             assert mine.execute("TaskUpdate", {"taskId": "1", "status": "in_progress"}).is_error
         store.close()
+
+
+class TestIds:
+    def test_ids_survive_a_removal(self, plan: Plan) -> None:
+        """After a task is removed (rm), the others keep their ids and a new task gets a fresh one."""
+        t = tools(plan, "w1")
+        create(t, "A", "B", "C")
+        assert not plan.writer("lead").team_write({"ops": [{"op": "rm", "task": "t1"}]})[0]
+        assert t.execute("TaskGet", {"taskId": "#t2"}).text.startswith("Task #t2: B")
+        assert t.execute("TaskCreate", {"subject": "D", "description": ""}).text == (
+            "Task #t4 created successfully: D"
+        )
+        assert t.execute("TaskGet", {"taskId": "t1"}).text == "Task not found"

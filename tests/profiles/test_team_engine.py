@@ -40,10 +40,11 @@ def planned() -> list[dict[str, Any]]:
 
 
 def task(result: dict[str, Any], content: str) -> dict[str, Any]:
+    """The task's entry in ``details.phases``, without its id (``TestIds`` checks those)."""
     found: dict[str, Any] = next(
         t for p in result["details"]["phases"] for t in p["tasks"] if t["content"] == content
     )
-    return found
+    return {k: v for k, v in found.items() if k != "id"}
 
 
 def active(result: dict[str, Any]) -> dict[str, str]:
@@ -59,11 +60,12 @@ class TestItems:
     def test_init_items_may_be_strings_or_objects(self) -> None:
         """init takes plain strings and {content, after} objects, and after reaches details."""
         phases = planned()
-        assert phases[0]["tasks"][0] == {"content": "Parser", "status": "pending"}
+        assert phases[0]["tasks"][0] == {"content": "Parser", "status": "pending", "id": "t1"}
         assert phases[0]["tasks"][2] == {
             "content": "Tests",
             "status": "pending",
             "after": ["Parser", "Lexer"],
+            "id": "t3",
         }
 
     def test_init_does_not_claim(self) -> None:
@@ -377,7 +379,7 @@ class TestSummary:
             '  ⊘ "Release" (Ship) — freeze',
         ]
         assert text.index("Waiting (1):") < text.index("Plan (0/4 closed):")
-        assert "    → Parser [w1]" in text
+        assert "    → t1 Parser [w1]" in text
 
     def test_person_view_has_no_own_task(self) -> None:
         """A person's summary opens with the ready tasks."""
@@ -407,11 +409,12 @@ class TestNormalization:
             Phase(
                 "P",
                 (
-                    Task("a"),
-                    Task("b", Status.IN_PROGRESS, owner="w1"),
-                    Task("c"),
-                    Task("d", after=("a",)),
+                    Task("a", id="t1"),
+                    Task("b", Status.IN_PROGRESS, owner="w1", id="t2"),
+                    Task("c", id="t3"),
+                    Task("d", after=("a",), id="t4"),
                 ),
+                last_id=4,
             ),
         )
 
@@ -546,3 +549,83 @@ class TestEmptyTargets:
         """done with an empty task or phase is refused, not read as every task."""
         result = call(planned(), "lead", {"op": "done", field: ""})
         assert result["details"]["errors"] == [f"done: {field} is empty; leave it out to mean every task"]
+
+
+class TestIds:
+    def test_every_task_gets_an_id_in_plan_order(self) -> None:
+        """init numbers the tasks t1, t2, ... and details.phases shows them, the mark on the first phase."""
+        phases = planned()
+        assert [t["id"] for p in phases for t in p["tasks"]] == ["t1", "t2", "t3", "t4"]
+        assert phases[0]["last_id"] == 4
+        assert "last_id" not in phases[1]
+
+    def test_an_id_names_the_task_in_any_op(self) -> None:
+        """start, done, note, block and after take an id where they take a content."""
+        result = call(planned(), "w1", {"op": "start", "task": "t2"})
+        assert task(result, "Lexer")["owner"] == "w1"
+        result = call(result["details"]["phases"], "w1", {"op": "note", "task": "t2", "text": "x"})
+        assert task(result, "Lexer")["notes"] == ["x"]
+        result = call(result["details"]["phases"], "w1", {"op": "done", "task": "t2"})
+        assert task(result, "Lexer")["status"] == "completed"
+
+    def test_after_may_name_ids(self) -> None:
+        """An after given as ids is kept as the tasks' contents."""
+        result = call(planned(), "lead", {"op": "append", "phase": "Ship", "items": [
+            {"content": "Notes", "after": ["t1", "Lexer"]}]})
+        assert task(result, "Notes")["after"] == ["Parser", "Lexer"]
+
+    def test_ids_are_never_reused_after_rm(self) -> None:
+        """Removing the newest task does not free its id: the next task gets a new one."""
+        result = call(planned(), "lead", {"op": "rm", "task": "t4"})
+        again = {"op": "append", "phase": "Ship", "items": ["Again"]}
+        result = call(result["details"]["phases"], "lead", again)
+        assert result["details"]["phases"][0]["last_id"] == 5
+        assert task_with_id(result, "Again") == "t5"
+
+    def test_ids_are_never_reused_after_init(self) -> None:
+        """A new plan from init goes on counting from the old plan's mark."""
+        result = call(planned(), "lead", {"op": "init", "list": [{"phase": "New", "items": ["x"]}]})
+        assert task_with_id(result, "x") == "t5"
+
+    def test_a_rename_keeps_the_id_and_after(self) -> None:
+        """A person renaming a task (the board's edit) keeps its id, and after follows the rename."""
+        from phasetodo.web import edits
+
+        phases = planned()
+        renamed = edits.rename(phases, 0, 0, "Parser v2", "Parser")
+        repaired = phasetodo.dump_phases(normalize_team(phasetodo.load_phases(renamed)))
+        tests = repaired[0]["tasks"][2]
+        assert repaired[0]["tasks"][0]["id"] == "t1"
+        assert tests["after"] == ["Parser v2", "Lexer"]
+
+    def test_a_copied_id_is_replaced(self) -> None:
+        """A person's edit that gives two tasks one id keeps it on the first, the other gets a new one."""
+        phases = (Phase("P", (Task("a", id="t1"), Task("b", id="t1")), last_id=1),)
+        fixed = normalize_team(phases)
+        assert [t.id for t in fixed[0].tasks] == ["t1", "t2"]
+        assert fixed[0].last_id == 2
+
+    def test_summary_shows_ids(self) -> None:
+        """The plan's lines carry each task's id."""
+        text = call(planned(), "w1", {"op": "start", "task": "t1"})["content"][0]["text"]
+        assert "    → t1 Parser [w1]" in text
+        assert "    ○ t3 Tests (after: Parser, Lexer)" in text
+
+
+def task_with_id(result: dict[str, Any], content: str) -> str:
+    found: str = next(
+        t["id"] for p in result["details"]["phases"] for t in p["tasks"] if t["content"] == content
+    )
+    return found
+
+
+class TestIdsInMarkdown:
+    def test_lossless_markdown_keeps_ids(self) -> None:
+        """The lossless Markdown writes an @id line per task and reads it back."""
+        started = call(planned(), "w1", {"op": "start", "task": "t2"})
+        phases = phasetodo.load_phases(started["details"]["phases"])
+        text = phasetodo.phases_to_markdown(phases, lossless=True)
+        assert "  @id t2" in text
+        back, errors = phasetodo.markdown_to_phases(text)
+        assert not errors
+        assert [t.id for p in back for t in p.tasks] == ["t1", "t2", "t3", "t4"]

@@ -127,6 +127,7 @@ class TestTodoWrite:
             "content": "a",
             "status": "in_progress",
             "owner": "w1",
+            "id": "t1",
         }
         again = phasetodo.todo_write(
             {"ops": [{"op": "done", "task": "a"}]},

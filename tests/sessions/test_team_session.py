@@ -172,7 +172,17 @@ class TestUserEdit:
             Phase("Auth", (Task("Login", Status.IN_PROGRESS), Task("Logout", Status.BLOCKED, reason="r"))),
         )
         lead.user_edit(edited, source="cli")
-        assert lead.phases == (Phase("Auth", (Task("Login"), Task("Logout", Status.BLOCKED, reason="r"))),)
+        mark = 3  # PLAN issued t1 to t3: the edit's tasks get new ids, never those
+        assert lead.phases == (
+            Phase(
+                "Auth",
+                (
+                    Task("Login", id=f"t{mark + 1}"),
+                    Task("Logout", Status.BLOCKED, reason="r", id=f"t{mark + 2}"),
+                ),
+                last_id=mark + 2,
+            ),
+        )
 
     def test_edit_with_a_cycle_is_refused(self, store: Any) -> None:
         """A person's edit that makes tasks wait for each other raises InvalidPhases."""
@@ -288,3 +298,20 @@ TeamOnStore.TestCase.settings = settings(max_examples=examples(15), stateful_ste
 TestTeamOnStore = TeamOnStore.TestCase
 TeamOnMemory.TestCase.settings = settings(max_examples=examples(25), stateful_step_count=20, deadline=None)
 TestTeamOnMemory = TeamOnMemory.TestCase
+
+
+class TestIdsOnStores:
+    def test_ids_and_the_mark_survive_reopening(self, store: Any) -> None:
+        """Ids and the high-water mark come back from the store: a task added after an rm of
+        the newest one, by a fresh handle, gets an id never used before."""
+        lead = open_(store, "lead")
+        lead.todo_write({"ops": [PLAN, {"op": "rm", "task": "t3"}]})
+        lead.close()
+        again = open_(store, "w1")
+        assert [t.id for p in again.phases for t in p.tasks] == ["t1", "t2"]
+        result = again.todo_write({"ops": [{"op": "append", "phase": "Docs", "items": ["New"]}]})
+        assert result["details"]["phases"][1]["tasks"][0]["id"] == "t4"
+        again.todo_write({"ops": [{"op": "start", "task": "t4"}]})
+        with phasetodo.Session.open("plan", store=store, profile="team") as fresh:
+            assert fresh.phases[1].tasks[0].owner == "w1"
+            assert fresh.phases[0].last_id == 4

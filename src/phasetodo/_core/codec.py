@@ -81,7 +81,7 @@ def _unstructure_op(op: Op) -> dict[str, Any]:
 
 
 def dump_task(task: Task) -> dict[str, Any]:
-    """A task as JSON data; ``notes``, ``owner``, ``reason`` and ``after`` are left out when empty."""
+    """A task as JSON data; ``notes``, ``owner``, ``reason``, ``after`` and ``id`` are left out when empty."""
     out: dict[str, Any] = {"content": task.content, "status": _WIRE[task.status]}
     if task.notes:
         out["notes"] = list(task.notes)
@@ -98,13 +98,16 @@ def _dump_team_fields(task: Task, out: dict[str, Any]) -> dict[str, Any]:
         out["reason"] = task.reason
     if task.after:
         out["after"] = list(task.after)
+    if task.id is not None:
+        out["id"] = task.id
     return out
 
 
 def dump_phases(phases: Iterable[Phase | Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Phases in the JSON shape of ``details.phases`` (accepts values or dicts)."""
     wire = _WIRE
-    return [
+    values = _as_phases(phases)
+    out: list[dict[str, Any]] = [
         {
             "name": p.name,
             "tasks": [
@@ -113,13 +116,17 @@ def dump_phases(phases: Iterable[Phase | Mapping[str, Any]]) -> list[dict[str, A
                     if t.notes
                     else {"content": t.content, "status": wire[t.status]}
                 )
-                if t.owner is None and t.reason is None and not t.after
+                if t.owner is None and t.reason is None and not t.after and t.id is None
                 else dump_task(t)
                 for t in p.tasks
             ],
         }
-        for p in _as_phases(phases)
+        for p in values
     ]
+    for dumped, phase in zip(out, values, strict=True):
+        if phase.last_id:
+            dumped["last_id"] = phase.last_id
+    return out
 
 
 def as_phases(phases: Iterable[Phase | Mapping[str, Any]]) -> tuple[Phase, ...]:
@@ -178,15 +185,20 @@ def _load_phase(data: Any) -> Phase:
             task = make_task(content, statuses[item["status"]])
         else:
             raise TypeError
-        if len(item) > 2 and ("owner" in item or "reason" in item or "after" in item):
+        if len(item) > 2 and ("owner" in item or "reason" in item or "after" in item or "id" in item):
             task = _load_team_fields(task, item)
         tasks.append(task)
-    return Phase(name, tuple(tasks))
+    mark = data.get("last_id", 0)
+    if type(mark) is not int or mark < 0:
+        raise TypeError
+    return Phase(name, tuple(tasks), mark)
 
 
 def _load_team_fields(task: Task, item: Mapping[str, Any]) -> Task:
-    """A loaded task with a team plan's ``owner``, ``reason`` and ``after`` (type-checked)."""
-    owner, reason, after = item.get("owner"), item.get("reason"), item.get("after")
+    """A loaded task with a team plan's ``owner``, ``reason``, ``after`` and ``id`` (type-checked)."""
+    owner, reason, after, ident = item.get("owner"), item.get("reason"), item.get("after"), item.get("id")
+    if ident is not None and type(ident) is not str:
+        raise TypeError
     if owner is not None and type(owner) is not str:
         raise TypeError
     if reason is not None and type(reason) is not str:
@@ -195,7 +207,7 @@ def _load_team_fields(task: Task, item: Mapping[str, Any]) -> Task:
         after = []
     if not isinstance(after, list) or not all(type(a) is str for a in after):
         raise TypeError
-    return attrs.evolve(task, owner=owner, reason=reason, after=tuple(after))
+    return attrs.evolve(task, owner=owner, reason=reason, after=tuple(after), id=ident)
 
 
 def _structure_phase(data: Any, _: type) -> Phase:

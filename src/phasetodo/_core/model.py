@@ -12,7 +12,16 @@ from itertools import repeat
 
 import attrs
 
-__all__ = ["REFERENCE_STATUSES", "Phase", "Status", "Task", "make_phase", "make_task", "make_tasks"]
+__all__ = [
+    "REFERENCE_STATUSES",
+    "Phase",
+    "Status",
+    "Task",
+    "keep_id_mark",
+    "make_phase",
+    "make_task",
+    "make_tasks",
+]
 
 
 class Status(str, enum.Enum):
@@ -60,7 +69,8 @@ class Task:
     """One task: its content (which is also its name), status and notes.
 
     Team plans add ``owner`` (the agent on it or that closed it), ``reason``
-    (why it is blocked) and ``after`` (contents of the tasks it waits for);
+    (why it is blocked), ``after`` (contents of the tasks it waits for) and
+    ``id`` (a short name unique in the plan, never reused, kept across renames);
     the reference's profiles carry them through untouched.
     """
 
@@ -70,11 +80,14 @@ class Task:
     owner: str | None = None
     reason: str | None = None
     after: tuple[str, ...] = attrs.field(default=(), converter=_to_tuple)
+    id: str | None = None
 
     @property
     def has_team_fields(self) -> bool:
-        """Whether ``owner``, ``reason`` or ``after`` is set."""
-        return self.owner is not None or self.reason is not None or bool(self.after)
+        """Whether ``owner``, ``reason``, ``after`` or ``id`` is set."""
+        return (
+            self.owner is not None or self.reason is not None or bool(self.after) or self.id is not None
+        )
 
 
 def _to_tasks(value: tuple[Task, ...] | list[Task]) -> tuple[Task, ...]:
@@ -83,10 +96,16 @@ def _to_tasks(value: tuple[Task, ...] | list[Task]) -> tuple[Task, ...]:
 
 @attrs.frozen
 class Phase:
-    """A named, ordered group of tasks."""
+    """A named, ordered group of tasks.
+
+    ``last_id`` is a team plan's high-water mark of task ids (the number of the
+    last ``t<N>`` issued, kept on the plan's first phase), so that an id is never
+    issued twice, even after its task is removed; 0 elsewhere.
+    """
 
     name: str
     tasks: tuple[Task, ...] = attrs.field(default=(), converter=_to_tasks)
+    last_id: int = 0
 
 
 _new = object.__new__
@@ -96,6 +115,7 @@ _set_notes = Task.__dict__["notes"].__set__
 _set_owner = Task.__dict__["owner"].__set__
 _set_reason = Task.__dict__["reason"].__set__
 _set_after = Task.__dict__["after"].__set__
+_set_id = Task.__dict__["id"].__set__
 
 
 def make_task(content: str, status: Status, notes: tuple[str, ...] = ()) -> Task:
@@ -112,11 +132,13 @@ def make_task(content: str, status: Status, notes: tuple[str, ...] = ()) -> Task
     _set_owner(task, None)
     _set_reason(task, None)
     _set_after(task, ())
+    _set_id(task, None)
     return task
 
 
 _set_name = Phase.__dict__["name"].__set__
 _set_tasks = Phase.__dict__["tasks"].__set__
+_set_last_id = Phase.__dict__["last_id"].__set__
 
 
 def make_phase(name: str, tasks: tuple[Task, ...]) -> Phase:
@@ -124,7 +146,20 @@ def make_phase(name: str, tasks: tuple[Task, ...]) -> Phase:
     phase: Phase = _new(Phase)
     _set_name(phase, name)
     _set_tasks(phase, tasks)
+    _set_last_id(phase, 0)
     return phase
+
+
+def keep_id_mark(phases: tuple[Phase, ...], before: Sequence[Phase]) -> tuple[Phase, ...]:
+    """``phases`` with the id high-water mark of ``before`` if theirs is lower.
+
+    A person's edit replaces the whole list and may not carry ``last_id``; keeping the
+    previous mark means no id is issued twice after it.
+    """
+    mark = max((p.last_id for p in before), default=0)
+    if not phases or mark <= max(p.last_id for p in phases):
+        return phases
+    return (attrs.evolve(phases[0], last_id=mark), *phases[1:])
 
 
 def value_problems(phases: tuple[object, ...]) -> list[str]:
@@ -168,4 +203,5 @@ def make_tasks(
     any(map(_set_owner, tasks, repeat(None, size)))
     any(map(_set_reason, tasks, repeat(None, size)))
     any(map(_set_after, tasks, repeat((), size)))
+    any(map(_set_id, tasks, repeat(None, size)))
     return tasks

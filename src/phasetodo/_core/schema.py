@@ -100,12 +100,18 @@ _TASK_SCHEMA: dict[str, Any] = {
         "owner": {"type": "string"},
         "reason": {"type": "string"},
         "after": {"type": "array", "items": {"type": "string"}},
+        "id": {"type": "string"},
     },
 }
 
 #: JSON Schema of ``details.phases``: a list of phases of tasks.
 PHASES_SCHEMA: dict[str, Any] = array_of_objects(
-    {"name": {"type": "string"}, "tasks": {"type": "array", "items": _TASK_SCHEMA}}, ["name", "tasks"]
+    {
+        "name": {"type": "string"},
+        "tasks": {"type": "array", "items": _TASK_SCHEMA},
+        "last_id": {"type": "integer", "minimum": 0},
+    },
+    ["name", "tasks"],
 )
 
 #: JSON Schema of a tool result's ``details``.

@@ -367,8 +367,10 @@ def _lossless_markdown(phases: Iterable[Phase]) -> str:
 
 
 def _team_lines(task: Task) -> list[str]:
-    """A team task's owner, reason and dependencies, one ``@key value`` line each."""
+    """A team task's id, owner, reason and dependencies, one ``@key value`` line each."""
     out = []
+    if task.id is not None:
+        out.append(f"  @id {_escape(task.id)}")
     if task.owner is not None:
         out.append(f"  @owner {_escape(task.owner)}")
     if task.reason is not None:
@@ -377,7 +379,7 @@ def _team_lines(task: Task) -> list[str]:
     return out
 
 
-_TEAM_LINE = re.compile(f"@(owner|reason|after){_EDGE_CLASS}+(.+)", re.S)
+_TEAM_LINE = re.compile(f"@(id|owner|reason|after){_EDGE_CLASS}+(.+)", re.S)
 _LOSSLESS_STATUS_OF = {**_STATUS_OF, "!": Status.BLOCKED}
 
 
@@ -405,7 +407,7 @@ class _LosslessReader(_Reader):
         return _UNESCAPE.sub(one, text) if "\\" in text else text
 
     def team_line(self, line: str) -> bool:
-        """Take an ``@owner``, ``@reason`` or ``@after`` line of the task above."""
+        """Take an ``@id``, ``@owner``, ``@reason`` or ``@after`` line of the task above."""
         match = _TEAM_LINE.fullmatch(line)
         if match is None or not self.has_task or self.notes or self.lines:
             return False
@@ -415,6 +417,8 @@ class _LosslessReader(_Reader):
             self.tasks[-1] = attrs.evolve(task, after=(*task.after, value))
         elif match[1] == "owner":
             self.tasks[-1] = attrs.evolve(task, owner=value)
+        elif match[1] == "id":
+            self.tasks[-1] = attrs.evolve(task, id=value)
         else:
             self.tasks[-1] = attrs.evolve(task, reason=value)
         return True

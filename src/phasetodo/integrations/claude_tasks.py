@@ -6,9 +6,10 @@ that agent, so claims, dependencies and permissions are the team engine's.
 
 Mapping:
 
-* ``taskId`` is the task's 1-based position in the plan, phases in order.
-  New tasks go to the end of the last phase, and a deleted task is dropped
-  (abandoned), not removed, so ids stay put as long as nobody ``rm``\\ s.
+* ``taskId`` is the team task's id (``t1``, ``t2``, ...: unique in the plan, never
+  reused, kept across renames and moves), shown as ``#t3``; ``#3`` and ``3`` mean
+  ``t3``. New tasks go to the end of the last phase, and a deleted task is dropped
+  (abandoned), not removed.
 * ``subject`` is the task's content; ``description`` its first note (later
   descriptions add notes); ``activeForm`` is kept by this object only.
 * ``status``: ``in_progress`` starts (claims) the task for the caller,
@@ -126,6 +127,11 @@ def _numbered(phases: Sequence[Phase]) -> list[Task]:
     return [task for phase in phases for task in phase.tasks]
 
 
+def _ids(tasks: Sequence[Task]) -> dict[str, str]:
+    """Content -> ``#id`` of the tasks that have an id (every task of a team plan)."""
+    return {t.content: f"#{t.id}" for t in tasks if t.id is not None}
+
+
 class ClaudeCodeTasks:
     """The four task tools for one agent, on a team plan reached through ``writer``."""
 
@@ -167,16 +173,16 @@ class ClaudeCodeTasks:
             return TaskReply(text, True)
         if params.get("activeForm"):
             self.active_forms[subject] = params["activeForm"]
-        number = next(i for i, t in enumerate(_numbered(after), 1) if t.content == subject)
-        return TaskReply(f"Task #{number} created successfully: {subject}")
+        ident = _ids(_numbered(after))[subject]
+        return TaskReply(f"Task {ident} created successfully: {subject}")
 
     def _get(self, params: Mapping[str, Any]) -> TaskReply:
         tasks = _numbered(self.writer.team_phases())
         task = self._lookup(tasks, params["taskId"])
         if task is None:
             return TaskReply("Task not found", True)
-        ids = {t.content: i for i, t in enumerate(tasks, 1)}
-        lines = [f"Task #{ids[task.content]}: {task.content}", f"Status: {_status(task)}"]
+        ids = _ids(tasks)
+        lines = [f"Task {ids[task.content]}: {task.content}", f"Status: {_status(task)}"]
         if task.notes:
             lines.append(f"Description: {task.notes[0]}")
             lines += [f"Note: {n}" for n in task.notes[1:]]
@@ -184,8 +190,8 @@ class ClaudeCodeTasks:
             lines.append(f"Owner: {task.owner}")
         if task.reason:
             lines.append(f"Blocked because: {task.reason}")
-        blocked_by = [f"#{ids[c]}" for c in task.after if c in ids]
-        blocks = [f"#{ids[t.content]}" for t in tasks if task.content in t.after]
+        blocked_by = [ids[c] for c in task.after if c in ids]
+        blocks = [ids[t.content] for t in tasks if task.content in t.after and t.content in ids]
         if blocked_by:
             lines.append(f"Blocked by: {', '.join(blocked_by)}")
         if blocks:
@@ -194,16 +200,16 @@ class ClaudeCodeTasks:
 
     def _list(self, params: Mapping[str, Any]) -> TaskReply:
         tasks = _numbered(self.writer.team_phases())
-        ids = {t.content: i for i, t in enumerate(tasks, 1)}
+        ids = _ids(tasks)
         closed = {t.content for t in tasks if t.status.is_closed}
         lines = []
-        for number, task in enumerate(tasks, 1):
-            if task.status is Status.ABANDONED:
+        for task in tasks:
+            if task.status is Status.ABANDONED or task.content not in ids:
                 continue
-            line = f"#{number} [{_status(task)}] {task.content}"
+            line = f"{ids[task.content]} [{_status(task)}] {task.content}"
             if task.owner:
                 line += f" ({task.owner})"
-            waiting = [f"#{ids[c]}" for c in task.after if c in ids and c not in closed]
+            waiting = [ids[c] for c in task.after if c in ids and c not in closed]
             if waiting:
                 line += f" [blocked by {', '.join(waiting)}]"
             if task.reason:
@@ -266,20 +272,20 @@ class ClaudeCodeTasks:
             error, text, _ = self.writer.team_write({"ops": ops})
             if error:
                 return TaskReply(text, True)
-        number = next(i for i, t in enumerate(tasks, 1) if t.content == content)
-        return TaskReply(f"Updated task #{number} {', '.join(changed) or 'nothing'}")
+        return TaskReply(f"Updated task #{task.id} {', '.join(changed) or 'nothing'}")
 
     # -- helpers -----------------------------------------------------------------------
 
     @staticmethod
     def _lookup(tasks: Sequence[Task], ref: str) -> Task | None:
+        """The live task whose id ``ref`` names (``#t3``, ``t3``, ``#3`` and ``3`` alike)."""
         text = ref.strip().lstrip("#")
-        if not text.isdigit():
-            return None
-        index = int(text) - 1
-        if not 0 <= index < len(tasks) or tasks[index].status is Status.ABANDONED:
-            return None
-        return tasks[index]
+        if text.isdigit() and text.isascii():
+            text = f"t{int(text)}"
+        for task in tasks:
+            if task.id == text:
+                return None if task.status is Status.ABANDONED else task
+        return None
 
 
 def _status(task: Task) -> str:

@@ -217,7 +217,10 @@ def diff(before: Sequence[Phase], after: Sequence[Phase]) -> list[Any]:
         if at is None:
             out.append(dump_phases([phase])[0])
         else:
-            out.append({"at": at, "name": phase.name, "tasks": _task_diff(before[at].tasks, phase.tasks)})
+            entry = {"at": at, "name": phase.name, "tasks": _task_diff(before[at].tasks, phase.tasks)}
+            if phase.last_id:  # a team plan's id high-water mark
+                entry["last_id"] = phase.last_id
+            out.append(entry)
     return out
 
 
@@ -287,7 +290,10 @@ def patch(before: tuple[Phase, ...], edit: object) -> tuple[Phase, ...]:
                     tasks.extend(_span(before[at].tasks, part, "event.edit.tasks"))
                 else:
                     tasks.extend(_load([{"name": name, "tasks": [part]}])[0].tasks)
-            out.append(Phase(name, tuple(tasks)))
+            last_id = entry.get("last_id", 0)
+            if type(last_id) is not int or last_id < 0:
+                raise ValueError("event.edit.last_id: must be an integer >= 0")
+            out.append(Phase(name, tuple(tasks), last_id))
         else:
             out.extend(_load([entry]))
     return tuple(out)

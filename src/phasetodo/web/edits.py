@@ -95,7 +95,13 @@ def rename(
         out[p]["name"] = text
         return out
     target = task_at(out, phase, task, old)
-    if text != target.get("content") and text in _contents(out):
+    before = target.get("content")
+    if text != before and text in _contents(out):
         raise ValueError(f"name: the list already has a task named {text!r}; tasks are named by content")
     target["content"] = text
+    for entry in out:  # a team plan's dependencies follow the rename
+        for other in entry.get("tasks", ()):
+            after = other.get("after")
+            if isinstance(after, list) and before in after:
+                other["after"] = [text if name == before else name for name in after]
     return out

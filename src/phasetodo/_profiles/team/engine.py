@@ -66,6 +66,7 @@ _HELD = frozenset((_ACTIVE, _BLOCKED))
 _name, _tasks = attrgetter("name"), attrgetter("tasks")
 _content, _status, _notes = attrgetter("content"), attrgetter("status"), attrgetter("notes")
 _owner, _reason, _after = attrgetter("owner"), attrgetter("reason"), attrgetter("after")
+_last_id = attrgetter("last_id")
 
 #: A task of the working copy: its column and its position there.
 Place = tuple["TeamColumn", int]
@@ -83,14 +84,15 @@ class TeamOutcome(Outcome):
 
 
 class TeamColumn(Column):
-    """A phase of a team plan as columns: the core's three, and owners, reasons and ``after``.
+    """A phase of a team plan as columns: the core's three, and owners, reasons, ``after``
+    and ids.
 
     A content used twice (not a valid team plan, but a list may arrive so) is found
     at its first place, as everywhere in the team rules.
     """
 
-    EXTRA = ("owners", "reasons", "afters")
-    __slots__ = ("afters", "owners", "plain", "reasons")
+    EXTRA = ("owners", "reasons", "afters", "ids")
+    __slots__ = ("afters", "ids", "owners", "plain", "reasons")
 
     def __init__(
         self,
@@ -102,11 +104,13 @@ class TeamColumn(Column):
         reasons: list[str | None] | None = None,
         afters: list[tuple[str, ...]] | None = None,
         source: Phase | None = None,
+        ids: list[str | None] | None = None,
     ) -> None:
         super().__init__(name, contents, statuses, notes, source)
         self.owners = owners if owners is not None else []
         self.reasons = reasons if reasons is not None else []
         self.afters = afters if afters is not None else []
+        self.ids: list[str | None] = ids if ids is not None else [None] * len(contents)
         #: Known to hold no owner, reason, ``after`` or blocked task (read so, and untouched
         #: since): the team's checks skip it. ``False`` means "look".
         self.plain = False
@@ -123,6 +127,7 @@ class TeamColumn(Column):
         self.owners.append(None)
         self.reasons.append(None)
         self.afters.append(after)
+        self.ids.append(None)
         if after:
             self.plain = False
         return super().add(content)
@@ -140,8 +145,8 @@ class TeamColumn(Column):
         check: Iterable[int] = (
             self.touched if old is not None and self.touched is not None else range(size)
         )
-        statuses, notes, owners, reasons, afters = (
-            self.statuses, self.notes, self.owners, self.reasons, self.afters
+        statuses, notes, owners, reasons, afters, ids = (
+            self.statuses, self.notes, self.owners, self.reasons, self.afters, self.ids
         )
         for i in check:
             task = tasks[i]
@@ -152,11 +157,13 @@ class TeamColumn(Column):
                 or task.owner != owners[i]
                 or task.reason != reasons[i]
                 or task.after is not afters[i]
+                or task.id != ids[i]
             ):
                 note = notes[i]
                 status: Status = statuses[i]  # type: ignore[assignment]  # no holes once compacted
                 tasks[i] = Task(
-                    self.contents[i], status, tuple(note) if note else (), owners[i], reasons[i], afters[i]
+                    self.contents[i], status, tuple(note) if note else (), owners[i], reasons[i], afters[i],
+                    ids[i],
                 )
         return tasks  # type: ignore[return-value]
 
@@ -171,20 +178,32 @@ def team_columns(phases: Sequence[Phase]) -> list[TeamColumn]:
     for phase in phases:
         try:
             ((name, contents, statuses, notes),) = native.value_rows((phase,))
-        except TypeError:  # an owner, a reason, an ``after`` or a blocked task
+        except TypeError:  # an owner, a reason, an ``after``, an id or a blocked task
             tasks = phase.tasks
-            out.append(
-                TeamColumn(
-                    phase.name,
-                    [t.content for t in tasks],
-                    [t.status for t in tasks],
-                    [t.notes for t in tasks],
-                    [t.owner for t in tasks],
-                    [t.reason for t in tasks],
-                    [t.after for t in tasks],
-                    phase,
-                )
+            owners = list(map(_owner, tasks))
+            reasons = list(map(_reason, tasks))
+            afters = list(map(_after, tasks))
+            statuses_ = list(map(_status, tasks))
+            col = TeamColumn(
+                phase.name,
+                list(map(_content, tasks)),
+                statuses_,
+                list(map(_notes, tasks)),
+                owners,
+                reasons,
+                afters,
+                phase,
+                list(map(attrgetter("id"), tasks)),
             )
+            size = len(tasks)
+            # ids alone keep a phase plain: the checks that skip plain columns need none
+            col.plain = (
+                owners.count(None) == size
+                and reasons.count(None) == size
+                and not any(afters)
+                and _BLOCKED not in statuses_
+            )
+            out.append(col)
             continue
         size = len(contents)
         none: list[str | None] = [None] * size
@@ -192,6 +211,12 @@ def team_columns(phases: Sequence[Phase]) -> list[TeamColumn]:
         col.plain = True
         out.append(col)
     return out
+
+
+def _id_number(ident: str) -> int:
+    """The number of a ``t<N>`` id (0 for an id of another form, which is kept as it is)."""
+    digits = ident[1:]
+    return int(digits) if ident[:1] == "t" and digits.isdigit() and digits.isascii() else 0
 
 
 def _quote(contents: Iterable[str]) -> str:
@@ -233,6 +258,67 @@ class TeamWork(Columns):
         self.lead = lead
         self.notices: list[str] = []
         self.released = False  # the caller closed or blocked its active task
+        #: The plan's id high-water mark: the number of the last ``t<N>`` issued (``None``
+        #: until first needed; then read from the phases' ``last_id``, else the ids).
+        self.last_read = max(map(_last_id, phases), default=0)
+        self.last_issued: int | None = None
+        self._by_id: dict[str, str] | None = None  # id -> content, built on the first id lookup
+
+    # -- ids -------------------------------------------------------------------------
+
+    def new_id(self) -> str:
+        """A task id never issued in this plan: ``t`` and one more than the high-water mark."""
+        mark = self.last_issued
+        if mark is None:
+            mark = self.last_read
+            if not mark:  # a plan whose mark was lost (or never kept): the ids tell it
+                mark = max((_id_number(i) for c in self.cols for i in c.ids if i is not None), default=0)
+        mark += 1
+        self.last_issued = mark
+        self._by_id = None
+        return f"t{mark}"
+
+    def id_mark(self) -> int:
+        """The plan's id high-water mark now (what its first phase keeps as ``last_id``)."""
+        return self.last_issued if self.last_issued is not None else self.last_read
+
+    def content_of(self, name: str) -> str | None:
+        """The content of the live task named ``name``: by content first, else by id."""
+        if name in self.by_content:
+            return name
+        by_id = self._by_id
+        if by_id is None:
+            by_id = self._by_id = {}
+            for col in self.cols:
+                if None in col.ids and col.ids.count(None) == len(col.ids):
+                    continue
+                for ident, content, status in zip(col.ids, col.contents, col.statuses, strict=True):
+                    if ident is not None and status is not None:
+                        by_id.setdefault(ident, content)
+        return by_id.get(name)
+
+    def resolve(self, names: Iterable[str]) -> tuple[str, ...]:
+        """``after`` names as contents (an id becomes its task's content), each once."""
+        return _unique(self.content_of(n) or n for n in names)
+
+    def give_ids(self) -> None:
+        """An id for every live task that has none (new tasks, and plans from before ids)."""
+        for col in self.cols:
+            ids = col.ids
+            if None not in ids:
+                continue
+            for index in compress(count(), map(is_, ids, repeat(None))):
+                if col.statuses[index] is not None:
+                    ids[index] = self.new_id()
+                    col.touch(index)
+
+    def phases(self) -> tuple[Phase, ...]:
+        """The plan as frozen values, the id high-water mark kept on its first phase."""
+        out = super().phases()
+        mark = self.id_mark()
+        if out and mark and out[0].last_id != mark:
+            out = (attrs.evolve(out[0], last_id=mark), *out[1:])
+        return out
 
     # -- places ----------------------------------------------------------------------
 
@@ -329,10 +415,15 @@ class TeamWork(Columns):
         return False
 
     def find(self, content: str | None, verb: str) -> Place | None:
+        """The task named by ``content`` (its content, else its id); adds the error when none."""
         if not content:
             self.errors.append(f"Missing task content for {verb} operation")
             return None
         found = self.place(content)
+        if found is None:
+            named = self.content_of(content)
+            if named is not None:
+                found = self.place(named)
         if found is None:
             names = [col.contents[i] for col, i in self.in_scope()]
             self.errors.append(texts.task_not_found(content, not_found_hint(content, Hints(names), "task")))
@@ -367,6 +458,7 @@ class TeamWork(Columns):
         """The lookups again, after tasks left (a content used twice is found at its next place)."""
         self.compact()
         self._index(self.cols)  # type: ignore[arg-type]
+        self._by_id = None
 
     # -- ops -----------------------------------------------------------------------
 
@@ -511,7 +603,7 @@ class TeamWork(Columns):
         if not self.may_change(col, index, "after"):
             return
         old = col.afters[index]
-        col.afters[index] = _unique((*old, *op.after))
+        col.afters[index] = _unique((*old, *self.resolve(op.after)))
         if self.check_after([(col, index)], {}):
             col.touch(index)
         else:
@@ -556,7 +648,9 @@ class TeamWork(Columns):
             if item.content in by_content:
                 self.errors.append(texts.already_exists(item.content))
                 continue
-            new.append((col, col.add(item.content, _unique(item.after))))
+            index = col.add(item.content, self.resolve(item.after))
+            col.ids[index] = self.new_id()
+            new.append((col, index))
             by_content[item.content] = col
             self.count += 1
 
@@ -608,6 +702,7 @@ class TeamWork(Columns):
             return
         self.cols = []
         self.by_name, self.by_content, self.active, self.count = {}, {}, {}, 0
+        self._by_id = None
         new: list[Place] = []
         for entry in op.list:
             col = self._new_col(entry.phase)
@@ -658,7 +753,8 @@ class TeamWork(Columns):
 
         An ``in_progress`` task has an owner (else it is pending); an agent has at
         most one (the first keeps it); a pending task has no owner; only a blocked
-        task has a reason; ``after`` names other existing tasks, each once.
+        task has a reason; ``after`` names other existing tasks, each once (an id
+        there becomes its task's content); every task has an id.
         """
         seen: set[str] = set()
         for col, index in self.order(self.active):
@@ -669,6 +765,7 @@ class TeamWork(Columns):
                 col.touch(index)
             else:
                 seen.add(owner)
+        self.give_ids()
         by_content = self.by_content
         for col in self.cols:
             if col.plain:
@@ -688,10 +785,26 @@ class TeamWork(Columns):
             if any(col.afters):
                 for index in compress(count(), col.afters):
                     after, content = col.afters[index], col.contents[index]
-                    kept = tuple(c for c in dict.fromkeys(after) if c != content and c in by_content)
+                    named = after if all(c in by_content for c in after) else self.resolve(after)
+                    kept = tuple(c for c in dict.fromkeys(named) if c != content and c in by_content)
                     if kept != after:
                         col.afters[index] = kept
                         col.touch(index)
+
+    def unique_ids(self) -> None:
+        """A new id for every task whose id an earlier task already has (a person's edit
+        may copy one); the first keeps it."""
+        seen: set[str] = set()
+        for col in self.cols:
+            for index, ident in enumerate(col.ids):
+                if ident is None or col.statuses[index] is None:
+                    continue
+                if ident in seen:
+                    col.ids[index] = self.new_id()
+                    col.touch(index)
+                else:
+                    seen.add(ident)
+        self._by_id = None
 
     def claimed(self) -> str | None:
         """The task the caller holds, if it holds one."""
@@ -767,6 +880,7 @@ def apply_team(
 def normalize_team(phases: Iterable[Phase]) -> tuple[Phase, ...]:
     """The team invariants on their own (for a person's edit): see :func:`apply_team`."""
     work = TeamWork(tuple(phases))
+    work.unique_ids()
     work.repair()
     return work.phases()
 

@@ -29,7 +29,10 @@ _WIRE = {s: s.value for s in Status}
 def _task_line(col: TeamColumn, index: int) -> str:
     status = col.statuses[index]
     assert status is not None
-    line = f"    {SYMBOLS[status]} {col.contents[index]}"
+    ident = col.ids[index]
+    line = f"    {SYMBOLS[status]} {col.contents[index]}" if ident is None else (
+        f"    {SYMBOLS[status]} {ident} {col.contents[index]}"
+    )
     owner, reason, after, notes = col.owners[index], col.reasons[index], col.afters[index], col.notes[index]
     if owner is not None:
         line += f" [{owner}]"
@@ -54,6 +57,29 @@ def _task_json(col: TeamColumn, index: int) -> dict[str, Any]:
         out["reason"] = col.reasons[index]
     if col.afters[index]:
         out["after"] = list(col.afters[index])
+    if col.ids[index] is not None:
+        out["id"] = col.ids[index]
+    return out
+
+
+def _add_ids(cols: Sequence[TeamColumn], dumped: list[dict[str, Any]]) -> None:
+    """Each dumped task's ``"id"`` (last, as ``dump_task`` puts it)."""
+    for col, phase in zip(cols, dumped, strict=True):
+        ids = col.ids
+        if ids.count(None) == len(ids):
+            continue
+        for task, ident in zip(phase["tasks"], ids, strict=True):
+            if ident is not None:
+                task.pop("id", None)
+                task["id"] = ident
+
+
+def _tree(cols: Sequence[TeamColumn]) -> list[str]:
+    """The plan's lines: a phase's name, then a line per task with its id."""
+    out: list[str] = []
+    for col in cols:
+        out.append(f"  {col.name}:")
+        out += [_task_line(col, i) for i in range(len(col.contents))]
     return out
 
 
@@ -178,8 +204,14 @@ def team_view(
     cols = [c for c in work.cols if scope is None or c.name == scope]
     lines: list[str] = []
     dumped: list[dict[str, Any]] = []
-    if plan or dump:
-        lines, dumped = _plan(cols)
+    if dump:
+        _, dumped = _plan(cols)
+        _add_ids(cols, dumped)
+        mark = work.id_mark()
+        if dumped and mark and scope is None:
+            dumped[0]["last_id"] = mark
+    if plan:
+        lines = _tree(cols)
     contents: list[str] = []
     ready: list[tuple[str, str]] = []  # the first READY_SHOWN, with their phases
     for col in cols:

@@ -66,6 +66,7 @@ function statusBadge(status) {
 
 function teamFields(task) {
   const out = [];
+  if (typeof task.id === "string" && task.id) out.push(h("span", { class: "chip task-id", title: "task id" }, task.id));
   if (typeof task.owner === "string" && task.owner) out.push(h("span", { class: "chip owner", title: "owner" }, "@" + task.owner));
   if (task.reason !== undefined && task.reason !== null && task.reason !== "")
     out.push(h("span", { class: "reason" }, "Blocked: ", String(task.reason)));
