@@ -253,7 +253,12 @@ class TestDetails:
     def test_details_hold_the_whole_plan(self) -> None:
         """``details.phases`` is the plan as ``dump_phases`` writes it, team fields included."""
         result = _view(self.PHASES, "w2")
-        assert result["details"]["phases"] == phasetodo.dump_phases(self.PHASES)
+        details = result["details"]["phases"]
+        assert [t["id"] for p in details for t in p["tasks"]] == [f"t{n}" for n in range(1, 10)]
+        assert details[0].pop("last_id") == 9
+        for task in (t for p in details for t in p["tasks"]):
+            del task["id"]
+        assert details == phasetodo.dump_phases(self.PHASES)
         assert result["details"]["ready"] == ["b"]
 
     def test_text_of_the_plan(self) -> None:
@@ -262,16 +267,16 @@ class TestDetails:
         assert text.endswith(
             "Plan (3/9 closed):\n"
             "  Odd:\n"
-            "    ⊘ multi\nline [w1] — blocked: r (+1 note)\n"
-            "    ○ w (after: a, b) (+2 notes)\n"
-            "    → act [w2] (+1 note)\n"
+            "    ⊘ t1 multi\nline [w1] — blocked: r (+1 note)\n"
+            "    ○ t2 w (after: a, b) (+2 notes)\n"
+            "    → t3 act [w2] (+1 note)\n"
             "  Plain:\n"
-            "    ✓ a (+2 notes)\n"
-            "    ○ b\n"
+            "    ✓ t4 a (+2 notes)\n"
+            "    ○ t5 b\n"
             "  Own:\n"
-            "    ✓ o1 [w1]\n"
-            "    ✗ o2 [w3] (+1 note)\n"
+            "    ✓ t6 o1 [w1]\n"
+            "    ✗ t7 o2 [w3] (+1 note)\n"
             "  Later:\n"
-            "    ○ l1 (after: b)\n"
-            "    ⊘ l2 — blocked: why"
+            "    ○ t8 l1 (after: b)\n"
+            "    ⊘ t9 l2 — blocked: why"
         )
