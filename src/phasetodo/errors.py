@@ -10,6 +10,7 @@ __all__ = [
     "CorruptLog",
     "CorruptLogWarning",
     "FormerDefaultStoreWarning",
+    "InvalidBeads",
     "InvalidEvent",
     "InvalidOption",
     "InvalidOptionType",
@@ -61,6 +62,13 @@ class InvalidPhases(_ProblemsError):
 
     def __init__(self, problems: Iterable[str]) -> None:
         super().__init__(problems, "invalid phases")
+
+
+class InvalidBeads(_ProblemsError):
+    """A text that is not beads JSONL (one issue object per line); each problem names its line."""
+
+    def __init__(self, problems: Iterable[str]) -> None:
+        super().__init__(problems, "not a beads export, nothing was imported")
 
 
 class InvalidOption(PhasetodoError, ValueError):

@@ -86,3 +86,31 @@ class TestMarkdown:
         assert "  @after Parser\n" in text
         team.ok("import", "plan.md")
         assert team.phases() == before
+
+
+class TestBeads:
+    def test_export_and_import_round_trip_through_the_command(self, team: Cli) -> None:
+        """export --format beads writes beads JSONL; import --format beads reads it into another plan."""
+        text = team.ok("export", "--format", "beads")
+        issues = [json.loads(line) for line in text.splitlines()]
+        assert [(i["id"], i["title"]) for i in issues] == [
+            ("pt-e1", "Build"), ("t1", "Parser"), ("t2", "Tests"), ("t3", "Docs")
+        ]
+        assert {"issue_id": "t2", "depends_on_id": "t1", "type": "blocks"} in issues[2]["dependencies"]
+        team.ok("--session", "copy", "import", "--format", "beads", "-", stdin=text)
+        assert team.ok("--session", "copy", "export", "--format", "beads") == text
+
+    def test_a_file_that_is_not_beads_exits_2_naming_the_line(self, team: Cli) -> None:
+        """A bad line is named on stderr, the exit status is 2 and nothing is imported."""
+        done = team.run("import", "--format", "beads", "-", stdin='{"id": "a", "title": "A"}\n{oops\n')
+        assert done.returncode == 2
+        assert "line 2: not JSON" in done.stderr
+        assert "Parser" in team.ok("show")
+
+    def test_what_is_not_kept_is_said_on_stderr(self, team: Cli) -> None:
+        """The import's non-fatal errors go to stderr; the plan is still imported."""
+        text = '{"id": "x", "title": "Gone", "status": "tombstone"}\n{"id": "y", "title": "Kept"}\n'
+        done = team.run("--session", "other", "import", "--format", "beads", "-", stdin=text)
+        assert done.returncode == 0, done.stderr
+        assert "issue 'x' is deleted (tombstone): not imported" in done.stderr
+        assert "Kept" in team.ok("--session", "other", "show")

@@ -113,15 +113,22 @@ def _add_markdown(verb: _Verb, common: argparse.ArgumentParser) -> None:
         "; an emptied file cancels the edit",
         parents=[common, allow_empty],
     )
-    export = verb("export", "write the list as Markdown")
+    formats = argparse.ArgumentParser(add_help=False)
+    formats.add_argument(
+        "--format",
+        choices=("markdown", "beads"),
+        default="markdown",
+        help="markdown (default) or beads: JSONL, one beads (bd) issue per line",
+    )
+    export = verb("export", "write the list as Markdown (or beads JSONL)", parents=[formats])
     export.add_argument("path", nargs="?", metavar="PATH", help="the file (default: stdout)")
     imp = verb(
         "import",
-        "replace the list with a Markdown file (a user edit)",
+        "replace the list with a Markdown file (or a beads export; a user edit)",
         "; a text with no task is refused unless --allow-empty",
-        parents=[common, allow_empty],
+        parents=[common, allow_empty, formats],
     )
-    imp.add_argument("path", metavar="PATH", help="the Markdown file; - reads stdin")
+    imp.add_argument("path", metavar="PATH", help="the Markdown (or beads JSONL) file; - reads stdin")
 
 
 def _add_targets(verb: _Verb) -> None:

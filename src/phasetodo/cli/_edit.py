@@ -20,7 +20,8 @@ from typing import IO, Any
 from .._core.fuzzy import AmbiguousTarget, TargetNotFound, resolve
 from .._core.model import Phase
 from .._views.markdown import markdown_to_phases, phases_to_markdown
-from ..errors import InvalidParams, NoAgentSession, NotSessionOwner, PhasetodoError
+from ..errors import InvalidBeads, InvalidParams, NoAgentSession, NotSessionOwner, PhasetodoError
+from ..integrations.beads import beads_to_phases
 from ..session import Session
 from ._context import (
     OK,
@@ -70,6 +71,18 @@ def _parse_markdown(text: str, where: str) -> tuple[Phase, ...]:
         lines = "\n".join(f"  {e}" for e in errors)
         raise _Exit(USAGE, f"{where}: the Markdown has errors, nothing changed:\n{lines}", errors)
     return phases
+
+
+def _parse_beads(text: str, where: str) -> tuple[Phase, ...]:
+    """The plan of a beads export; exit 2 naming its bad lines; what is not kept goes to stderr."""
+    try:
+        read = beads_to_phases(text)
+    except InvalidBeads as error:
+        lines = "\n".join(f"  {p}" for p in error.problems)
+        raise _Exit(USAGE, f"{where}: {error.args[0].splitlines()[0]}\n{lines}", error.problems) from error
+    for problem in read.errors:
+        print(f"phasetodo: {where}: {problem}", file=sys.stderr)
+    return read.phases
 
 
 def _check_not_emptied(
@@ -171,7 +184,10 @@ def run_edit(args: argparse.Namespace, out: IO[str]) -> int:
 def run_import(args: argparse.Namespace, out: IO[str]) -> int:
     """``import PATH|-``: replace the list with a Markdown file, as one user edit."""
     text = _read_input(args.path, "import")
-    phases = _parse_markdown(text, f"import {args.path}")
+    if args.format == "beads":
+        phases = _parse_beads(text, f"import {args.path}")
+    else:
+        phases = _parse_markdown(text, f"import {args.path}")
     with open_session(args) as session:
         before = tuple(session.refresh())
         _check_not_emptied(before, phases, args, f"import {args.path}")

@@ -15,6 +15,7 @@ from .._core.codec import dump_phases
 from .._core.model import Phase
 from .._views.diff import diff_phases
 from .._views.markdown import phases_to_markdown
+from ..integrations.beads import phases_to_beads
 from ._context import OK, json_text, open_session, plural, raw, task_count, usage
 from ._report import is_team, show_tree
 
@@ -33,10 +34,13 @@ def run_show(args: argparse.Namespace, out: IO[str]) -> int:
 
 
 def run_export(args: argparse.Namespace, out: IO[str]) -> int:
-    """``export [PATH]``: the list as Markdown, to stdout or a file (lossless on a team plan)."""
+    """``export [PATH]``: the list as Markdown (lossless on a team plan) or beads JSONL, to stdout or PATH."""
     with open_session(args, must_exist=True) as session:
         phases = session.refresh()
-        text = phases_to_markdown(phases, lossless=is_team(phases))
+        if args.format == "beads":
+            text = phases_to_beads(phases)
+        else:
+            text = phases_to_markdown(phases, lossless=is_team(phases))
     if args.path is None or args.path == "-":
         if args.json:
             raw(out).write(json_text({"markdown": text}))

@@ -1,0 +1,505 @@
+"""A team plan to and from beads (``bd``) JSONL: one issue per line.
+
+beads is an issue tracker for coding agents whose export is JSON lines, one issue each. A plan
+and an export map as follows:
+
+=====================================  ==============================================
+phasetodo                              beads
+=====================================  ==============================================
+a phase                                an ``epic`` issue (``issue_type: "epic"``)
+a task in that phase                   an issue with a ``parent-child`` dependency on it
+the task's ``id``                      the issue's ``id``
+content                                ``title``
+the first note                         ``description``
+the other notes                        ``comments`` (their ``text``)
+owner                                  ``assignee``
+``after``                              ``blocks`` dependencies on those tasks
+pending, in progress                   ``open``, ``in_progress``
+blocked, its reason                    ``blocked``, the issue's ``notes``
+completed                              ``closed``
+abandoned                              ``closed`` with a ``close_reason`` of dropping
+=====================================  ==============================================
+
+A close reason of ``dropped``, ``wontfix``, ``won't fix``, ``abandoned``, ``cancelled`` or
+``not planned`` means abandoned (:data:`ABANDON_REASONS`); any other closed issue is completed.
+Issues that no epic holds go to one phase (``phase``, by default ``"Issues"``). What a plan
+cannot hold (labels, priority, the issue type, timestamps, beads' ``owner``, the other
+dependency types, a ``deferred`` status, …) is kept as the task's last note, ``beads:`` and
+the fields as JSON (:data:`KEPT_PREFIX`), and written back on export, so an import exported
+again gives the same issues. Phases have no ids: an export names its epics ``<prefix>-e1``,
+``<prefix>-e2``, … in phase order. What cannot be kept at all (a deleted ``tombstone`` issue, an
+epic's own fields, nested epics) is listed in the import's non-fatal errors.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from .._core.codec import as_phases
+from .._core.model import Phase, Status, Task
+from ..errors import InvalidBeads
+
+__all__ = [
+    "ABANDON_REASONS",
+    "KEPT_PREFIX",
+    "MARK_FIELD",
+    "BeadsImport",
+    "beads_to_phases",
+    "issues_from_phases",
+    "phases_from_issues",
+    "phases_to_beads",
+]
+
+#: Close reasons (case-insensitive) that mean a task was dropped rather than done.
+ABANDON_REASONS = frozenset(
+    {"dropped", "wontfix", "won't fix", "abandoned", "cancelled", "canceled", "not planned"}
+)
+
+#: The kept field that marks an issue no epic held (its phase is the import's ``phase``).
+LOOSE = "phasetodo_loose"
+
+#: The kept field listing the ``blocks`` links an import could not enforce (they closed a cycle).
+UNENFORCED = "phasetodo_not_enforced"
+
+#: The field of the first epic that carries the plan's id high-water mark (``Phase.last_id``).
+MARK_FIELD = "phasetodo_last_id"
+
+#: How the note that keeps what a plan cannot hold begins (the JSON object follows).
+KEPT_PREFIX = "beads: "
+
+_OPEN_STATUSES = {"open": Status.PENDING, "in_progress": Status.IN_PROGRESS, "blocked": Status.BLOCKED}
+_HELD = frozenset(
+    {"id", "title", "description", "status", "assignee", "close_reason", "notes", "comments", "dependencies"}
+)
+
+
+@attrs.frozen
+class BeadsImport:
+    """What an import read: the plan's phases, and the non-fatal errors (what was not kept)."""
+
+    phases: tuple[Phase, ...]
+    errors: tuple[str, ...] = ()
+
+
+# -- export ---------------------------------------------------------------------------------------
+
+
+def phases_to_beads(phases: Iterable[Phase | Mapping[str, Any]], *, prefix: str = "pt") -> str:
+    """The plan as beads JSONL: each phase's epic, then its tasks' issues, one per line."""
+    return "".join(
+        json.dumps(issue, ensure_ascii=False) + "\n" for issue in issues_from_phases(phases, prefix=prefix)
+    )
+
+
+def issues_from_phases(
+    phases: Iterable[Phase | Mapping[str, Any]], *, prefix: str = "pt"
+) -> list[dict[str, Any]]:
+    """The plan as beads issues (JSON-ready dicts); tasks without an id get ``<prefix>-<n>``."""
+    plan = as_phases(phases)
+    ids = _task_ids(plan, prefix)
+    tasks = {task.content: ids[key] for key, task in _tasks(plan)}
+    links = _Links(tasks, tuple(_epic_ids(plan, prefix, set(ids.values()))))
+    out: list[dict[str, Any]] = []
+    for number, (phase, epic) in enumerate(zip(plan, links.epics, strict=True)):
+        if epic is not None:
+            closed = bool(phase.tasks) and all(t.status.is_closed for t in phase.tasks)
+            out.append(
+                {
+                    "id": epic,
+                    "title": phase.name,
+                    "status": "closed" if closed else "open",
+                    "issue_type": "epic",
+                }
+            )
+        for index, task in enumerate(phase.tasks):
+            out.append(_issue(task, ids[(number, index)], epic, links))
+        if phase.last_id:  # the plan's id high-water mark, so that no id is issued twice
+            (out[-1 - len(phase.tasks)] if epic else out[0])[MARK_FIELD] = phase.last_id
+    return out
+
+
+@attrs.frozen
+class _Links:
+    """An export's ids: task content -> issue id, and each phase's epic (``None``: loose issues)."""
+
+    tasks: Mapping[str, str]
+    epics: tuple[str | None, ...]
+
+
+def _epic_ids(plan: Sequence[Phase], prefix: str, taken: set[str]) -> Iterable[str | None]:
+    """Each phase's epic id: the one its tasks were imported under, else ``<prefix>-e<N>``;
+    ``None`` for the phase an import made of the issues no epic held."""
+    for number, phase in enumerate(plan, start=1):
+        kept = [_split_kept(t.notes)[1] for t in phase.tasks]
+        if kept and all(k.get(LOOSE) for k in kept):
+            yield None
+            continue
+        yield _epic_id(kept, f"{prefix}-e{number}", taken)
+
+
+def _epic_id(kept: Sequence[Mapping[str, Any]], made: str, taken: set[str]) -> str:
+    for fields in kept:
+        for dep in fields.get("dependencies") or ():
+            if isinstance(dep, dict) and dep.get("type") == "parent-child":
+                ident = dep.get("depends_on_id")
+                if isinstance(ident, str) and ident not in taken:
+                    taken.add(ident)
+                    return ident
+    while made in taken:
+        made += "x"
+    taken.add(made)
+    return made
+
+
+def _tasks(plan: Sequence[Phase]) -> Iterable[tuple[tuple[int, int], Task]]:
+    for p, phase in enumerate(plan):
+        for t, task in enumerate(phase.tasks):
+            yield (p, t), task
+
+
+def _task_ids(plan: Sequence[Phase], prefix: str) -> dict[tuple[int, int], str]:
+    taken = {task.id for _, task in _tasks(plan) if task.id is not None}
+    ids: dict[tuple[int, int], str] = {}
+    number = 0
+    for key, task in _tasks(plan):
+        ident = task.id
+        while ident is None or (task.id is None and ident in taken):
+            number += 1
+            ident = f"{prefix}-{number}"
+        taken.add(ident)
+        ids[key] = ident
+    return ids
+
+
+def _issue(task: Task, ident: str, epic: str | None, links: _Links) -> dict[str, Any]:
+    notes, kept = _split_kept(task.notes)
+    kept.pop(LOOSE, None)
+    issue: dict[str, Any] = {"id": ident, "title": task.content}
+    issue.update(_status_fields(task, kept))
+    if "description" in kept:  # imported with comments but no description
+        description = kept.pop("description")
+        if description is not None:
+            issue["description"] = description
+    elif notes:
+        issue["description"], notes = notes[0], notes[1:]
+    kept_comments = kept.pop("comments", None)
+    if notes:
+        issue["comments"] = _comments(ident, notes, kept_comments)
+    elif kept_comments == []:
+        issue["comments"] = []  # an empty list, as imported
+    blank = kept.pop("assignee", None)
+    if task.owner is not None:
+        issue["assignee"] = task.owner
+    elif blank is not None:
+        issue["assignee"] = blank  # an empty assignee, as imported
+    made = [(epic, "parent-child")] if epic is not None else []
+    made += [(links.tasks[a], "blocks") for a in task.after if a in links.tasks]
+    listed = "dependencies" in kept
+    unenforced = kept.pop(UNENFORCED, [])
+    deps = _dependencies(ident, made, kept.pop("dependencies", None), links, unenforced)
+    if deps or listed:
+        issue["dependencies"] = deps
+    issue.update(kept)  # what the plan could not hold, as it was imported
+    return issue
+
+
+def _dependencies(
+    ident: str, made: Sequence[tuple[str, str]], kept: object, links: _Links, unenforced: object
+) -> list[dict[str, Any]]:
+    """The task's links: those it was imported with, in their order and with their fields,
+    less the plan's own kinds (``blocks`` on a task, ``parent-child`` on an epic) that it no
+    longer has; then the plan's links that are new."""
+    originals = [d for d in kept if isinstance(d, dict)] if isinstance(kept, list) else []
+    tasks = set(links.tasks.values()) - set(unenforced if isinstance(unenforced, list) else ())
+    wanted: set[tuple[object, object]] = set(made)
+    out = []
+    for dep in originals:
+        pair = (dep.get("depends_on_id"), dep.get("type"))
+        ours = (pair[1] == "blocks" and pair[0] in tasks) or (
+            pair[1] == "parent-child" and pair[0] not in tasks
+        )
+        if not ours or pair in wanted:
+            out.append(dep)
+            wanted.discard(pair)
+    return out + [{"issue_id": ident, "depends_on_id": t, "type": k} for t, k in made if (t, k) in wanted]
+
+
+def _status_fields(task: Task, kept: dict[str, Any]) -> dict[str, Any]:
+    status, kept_status, kept_notes = task.status, kept.pop("status", None), kept.pop("notes", None)
+    if status is Status.BLOCKED:
+        out: dict[str, Any] = {"status": "blocked"}
+        if task.reason:
+            out["notes"] = task.reason
+        return out
+    if kept_notes is not None:
+        kept["notes"] = kept_notes  # beads' own notes of an issue that is not blocked
+    if status.is_closed:
+        reason = kept.pop("close_reason", None)
+        abandoned = isinstance(reason, str) and reason.strip().casefold() in ABANDON_REASONS
+        if status is Status.ABANDONED and not abandoned:
+            reason = "dropped"
+        elif status is Status.COMPLETED and abandoned:
+            reason = None
+        return {"status": "closed", **({"close_reason": reason} if reason is not None else {})}
+    if status is Status.PENDING and kept_status is not None:
+        return {"status": kept_status}  # deferred, pinned, …: still open work here
+    return {"status": "in_progress" if status is Status.IN_PROGRESS else "open"}
+
+
+def _comments(ident: str, notes: Sequence[str], kept: object) -> list[dict[str, Any]]:
+    """The notes after the first as comments; a comment imported with more fields keeps them."""
+    originals = kept if isinstance(kept, list) else []
+    out = []
+    for index, text in enumerate(notes):
+        original = originals[index] if index < len(originals) else None
+        if isinstance(original, dict) and original.get("text") == text:
+            out.append(original)
+        else:
+            out.append({"issue_id": ident, "text": text})
+    return out
+
+
+def _split_kept(notes: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
+    if notes and notes[-1].startswith(KEPT_PREFIX):
+        try:
+            kept = json.loads(notes[-1][len(KEPT_PREFIX) :])
+        except ValueError:
+            kept = None
+        if isinstance(kept, dict):
+            return list(notes[:-1]), kept
+    return list(notes), {}
+
+
+# -- import ---------------------------------------------------------------------------------------
+
+
+def beads_to_phases(text: str, *, phase: str = "Issues") -> BeadsImport:
+    """Read beads JSONL into a team plan. Raises :class:`~phasetodo.errors.InvalidBeads`
+    naming every line that is not a beads issue; what is not kept is in ``errors``."""
+    issues: list[dict[str, Any]] = []
+    problems: list[str] = []
+    for number, line in enumerate(text.split("\n"), start=1):  # JSON strings may hold U+2028
+        if not line.strip():
+            continue
+        try:
+            issue = json.loads(line)
+        except json.JSONDecodeError as error:
+            problems.append(f"line {number}: not JSON ({error.msg})")
+            continue
+        except RecursionError:
+            problems.append(f"line {number}: JSON nested too deeply")
+            continue
+        problem = _issue_problem(issue)
+        if problem:
+            problems.append(f"line {number}: {problem}")
+        else:
+            issues.append(issue)
+    seen: set[str] = set()
+    for issue in issues:
+        if issue["id"] in seen:
+            problems.append(f"issue {issue['id']!r}: the id is given twice")
+        seen.add(issue["id"])
+    if problems:
+        raise InvalidBeads(problems)
+    return phases_from_issues(issues, phase=phase)
+
+
+def _issue_problem(issue: object) -> str | None:
+    if not isinstance(issue, dict):
+        return f"not a beads issue (a JSON {type(issue).__name__}, not an object)"
+    for field in ("id", "title"):
+        if not isinstance(issue.get(field), str) or not issue[field].strip():
+            return f"not a beads issue: {field!r} must be a non-empty string"
+    for field in ("dependencies", "comments", "labels"):
+        if field in issue and not isinstance(issue[field], list):
+            return f"issue {issue['id']!r}: {field!r} must be a list"
+    return None
+
+
+def phases_from_issues(issues: Iterable[Mapping[str, Any]], *, phase: str = "Issues") -> BeadsImport:
+    """beads issues (dicts, already checked) as a team plan; see the module's table."""
+    items = [dict(i) for i in issues]
+    errors: list[str] = []
+    kinds = {i["id"]: i.get("issue_type") for i in items}
+    epics = [i for i in items if i.get("issue_type") == "epic" and i.get("status") != "tombstone"]
+    members: dict[str, list[dict[str, Any]]] = {e["id"]: [] for e in epics}
+    loose: list[dict[str, Any]] = []
+    for issue in items:
+        if issue.get("status") == "tombstone":
+            errors.append(f"issue {issue['id']!r} is deleted (tombstone): not imported")
+        elif kinds[issue["id"]] == "epic":
+            _epic_losses(issue, kinds, errors)
+        else:
+            parent = _parent_epic(issue, members)
+            (members[parent] if parent is not None else loose).append(issue)
+    contents = _contents(items, errors)
+    waits = _waits(items, contents, errors)
+    groups = [(e["title"], e["id"], members[e["id"]]) for e in epics]
+    if loose:
+        groups.append((phase, None, loose))
+    names: set[str] = set()
+    phases = []
+    for name, ident, group in groups:
+        if name in names:
+            errors.append(f"epic {ident!r}: its title repeats another's, so its phase is '{name} [{ident}]'")
+            name = f"{name} [{ident}]"
+        names.add(name)
+        phases.append(Phase(name, tuple(_task(i, contents, waits, members) for i in group)))
+    mark = max([_mark(e) for e in epics] + [_id_number(i["id"]) for i in items], default=0)
+    if phases and mark:
+        phases[0] = attrs.evolve(phases[0], last_id=mark)
+    return BeadsImport(tuple(phases), tuple(errors))
+
+
+def _mark(epic: Mapping[str, Any]) -> int:
+    value = epic.get(MARK_FIELD)
+    return value if type(value) is int and value > 0 else 0
+
+
+def _id_number(ident: str) -> int:
+    """The number of a phasetodo id ``t<N>``; 0 for any other id (a beads one)."""
+    digits = ident[1:]
+    return int(digits) if ident[:1] == "t" and digits.isdigit() and digits.isascii() else 0
+
+
+def _epic_losses(epic: Mapping[str, Any], kinds: Mapping[str, object], errors: list[str]) -> None:
+    for dep in _deps(epic):
+        if dep.get("type") == "parent-child" and kinds.get(str(dep.get("depends_on_id"))) == "epic":
+            errors.append(
+                f"epic {epic['id']!r} is inside epic {dep['depends_on_id']!r}: phases are not nested"
+            )
+    lost = sorted(set(epic) - {"id", "title", "issue_type", "status", "dependencies", MARK_FIELD})
+    if lost:
+        errors.append(f"epic {epic['id']!r}: {', '.join(lost)} not kept (a phase has only a name)")
+
+
+def _deps(issue: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return [d for d in issue.get("dependencies") or () if isinstance(d, dict)]
+
+
+def _parent_epic(issue: Mapping[str, Any], members: Mapping[str, object]) -> str | None:
+    for dep in _deps(issue):
+        if dep.get("type") == "parent-child" and dep.get("depends_on_id") in members:
+            return str(dep["depends_on_id"])
+    return None
+
+
+def _contents(items: Sequence[Mapping[str, Any]], errors: list[str]) -> dict[str, str]:
+    """Issue id -> task content: the title, made unique with the id where titles repeat."""
+    out: dict[str, str] = {}
+    seen: set[str] = set()
+    for issue in items:
+        if issue.get("issue_type") == "epic" or issue.get("status") == "tombstone":
+            continue
+        content = issue["title"]
+        if content in seen:
+            content = f"{content} [{issue['id']}]"
+            errors.append(f"issue {issue['id']!r}: its title repeats another's, so its task is {content!r}")
+        seen.add(content)
+        out[issue["id"]] = content
+    return out
+
+
+def _waits(
+    items: Sequence[Mapping[str, Any]], contents: Mapping[str, str], errors: list[str]
+) -> dict[str, list[str]]:
+    """Issue id -> the task issues it waits for (``blocks``), leaving out a link that would
+    close a cycle (a plan's waits have none); such a link is kept with the issue, and listed."""
+    graph: dict[str, list[str]] = {}
+    for issue in items:
+        if issue["id"] not in contents:
+            continue
+        for dep in _deps(issue):
+            target = dep.get("depends_on_id")
+            if dep.get("type") != "blocks" or target not in contents or target in graph.get(issue["id"], ()):
+                continue
+            if _reaches(graph, str(target), issue["id"]):
+                errors.append(
+                    f"issue {issue['id']!r}: waiting on {target!r} would close a cycle; kept, not enforced"
+                )
+                continue
+            graph.setdefault(issue["id"], []).append(str(target))
+    return graph
+
+
+def _reaches(graph: Mapping[str, Sequence[str]], start: str, goal: str) -> bool:
+    seen, todo = set(), [start]
+    while todo:
+        node = todo.pop()
+        if node == goal:
+            return True
+        if node not in seen:
+            seen.add(node)
+            todo.extend(graph.get(node, ()))
+    return False
+
+
+def _task(
+    issue: Mapping[str, Any],
+    contents: Mapping[str, str],
+    waits: Mapping[str, Sequence[str]],
+    epics: Mapping[str, object],
+) -> Task:
+    kept = {k: v for k, v in issue.items() if k not in _HELD}
+    status, reason = _status(issue, kept)
+    notes: list[str] = []
+    description = issue.get("description")
+    if isinstance(description, str) and description:
+        notes.append(description)
+    comments = [
+        c for c in issue.get("comments") or () if isinstance(c, dict) and isinstance(c.get("text"), str)
+    ]
+    if comments and not notes:
+        kept["description"] = description if isinstance(description, str) else None
+    notes += [c["text"] for c in comments]
+    if issue.get("comments") == [] or any(
+        c != {"issue_id": issue["id"], "text": c["text"]} for c in comments
+    ):
+        kept["comments"] = comments  # an empty list, or comments with authors, times, …
+    mine = waits.get(issue["id"], ())
+    after = [contents[t] for t in mine]
+    plain = True
+    for dep in _deps(issue):
+        target, kind = dep.get("depends_on_id"), dep.get("type")
+        held = (kind == "blocks" and target in mine) or (kind == "parent-child" and target in epics)
+        plain = plain and held and dep == {"issue_id": issue["id"], "depends_on_id": target, "type": kind}
+    if not plain or issue.get("dependencies") == []:  # kept whole: other types, their times, …
+        kept["dependencies"] = _deps(issue)
+    loose_waits = [
+        d["depends_on_id"]
+        for d in _deps(issue)
+        if d.get("type") == "blocks" and d.get("depends_on_id") in contents and d["depends_on_id"] not in mine
+    ]
+    if loose_waits:
+        kept[UNENFORCED] = loose_waits
+    if _parent_epic(issue, epics) is None:
+        kept[LOOSE] = True
+    if issue.get("assignee") == "":
+        kept["assignee"] = ""
+    if kept:
+        notes.append(KEPT_PREFIX + json.dumps(kept, ensure_ascii=False, sort_keys=True))
+    owner = issue.get("assignee") or None
+    return Task(contents[issue["id"]], status, tuple(notes), owner, reason, tuple(after), issue["id"])
+
+
+def _status(issue: Mapping[str, Any], kept: dict[str, Any]) -> tuple[Status, str | None]:
+    status = issue.get("status", "open")
+    if status == "closed":
+        reason = issue.get("close_reason")
+        abandoned = isinstance(reason, str) and reason.strip().casefold() in ABANDON_REASONS
+        if reason and not (abandoned and reason == "dropped"):
+            kept["close_reason"] = reason
+        return (Status.ABANDONED if abandoned else Status.COMPLETED), None
+    if status == "blocked":
+        notes = issue.get("notes")
+        return Status.BLOCKED, notes if isinstance(notes, str) and notes else None
+    if issue.get("notes"):
+        kept["notes"] = issue["notes"]
+    if status not in _OPEN_STATUSES:
+        kept["status"] = status  # deferred, pinned, hooked, …: open work that waits
+        return Status.PENDING, None
+    return _OPEN_STATUSES[status], None
