@@ -237,7 +237,8 @@ class TodoWriteTool:
     State lives in ``session`` (a durable ``phasetodo.Session`` or any
     :class:`TodoState`), or in memory when none is given. ``profile`` (a name
     or a :class:`~phasetodo.Profile`) gives the prompt, the schema and the
-    behaviour; ``limits`` left out means the state's own. ``execute`` never
+    behaviour; left out, it is the session's (a team session's tool is a team
+    tool), else parity. ``limits`` left out means the state's own. ``execute`` never
     raises for bad arguments: it returns an error result listing the problems,
     so the model can correct itself. ``agent`` names who writes to the memory
     list (a team plan's agent); a session carries its own agent.
@@ -257,10 +258,13 @@ class TodoWriteTool:
         self,
         session: TodoState | None = None,
         *,
-        profile: ProfileLike = "parity",
+        profile: ProfileLike | None = None,
         limits: Limits | Unset | None = UNSET,
         agent: str | None = None,
     ) -> None:
+        if profile is None:
+            own = getattr(session, "profile", None)
+            profile = own if isinstance(own, Profile) else "parity"
         #: The profile every call runs in.
         self.profile: Profile = resolve(profile)
         if session is not None and agent is not None:

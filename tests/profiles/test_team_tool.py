@@ -137,3 +137,23 @@ class TestTodoWrite:
             lead="w1",
         )
         assert again["isError"] is True
+
+
+class TestToolOnASession:
+    def test_a_team_sessions_tool_is_a_team_tool(self) -> None:
+        """TodoWriteTool(session) takes the session's profile: its prompt, schema and rules."""
+        with Session.open("plan", MemoryStore(), profile="team", agent="w1") as session:
+            tool = TodoWriteTool(session)
+            assert tool.profile is phasetodo.profiles.TEAM
+            assert tool.parameters == phasetodo.profiles.TEAM.schema
+            tool.execute({"ops": [{"op": "init", "list": [{"phase": "P", "items": ["a", "b"]}]}]})
+            tool.execute({"ops": [{"op": "start"}]})
+            assert session.phases[0].tasks[0].owner == "w1"
+
+    def test_a_given_profile_wins_and_other_sessions_stay_parity(self) -> None:
+        """profile= still chooses; a session of another profile, or none, gives its own or parity."""
+        with Session.open("plan", MemoryStore(), profile="team", agent="w1") as session:
+            assert TodoWriteTool(session, profile="parity").profile is phasetodo.profiles.PARITY
+        with Session.open("solo", MemoryStore()) as solo:
+            assert TodoWriteTool(solo).profile is phasetodo.profiles.PARITY
+        assert TodoWriteTool().profile is phasetodo.profiles.PARITY
