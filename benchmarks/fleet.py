@@ -1,0 +1,261 @@
+"""A fleet of agent processes on one team plan, some of them killed: claims, latency, losses.
+
+Usage: ``python -m benchmarks.fleet --store jsonl|sqlite|postgres [--agents 32] [--tasks 2000]
+[--kill 0.1] [--lease 2] [--work 0.01] [--dsn DSN]``.
+
+The lead writes a plan of ``--tasks`` tasks (phases of 100). Then ``--agents`` processes each
+open the plan with ``lease=--lease`` seconds and loop: ``start {}`` claims the first ready task
+(a lapsed claim included), the agent works ``--work`` seconds, then ``done`` closes it; an agent
+stops when no task is open. A share ``--kill`` of the agents is SIGKILLed while it holds a
+claim, so its task stays claimed until the lease lapses and another agent takes it. At the end
+the log is read back and the run reports:
+
+* claims per second (the claims the agents made, over the wall-clock time of the run);
+* p50 and p99 write latency (every ``todo_write`` an agent made, in ms);
+* tasks completed (every task must be), completed twice (must be none), reclaimed after a
+  lease lapsed, and writes refused because a claim had been reclaimed (fenced).
+
+PostgreSQL: ``--dsn``, else ``$PHASETODO_TEST_DSN``, else a throwaway cluster (as the tests
+start one). :func:`run_fleet` is what the test of a small fleet calls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+import phasetodo
+from phasetodo.stores._url import store_from_url
+
+SESSION = "fleet"
+
+
+@attrs.frozen
+class FleetRun:
+    """What one run measured."""
+
+    store: str
+    agents: int
+    tasks: int
+    killed: int
+    seconds: float
+    claims: int
+    latencies_ms: tuple[float, ...]
+    completed: int
+    completed_twice: int
+    reclaimed: int
+    fenced: int
+
+    @property
+    def claims_per_second(self) -> float:
+        """Claims made by all agents over the run's wall-clock time."""
+        return self.claims / self.seconds if self.seconds else 0.0
+
+    def percentile(self, share: float) -> float:
+        """The latency (ms) below which ``share`` of the writes fall."""
+        ordered = sorted(self.latencies_ms)
+        if not ordered:
+            return 0.0
+        return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def _plan(tasks: int) -> dict[str, Any]:
+    phases = [
+        {"phase": f"Phase {p + 1}", "items": [f"task {n}" for n in range(p * 100, min(tasks, (p + 1) * 100))]}
+        for p in range((tasks + 99) // 100)
+    ]
+    return {"ops": [{"op": "init", "list": phases}]}
+
+
+def _mine(result: dict[str, Any], agent: str) -> str | None:
+    for phase in result["details"]["phases"]:
+        for task in phase["tasks"]:
+            if task.get("owner") == agent and task["status"] == "in_progress":
+                return str(task["content"])
+    return None
+
+
+def _open_left(result: dict[str, Any]) -> bool:
+    return any(t["status"] in ("pending", "in_progress") for p in result["details"]["phases"] for t in p["tasks"])
+
+
+def agent_main(spec: str, agent: str, lease: float, work: float, out: Path) -> None:
+    """One agent process: claim, work, close, until no task is open; every write timed to ``out``."""
+    store = store_from_url(spec)
+    with (
+        out.open("a", encoding="utf-8") as log,
+        phasetodo.Session.open(SESSION, store, profile="team", agent=agent, lease=lease) as session,
+    ):
+
+        def write(ops: list[dict[str, Any]], what: str) -> dict[str, Any]:
+            start = time.perf_counter()
+            result = session.todo_write({"ops": ops})
+            log.write(json.dumps({"what": what, "ms": (time.perf_counter() - start) * 1e3, "text": result["content"][0]["text"][:200]}) + "\n")
+            log.flush()
+            return result
+
+        while True:
+            result = write([{"op": "start"}], "start")
+            task = _mine(result, agent)
+            if task is None:
+                if not _open_left(result):
+                    return
+                time.sleep(lease / 10)  # all open work is claimed or waits: look again soon
+                continue
+            log.write(json.dumps({"what": "claimed", "task": task}) + "\n")
+            log.flush()
+            time.sleep(work)
+            done = write([{"op": "done", "task": task}], "done")
+            if done.get("isError"):
+                log.write(json.dumps({"what": "fenced", "task": task}) + "\n")
+                log.flush()
+    store.close()
+
+
+def run_fleet(
+    spec: str, *, agents: int, tasks: int, kill: float, lease: float, work: float, folder: Path
+) -> FleetRun:
+    """Write the plan, run the agents (killing a share), wait for them, and read the log back."""
+    store = store_from_url(spec)
+    with phasetodo.Session.open(SESSION, store, profile="team", agent="lead") as lead:
+        lead.todo_write(_plan(tasks))
+    store.close()
+    started = time.perf_counter()
+    procs = [_spawn(spec, f"a{n}", lease, work, folder / f"a{n}.log") for n in range(agents)]
+    victims = random.Random(7).sample(range(agents), round(agents * kill))
+    killed = _kill_holding(procs, victims, folder)
+    for proc in procs:
+        proc.wait(timeout=600)
+    seconds = time.perf_counter() - started
+    logs = [_read_log(folder / f"a{n}.log") for n in range(agents)]
+    latencies = tuple(e["ms"] for entries in logs for e in entries if "ms" in e)
+    claims = sum(1 for entries in logs for e in entries if e["what"] == "claimed")
+    fenced = sum(1 for entries in logs for e in entries if e["what"] == "fenced")
+    completed, twice, reclaimed = _audit(spec)
+    return FleetRun(spec.split(":")[0], agents, tasks, killed, seconds, claims, latencies, completed, twice, reclaimed, fenced)
+
+
+def _spawn(spec: str, agent: str, lease: float, work: float, out: Path) -> subprocess.Popen[bytes]:
+    argv = [sys.executable, "-m", "benchmarks.fleet", "--agent", agent, "--spec", spec, "--lease", str(lease), "--work", str(work), "--out", str(out)]
+    root = Path(__file__).resolve().parent.parent
+    return subprocess.Popen(argv, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _kill_holding(procs: Sequence[subprocess.Popen[bytes]], victims: Sequence[int], folder: Path) -> int:
+    """SIGKILL each victim once its log shows a claim it has not closed; the count killed."""
+    killed, waiting = 0, set(victims)
+    deadline = time.monotonic() + 120
+    while waiting and time.monotonic() < deadline:
+        for n in sorted(waiting):
+            entries = _read_log(folder / f"a{n}.log")
+            if procs[n].poll() is not None:
+                waiting.discard(n)
+            elif entries and entries[-1]["what"] == "claimed":
+                os.kill(procs[n].pid, signal.SIGKILL)
+                killed += 1
+                waiting.discard(n)
+        time.sleep(0.01)
+    return killed
+
+
+def _read_log(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            break  # a line cut by the kill
+    return out
+
+
+def _audit(spec: str) -> tuple[int, int, int]:
+    """From the log: tasks completed, tasks completed more than once, claims taken over."""
+    store = store_from_url(spec)
+    completions: dict[str, int] = {}
+    holder: dict[str, str | None] = {}
+    reclaimed = 0
+    with phasetodo.Session.open(SESSION, store, profile="team") as session:
+        before: dict[str, tuple[str, str | None]] = {}
+        for event in session.events():
+            now = {t.content: (t.status.value, t.owner) for p in event.phases for t in p.tasks}
+            for content, (status, owner) in now.items():
+                was = before.get(content)
+                if status == "completed" and (was is None or was[0] != "completed"):
+                    completions[content] = completions.get(content, 0) + 1
+                if status == "in_progress" and (was is None or was != (status, owner)):
+                    if holder.get(content) not in (None, owner):
+                        reclaimed += 1
+                    holder[content] = owner
+            before = now
+        final = [t for p in session.phases for t in p.tasks]
+    store.close()
+    done = sum(1 for t in final if t.status is phasetodo.Status.COMPLETED)
+    return done, sum(1 for n in completions.values() if n > 1), reclaimed
+
+
+@contextmanager
+def _store_spec(kind: str, folder: Path, dsn: str | None) -> Iterator[str]:
+    if kind == "jsonl":
+        yield f"jsonl:{folder / 'store'}"
+    elif kind == "sqlite":
+        yield f"sqlite:{folder / 'fleet.db'}"
+    else:
+        from .sessions import postgres_dsn
+
+        with postgres_dsn(dsn) as found:
+            yield str(found)
+
+
+def _table(run: FleetRun) -> str:
+    return (
+        f"{run.store:<9} {run.agents:>6} {run.tasks:>6} {run.killed:>6} {run.seconds:>8.1f} "
+        f"{run.claims_per_second:>9.1f} {run.percentile(0.5):>8.1f} {run.percentile(0.99):>8.1f} "
+        f"{run.completed:>9} {run.completed_twice:>6} {run.reclaimed:>9} {run.fenced:>6}"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """The command line (see the module's docstring); ``--agent`` runs one agent process."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--store", choices=("jsonl", "sqlite", "postgres"), default="jsonl")
+    parser.add_argument("--agents", type=int, default=32)
+    parser.add_argument("--tasks", type=int, default=2000)
+    parser.add_argument("--kill", type=float, default=0.1)
+    parser.add_argument("--lease", type=float, default=2.0)
+    parser.add_argument("--work", type=float, default=0.01)
+    parser.add_argument("--dsn")
+    parser.add_argument("--agent", help=argparse.SUPPRESS)
+    parser.add_argument("--spec", help=argparse.SUPPRESS)
+    parser.add_argument("--out", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.agent:
+        agent_main(args.spec, args.agent, args.lease, args.work, Path(args.out))
+        return
+    with tempfile.TemporaryDirectory() as tmp, _store_spec(args.store, Path(tmp), args.dsn) as spec:
+        run = run_fleet(spec, agents=args.agents, tasks=args.tasks, kill=args.kill, lease=args.lease, work=args.work, folder=Path(tmp))
+    print("store     agents  tasks killed  seconds  claims/s  p50 ms  p99 ms  completed  twice reclaimed fenced")
+    print(_table(run))
+    if run.completed != run.tasks or run.completed_twice:
+        print(f"FAILED: {run.completed} of {run.tasks} completed, {run.completed_twice} completed twice")
+        sys.exit(1)
+    print(f"median write {statistics.median(run.latencies_ms):.1f} ms over {len(run.latencies_ms)} writes")
+
+
+if __name__ == "__main__":
+    main()
