@@ -63,6 +63,8 @@ class Overrides(PerCall, total=False):
     lead: str | Unset | None
     scope: str | Unset | None
     storage: Storage | Unset
+    now: float | Unset | None
+    lease: float | Unset | None
 
 
 @attrs.frozen
@@ -72,7 +74,9 @@ class Options:
     ``profile`` is a :class:`~phasetodo.Profile` or a built-in's name;
     ``limits=None`` means no limits; ``dry_run`` saves nothing; ``agent`` is
     who writes, ``lead`` a shared plan's lead and ``scope`` the phase a call on
-    it is limited to; ``storage`` is what results report in ``details.storage``.
+    it is limited to; ``storage`` is what results report in ``details.storage``;
+    ``lease`` (seconds) lets a shared plan's claims lapse that long after their
+    holder's last write, and ``now`` is the time a call runs at (sessions set it).
     """
 
     profile: Profile = attrs.field(default=PARITY, converter=resolve)
@@ -82,6 +86,8 @@ class Options:
     lead: str | None = None
     scope: str | None = None
     storage: Storage = "memory"
+    now: float | None = None
+    lease: float | None = None
 
     def override(self, **given: Unpack[Overrides]) -> Options:
         """A copy with the values given; ``UNSET`` (and ``profile=None``) keep this one's."""
@@ -105,6 +111,7 @@ class Options:
         return run(
             self.profile, params, current, limits=self.limits, storage=self.storage,
             dry_run=self.dry_run, agent=self.agent, lead=self.lead, scope=self.scope,
+            now=self.now, lease=self.lease,
         )
 
 

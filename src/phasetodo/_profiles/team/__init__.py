@@ -162,7 +162,9 @@ def team_report(outcome: Outcome, storage: Storage) -> ToolResult:
 
 
 def _apply(phases: tuple[Phase, ...], ops: Sequence[TeamOp], call: CallContext) -> Outcome:
-    return apply_team(phases, ops, agent=call.agent, lead=call.lead, scope=call.scope)
+    return apply_team(
+        phases, ops, agent=call.agent, lead=call.lead, scope=call.scope, now=call.now, lease=call.lease
+    )
 
 
 def repair_team_plan(phases: tuple[Phase, ...]) -> tuple[Phase, ...]:
