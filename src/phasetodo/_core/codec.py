@@ -124,7 +124,8 @@ def _load_lease(data: object) -> Lease:
     """A lease from JSON (type-checked: ``TypeError`` for the careful loader to name)."""
     if type(data) is not dict:
         raise TypeError
-    epoch, until, lapsed, at = data.get("epoch", 0), data.get("until"), data.get("lapsed"), data.get("lapsed_at")
+    epoch, until = data.get("epoch", 0), data.get("until")
+    lapsed, at = data.get("lapsed"), data.get("lapsed_at")
     if type(epoch) is not int or epoch < 0 or (lapsed is not None and type(lapsed) is not str):
         raise TypeError
     for time in (until, at):
@@ -148,7 +149,11 @@ def dump_phases(phases: Iterable[Phase | Mapping[str, Any]]) -> list[dict[str, A
                     if t.notes
                     else {"content": t.content, "status": wire[t.status]}
                 )
-                if t.owner is None and t.reason is None and not t.after and t.id is None and t.lease is None
+                if t.owner is None
+                and t.reason is None
+                and not t.after
+                and t.id is None
+                and t.lease is None
                 else dump_task(t)
                 for t in p.tasks
             ],

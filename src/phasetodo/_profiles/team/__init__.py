@@ -106,6 +106,8 @@ def _details(
     }
     if scope is not None:
         details["scope"] = scope
+    if view.lapsed:
+        details["lapsed"] = view.lapsed
     if outcome.errors:
         details["errors"] = list(outcome.errors)
     return details
@@ -181,7 +183,7 @@ def repair_team_plan(phases: tuple[Phase, ...]) -> tuple[Phase, ...]:
 
 def read_team_plan(phases: tuple[Phase, ...], call: CallContext) -> str:
     """What ``todo_read`` shows an agent of a team plan: its summary, no errors."""
-    return format_team_summary(phases, call.agent, scope=call.scope)
+    return format_team_summary(phases, call.agent, scope=call.scope, now=call.now)
 
 
 #: Many agents, one plan: claims, one active task per agent, ``blocked``, ``after``; all or nothing.

@@ -30,8 +30,8 @@ plan as a parity call does, and pays what its ops touch.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
 import time
+from collections.abc import Iterable, Sequence
 from itertools import compress, count, repeat
 from operator import attrgetter, is_, is_not
 
@@ -299,7 +299,9 @@ class TeamWork(Columns):
             return
         for col, index in self.active:
             held = col.leases[index]
-            if held is not None and held.until is not None and held.until <= now and col.owners[index] != agent:
+            if held is None or held.until is None or held.until > now:
+                continue
+            if col.owners[index] != agent:
                 self.lapsed[(col, index)] = None
 
     def id_mark(self) -> int:
@@ -984,9 +986,10 @@ def normalize_team(phases: Iterable[Phase]) -> tuple[Phase, ...]:
     return work.phases()
 
 
-def ready_tasks(phases: Iterable[Phase]) -> list[tuple[str, Task]]:
-    """The ready tasks in plan order, as ``(phase name, task)``."""
-    work = TeamWork(tuple(phases))
+def ready_tasks(phases: Iterable[Phase], *, now: float | None = None) -> list[tuple[str, Task]]:
+    """The ready tasks in plan order, as ``(phase name, task)``; with ``now``, the claims
+    whose lease lapsed by then too."""
+    work = TeamWork(tuple(phases), now=now)
     return [
         (col.name, col.tasks[index])  # type: ignore[index,misc]
         for col in work.cols

@@ -413,13 +413,17 @@ def format_team_summary(
     scope: str | None = None,
     *,
     plan: bool = True,
+    now: float | None = None,
 ) -> str:
-    """The summary for ``agent`` of a plan held as values (see :func:`team_view`)."""
-    work = TeamWork(tuple(phases))
+    """The summary for ``agent`` of a plan held as values (see :func:`team_view`); with
+    ``now``, the claims whose lease lapsed by then are listed (and ready)."""
+    work = TeamWork(tuple(phases), agent, now=now)
     return team_view(work, agent, errors, notices, scope, plan=plan, dump=False).text
 
 
-def format_team_head(phases: Sequence[Phase], agent: str | None = None) -> str:
-    """The summary without the plan: the agent's task, ready tasks, who is on what,
-    what is blocked and what waits (``phasetodo ready``)."""
-    return format_team_summary(phases, agent, plan=False)
+def format_team_head(
+    phases: Sequence[Phase], agent: str | None = None, *, now: float | None = None
+) -> str:
+    """The summary without the plan: the agent's task, ready tasks, lapsed claims, who is on
+    what, what is blocked and what waits (``phasetodo ready``)."""
+    return format_team_summary(phases, agent, plan=False, now=now)
