@@ -393,13 +393,14 @@ class Session(OptionsHolder):
         """
         options = self.options.per_call(given).override(scope=scope)
         chosen = options.profile
+        seen = self._phases if chosen.shared else None  # what this handle last saw of the plan
         options = options.override(agent=self._writer(agent, chosen))
 
         def make(current: tuple[Phase, ...]) -> tuple[tuple[Phase, ...] | None, ToolResult]:
             # The lead is read when the call runs: taking the lock may have created the log;
             # the time is the one the event will record, so a lease lapses by the log's times.
             lead = self._log.owner if chosen.shared else None
-            result = options.override(lead=lead, now=self._moment).run(params, current)
+            result = options.override(lead=lead, now=self._moment, seen=seen).run(params, current)
             if result.is_error and chosen.atomic:
                 return None, result  # refused: nothing applied, nothing appended
             return result.phases, result

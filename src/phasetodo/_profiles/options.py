@@ -65,6 +65,7 @@ class Overrides(PerCall, total=False):
     storage: Storage | Unset
     now: float | Unset | None
     lease: float | Unset | None
+    seen: tuple[Phase, ...] | Unset | None
 
 
 @attrs.frozen
@@ -76,7 +77,8 @@ class Options:
     who writes, ``lead`` a shared plan's lead and ``scope`` the phase a call on
     it is limited to; ``storage`` is what results report in ``details.storage``;
     ``lease`` (seconds) lets a shared plan's claims lapse that long after their
-    holder's last write, and ``now`` is the time a call runs at (sessions set it).
+    holder's last write, ``now`` is the time a call runs at and ``seen`` the list as
+    the caller last saw it (sessions set both).
     """
 
     profile: Profile = attrs.field(default=PARITY, converter=resolve)
@@ -88,6 +90,7 @@ class Options:
     storage: Storage = "memory"
     now: float | None = None
     lease: float | None = None
+    seen: tuple[Phase, ...] | None = attrs.field(default=None, eq=False, repr=False)
 
     def override(self, **given: Unpack[Overrides]) -> Options:
         """A copy with the values given; ``UNSET`` (and ``profile=None``) keep this one's."""
@@ -111,7 +114,7 @@ class Options:
         return run(
             self.profile, params, current, limits=self.limits, storage=self.storage,
             dry_run=self.dry_run, agent=self.agent, lead=self.lead, scope=self.scope,
-            now=self.now, lease=self.lease,
+            now=self.now, lease=self.lease, seen=self.seen,
         )
 
 

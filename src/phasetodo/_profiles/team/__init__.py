@@ -75,7 +75,8 @@ def _view(outcome: Outcome, agent: str | None, scope: str | None, *, plan: bool 
     if not isinstance(work, TeamWork):
         work = TeamWork(outcome.phases)
     notices = outcome.notices if isinstance(outcome, TeamOutcome) else ()
-    return team_view(work, agent, outcome.errors, notices, scope, plan=plan)
+    changes = outcome.changes if isinstance(outcome, TeamOutcome) else ()
+    return team_view(work, agent, outcome.errors, notices, scope, plan=plan, changes=changes)
 
 
 def team_text(outcome: Outcome, agent: str | None, scope: str | None = None) -> str:
@@ -165,7 +166,8 @@ def team_report(outcome: Outcome, storage: Storage) -> ToolResult:
 
 def _apply(phases: tuple[Phase, ...], ops: Sequence[TeamOp], call: CallContext) -> Outcome:
     return apply_team(
-        phases, ops, agent=call.agent, lead=call.lead, scope=call.scope, now=call.now, lease=call.lease
+        phases, ops, agent=call.agent, lead=call.lead, scope=call.scope, now=call.now,
+        lease=call.lease, seen=call.seen,
     )
 
 

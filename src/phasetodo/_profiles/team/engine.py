@@ -45,6 +45,7 @@ from ..._core.model import Lease, Phase, Status, Task
 from ..._core.ops import Done, Drop, Note, Rm, Start
 from ..hints import Hints
 from ..strict import not_found_hint
+from .changes import changes_since
 from .ops import After, Block, TeamAppend, TeamInit, TeamItem, TeamOp, Unblock
 
 __all__ = [
@@ -78,12 +79,14 @@ Place = tuple["TeamColumn", int]
 @attrs.frozen
 class TeamOutcome(Outcome):
     """An outcome with the notices a team call adds (what ``rm`` took out of ``after``),
-    the task the caller holds afterwards, and who called on what scope (for the report)."""
+    the task the caller holds afterwards, who called on what scope (for the report), and
+    what changed since the caller's last look."""
 
     notices: tuple[str, ...] = ()
     claimed: str | None = None
     agent: str | None = None
     scope: str | None = None
+    changes: tuple[str, ...] = ()
 
 
 class TeamColumn(Column):
@@ -951,6 +954,7 @@ def apply_team(
     scope: str | None = None,
     now: float | None = None,
     lease: float | None = None,
+    seen: Sequence[Phase] | None = None,
 ) -> TeamOutcome:
     """Apply ``ops`` for ``agent`` (``None``: a person) to a copy of ``phases``.
 
@@ -961,9 +965,12 @@ def apply_team(
     ``start {}`` and pickups look only there, and ``init`` is refused.
     ``now`` is the call's time: another agent's claim whose lease ended by then
     is ready again, and with ``lease`` (seconds) the caller's claim lasts that
-    long after the call. ``phases`` is never modified.
+    long after the call. With ``seen`` (the plan as the caller last saw it) the
+    outcome tells what changed since (:func:`~.changes.changes_since`).
+    ``phases`` is never modified.
     """
     before = tuple(phases)
+    changes = tuple(changes_since(seen, before)) if seen is not None else ()
     work = TeamWork(before, agent, lead, scope, now, lease)
     for op in ops:
         work.run(op)
@@ -971,10 +978,10 @@ def apply_team(
         errors = tuple(work.errors)
         work = TeamWork(before, agent, lead, scope, now)
         work.repair()
-        return TeamOutcome(work.phases(), errors, (), work.claimed(), agent, scope, columns=work)
+        return TeamOutcome(work.phases(), errors, (), work.claimed(), agent, scope, changes, columns=work)
     work.normalize()
     return TeamOutcome(
-        work.phases(), (), tuple(work.notices), work.claimed(), agent, scope, columns=work
+        work.phases(), (), tuple(work.notices), work.claimed(), agent, scope, changes, columns=work
     )
 
 

@@ -28,7 +28,9 @@ LIST_SHOWN = 10
 #: The most changes since the caller's last look the summary lists.
 CHANGES_SHOWN = 12
 #: The most errors the summary lists (``details.errors`` has them all).
-ERRORS_SHOWN = 10
+ERRORS_SHOWN = 8
+#: Characters kept free for the plan's line (its tree or its counts) at the end.
+RESERVED = 300
 #: The most lines of the caller's task's notes the summary shows.
 NOTE_LINES = 12
 #: The most characters of a content, a reason or a note line in the summary.
@@ -289,18 +291,30 @@ def team_view(
         for col, i in lapsed
     ]
     out: list[str] = []
+
+    def add(lines: list[str], short: str) -> None:
+        """``lines`` if they fit beside what is there (and the plan's line), else ``short``."""
+        used = sum(len(line) + 1 for line in out)
+        if used + sum(len(line) + 1 for line in lines) <= TEXT_LIMIT - RESERVED:
+            out.extend(lines)
+        elif used + len(short) + 1 <= TEXT_LIMIT - RESERVED:
+            out.append(short)
+
     if errors:
         out.append("Errors — nothing was applied, the plan is unchanged:")
-        out += [f"- {_clip(e, 400)}" for e in errors[:ERRORS_SHOWN]]
+        out += [f"- {_clip(e, 300)}" for e in errors[:ERRORS_SHOWN]]
         if len(errors) > ERRORS_SHOWN:
             out.append(f"- … and {len(errors) - ERRORS_SHOWN} more (in details.errors)")
         out.append("")
-    out += [_clip(n, 400) for n in notices[:LIST_SHOWN]]
+    out += [_clip(n, 200) for n in notices[:LIST_SHOWN]]
     if len(notices) > LIST_SHOWN:
         out.append(f"… and {len(notices) - LIST_SHOWN} more changes to after")
     if changes:
-        out += _capped(
-            "Since your last look", [f"  {_clip(c, 200)}" for c in changes[:CHANGES_SHOWN]], len(changes)
+        add(
+            _capped(
+                "Since your last look", [f"  {_clip(c, 200)}" for c in changes[:CHANGES_SHOWN]], len(changes)
+            ),
+            f"Since your last look: {len(changes)} changes (see details.phases).",
         )
     total = sum(len(col.contents) for col in cols)
     if not total:
@@ -348,27 +362,30 @@ def team_view(
     if contents:
         shown = ", ".join(f"{_name(c, i)} ({_clip(c.name, 60)})" for c, i in ready)
         more = f", and {len(contents) - READY_SHOWN} more" if len(contents) > READY_SHOWN else ""
-        out.append(f"Ready ({len(contents)}): {shown}{more}")
+        add([f"Ready ({len(contents)}): {shown}{more}"], f"Ready: {len(contents)} (in details.ready).")
     else:
         out.append("Ready: none.")
     if lapsed:
-        out += _capped(
+        add(
+            _capped(
             "Lapsed",
             [
                 f"  {_name(c, i)} ({_clip(c.name, 60)}) — {c.owners[i]}'s lease lapsed at "
                 f"{format_time(_until(c, i))}; start it to take it over"
                 for c, i in lapsed[:LIST_SHOWN]
-            ],
-            len(lapsed),
+                ],
+                len(lapsed),
+            ),
+            f"Lapsed: {len(lapsed)} claims whose lease lapsed (in details.lapsed).",
         )
     if working:
-        out.append("On it:")
-        out += [
+        lines = ["On it:"] + [
             f"  {_clip(c.owners[i] or '?', 60)} → {_name(c, i)} ({_clip(c.name, 60)})"
             for c, i in working[:LIST_SHOWN]
         ]
         if len(working) > LIST_SHOWN:
-            out.append(f"  … and {len(working) - LIST_SHOWN} more")
+            lines.append(f"  … and {len(working) - LIST_SHOWN} more")
+        add(lines, f"On it: {len(working)} agents (in details.phases).")
     if blocked:
         items = []
         for c, i in blocked[:LIST_SHOWN]:
@@ -377,18 +394,18 @@ def team_view(
             items.append(
                 f"  ⊘ {_name(c, i)} ({_clip(c.name, 60)}) — {_clip(c.reasons[i] or 'no reason given')}{by}"
             )
-        out += _capped("Blocked", items, len(blocked))
+        add(_capped("Blocked", items, len(blocked)), f"Blocked: {len(blocked)} (in details.phases).")
     if waiting:
         items = [
             f"  {_name(c, i)} ({_clip(c.name, 60)}) after " + _clip(", ".join(f'"{w}"' for w in waits))
             for (c, i), waits in waiting[:LIST_SHOWN]
         ]
-        out += _capped("Waiting", items, len(waiting))
+        add(_capped("Waiting", items, len(waiting)), f"Waiting: {len(waiting)} (in details.phases).")
     if plan:
         head = f"Plan ({closed}/{total} closed):"
         used = sum(len(line) + 1 for line in out)
         tree = _tree(cols) if total <= TREE_TASKS else None
-        if tree is not None and used + len(head) + sum(len(line) + 1 for line in tree) <= TEXT_LIMIT - 200:
+        if tree is not None and used + len(head) + sum(len(line) + 1 for line in tree) <= TEXT_LIMIT - 50:
             out.append(head)
             out += tree
         else:
