@@ -178,31 +178,70 @@ class TeamColumn(Column):
         return tasks  # type: ignore[return-value]
 
 
+#: What :func:`team_columns` read from a phase, by the phase's identity (the entry keeps the
+#: phase, so that no other object takes its id): a session's next call gets most phases of
+#: the last result back as they were and reads each once. Emptied past ``_READ_MOST`` phases.
+_READ: dict[int, tuple[Phase, bool, tuple[tuple[object, ...], ...]]] = {}
+_READ_MOST = 4096
+
+
+def _read_fields(phase: Phase) -> tuple[bool, tuple[tuple[object, ...], ...]]:
+    """A phase's team fields as tuples, and whether only ids are set among them (plain)."""
+    found = _READ.get(id(phase))
+    if found is not None and found[0] is phase:
+        return found[1], found[2]
+    tasks = phase.tasks
+    size = len(tasks)
+    fields = tuple(zip(*map(_fields, tasks), strict=True)) if size else ((),) * 8
+    _, statuses, _, owners, reasons, afters, _, leases = fields
+    plain = (
+        owners.count(None) == size
+        and reasons.count(None) == size
+        and leases.count(None) == size
+        and not any(afters)
+        and _BLOCKED not in statuses
+    )
+    if plain:
+        fields = (fields[0], statuses, fields[2], fields[6])
+    if len(_READ) >= _READ_MOST:
+        _READ.clear()
+    _READ[id(phase)] = (phase, plain, fields)
+    return plain, fields
+
+
 def team_columns(phases: Sequence[Phase]) -> list[TeamColumn]:
     """``Phase`` values as team columns.
 
     A phase without a team plan's fields (most, in a plan with few owners) is read by
-    ``native.value_rows``, as a parity list is; the others field by field.
+    ``native.value_rows``, as a parity list is; the others field by field, once per
+    phase value (see ``_READ``). A phase whose tasks carry ids and nothing else of a
+    team's is still plain: the checks that skip plain columns need no ids.
     """
     out = []
+    read = _READ
     for phase in phases:
         try:
+            known = read.get(id(phase))
+            if known is not None and known[0] is phase:
+                raise TypeError  # read before: it has a team's fields
             ((name, contents, statuses, notes),) = native.value_rows((phase,))
-        except TypeError:  # an owner, a reason, an ``after``, an id or a blocked task
-            tasks = phase.tasks
-            size = len(tasks)
-            fields = list(zip(*map(_fields, tasks), strict=True)) if size else [()] * 8
-            contents, statuses_, notes_, owners, reasons, afters, ids, leases = map(list, fields)
-            col = TeamColumn(
-                phase.name, contents, statuses_, notes_, owners, reasons, afters, phase, ids, leases
-            )
-            # ids alone keep a phase plain: the checks that skip plain columns need none
-            col.plain = (
-                owners.count(None) == size
-                and reasons.count(None) == size
-                and not any(afters)
-                and _BLOCKED not in statuses_
-            )
+        except TypeError:  # an owner, a reason, an ``after``, an id, a lease or a blocked task
+            plain, fields = _read_fields(phase)
+            size = len(phase.tasks)
+            if plain:
+                contents_, statuses_, notes_, ids = map(list, fields)
+                empty: list[str | None] = [None] * size
+                col = TeamColumn(
+                    phase.name, contents_, statuses_, notes_,  # type: ignore[arg-type]
+                    empty, empty[:], [()] * size, phase, ids, [None] * size,  # type: ignore[arg-type]
+                )
+                col.plain = True
+            else:
+                contents_, statuses_, notes_, owners, reasons, afters, ids, leases = map(list, fields)
+                col = TeamColumn(
+                    phase.name, contents_, statuses_, notes_,  # type: ignore[arg-type]
+                    owners, reasons, afters, phase, ids, leases,  # type: ignore[arg-type]
+                )
             out.append(col)
             continue
         size = len(contents)

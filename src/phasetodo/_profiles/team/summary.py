@@ -7,7 +7,7 @@ on what, what is blocked and why, what waits for what, and then the plan.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import compress, count, repeat
+from itertools import compress, count, islice, repeat
 from operator import is_, is_not, setitem
 from typing import Any
 
@@ -275,10 +275,10 @@ def team_view(
         mask = work.ready_mask(col)
         if mask is None:
             continue
-        found = list(compress(count(), mask))
+        mask = mask if isinstance(mask, list) else list(mask)
         if len(ready) < READY_SHOWN:
-            ready += [(col, i) for i in found[: READY_SHOWN - len(ready)]]
-        contents += [col.contents[i] for i in found]
+            ready += [(col, i) for i in islice(compress(count(), mask), READY_SHOWN - len(ready))]
+        contents += compress(col.contents, mask)
     ids = {id(col) for col in cols}
     lapsed = [p for p in work.order(work.lapsed) if id(p[0]) in ids]
     lapsed_json = [
