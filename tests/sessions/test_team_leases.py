@@ -224,6 +224,7 @@ WORKER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow  # child processes, as the other process tests
 class TestProcesses:
     @pytest.mark.parametrize("kind", ["jsonl", "sqlite"])
     def test_a_killed_holder_loses_its_task_to_another_process(self, tmp_path: Path, kind: str) -> None:
@@ -264,3 +265,25 @@ class TestProcesses:
             assert task.lease is not None
             assert (task.lease.epoch, task.lease.lapsed) == (2, "w1")
         store.close()
+
+
+class TestOnPostgres:
+    def test_lapse_takeover_heartbeat_and_fencing(self, postgres_store: Any) -> None:
+        """The same rules on PostgreSQL: a heartbeat holds the claim, then it lapses, is taken
+        over, and the former holder is refused."""
+        clock = Clock()
+        w1, w2 = agent(postgres_store, "w1", clock), agent(postgres_store, "w2", clock)
+        w1.todo_write(PLAN)
+        w1.todo_write({"ops": [{"op": "start", "task": "Parser"}]})
+        clock.now = 1009.0
+        assert w1.heartbeat() == 1019.0
+        clock.now = 1015.0
+        assert w2.todo_write({"ops": [{"op": "start", "task": "Parser"}]})["isError"] is True
+        clock.now = 1020.0
+        assert w2.todo_write({"ops": [{"op": "start", "task": "t1"}]})["isError"] is False
+        refused = w1.todo_write({"ops": [{"op": "done", "task": "t1"}]})
+        assert refused["isError"] is True
+        assert 'taken over by agent "w2"' in refused["details"]["errors"][0]
+        with phasetodo.Session.open("plan", store=postgres_store, profile="team") as fresh:
+            assert fresh.phases == w2.refresh()
+            assert fresh.phases[0].tasks[0].lease == phasetodo.Lease(2, 1030.0, "w1", 1019.0)
