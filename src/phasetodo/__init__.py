@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from ._core.codec import dump_phases, load_phases
 from ._core.engine import apply
 from ._core.limits import DEFAULT_LIMITS, Limits
-from ._core.model import REFERENCE_STATUSES, Phase, Status, Task
+from ._core.model import REFERENCE_STATUSES, Lease, Phase, Status, Task
 from ._core.schema import DETAILS_SCHEMA
 from ._profiles.parity import PARITY
 from ._profiles.registry import Profile
@@ -50,6 +50,7 @@ __all__ = [
     "InvalidParams",
     "InvalidPhases",
     "JsonlStore",
+    "Lease",
     "Limits",
     "ListDiff",
     "MemoryStore",

@@ -17,6 +17,7 @@ import math
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
+from operator import is_
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -122,6 +123,8 @@ class Session(OptionsHolder):
         self._clock = clock
         self._own_store = own_store
         self._closed = False
+        #: The time the call under way runs at (read under the writer lock; the event's time).
+        self._moment: float | None = None
         self._written: int | None = None
         self._deadlines: dict[TaskKey, float] = {}
         self._last: tuple[tuple[Phase, ...], tuple[Phase, ...]] | Change | None = None
@@ -148,6 +151,7 @@ class Session(OptionsHolder):
         limits: Limits | None = DEFAULT_LIMITS,
         lead: str | None = None,
         options: Options | None = None,
+        lease: float | None = None,
     ) -> Session:
         """Open (or start) the session ``session_id`` in ``store``.
 
@@ -170,6 +174,12 @@ class Session(OptionsHolder):
 
         ``options`` gives profile, limits and agent as one
         :class:`~phasetodo.tool.Options` value instead (then leave those out).
+
+        ``lease`` (seconds, on a shared plan) lets this agent's claim lapse that
+        long after its last write or :meth:`heartbeat`: another agent's ``start``
+        may then take the task over, and this agent's later writes on it are
+        refused. Without it claims never lapse. Expiry is reckoned from the times
+        the log's events record (this session's ``clock``).
         """
         if options is not None:
             if profile != "parity" or limits is not DEFAULT_LIMITS or agent is not None:
@@ -178,6 +188,10 @@ class Session(OptionsHolder):
         else:
             options = Options(profile, limits, agent=agent)
         check_agent(agent)
+        if lease is not None:
+            if isinstance(lease, bool) or not isinstance(lease, (int, float)) or not 0 < lease < math.inf:
+                raise InvalidOption(f"lease: must be a positive number of seconds, not {lease!r}")
+            options = options.override(lease=float(lease))
         chosen = options.profile
         if resume is None:
             resume = "keep" if chosen.shared else "strip"
@@ -382,16 +396,20 @@ class Session(OptionsHolder):
         """
         options = self.options.per_call(given).override(scope=scope)
         chosen = options.profile
+        seen = self._phases if chosen.shared else None  # what this handle last saw of the plan
         options = options.override(agent=self._writer(agent, chosen))
 
         def make(current: tuple[Phase, ...]) -> tuple[tuple[Phase, ...] | None, ToolResult]:
-            # The lead is read when the call runs: taking the lock may have created the log.
-            result = options.override(lead=self._log.owner if chosen.shared else None).run(params, current)
+            # The lead is read when the call runs: taking the lock may have created the log;
+            # the time is the one the event will record, so a lease lapses by the log's times.
+            lead = self._log.owner if chosen.shared else None
+            result = options.override(lead=lead, now=self._moment, seen=seen).run(params, current)
             if result.is_error and chosen.atomic:
                 return None, result  # refused: nothing applied, nothing appended
             return result.phases, result
 
         if options.dry_run:
+            self._moment = float(self._clock())
             return make(self.refresh())[1]
 
         # The log keeps the validated ops and replays them with the same built-in
@@ -404,6 +422,29 @@ class Session(OptionsHolder):
             return tuple(params["ops"]) if replayable else None
 
         return self._commit("write", make, expected_version, options=options, ops=ops)
+
+    def heartbeat(self) -> float | None:
+        """Say that this handle's agent is alive: its claim's lease starts again from now.
+
+        On a shared plan with a ``lease`` (see :meth:`open`), an agent that works long
+        between writes calls this so that its claim does not lapse. The new deadline is
+        appended as a ``write`` event (with no ops), so every process sees it and a
+        reopened log keeps it; returns that deadline, or ``None`` when nothing was
+        appended (no lease, no agent, or the agent holds no task).
+        """
+        options = self.options
+        chosen = options.profile
+        if options.lease is None or options.agent is None or not chosen.shared:
+            return None
+
+        def make(current: tuple[Phase, ...]) -> tuple[tuple[Phase, ...] | None, float | None]:
+            call = CallContext(options.agent, self._log.owner, options.scope, self._moment, options.lease)
+            after = chosen.apply(current, (), call).phases
+            if len(after) == len(current) and all(map(is_, after, current)):
+                return None, None  # nothing to renew: the engine gave the same values back
+            return after, (self._moment or 0.0) + (options.lease or 0.0)
+
+        return self._commit("write", make, None, options=options)
 
     def scoped(self, *, agent: str, phase: str) -> ScopedSession:
         """A handle for a subagent that sees and changes only ``phase`` of this shared plan.
@@ -564,6 +605,7 @@ class Session(OptionsHolder):
             current = self._sync()
             if expected_version is not None and expected_version != self._version:
                 raise VersionConflict(self.session_id, expected_version, self._version)
+            self._moment = moment = float(self._clock())  # what ``make`` runs at, the event's time
             after, result = make(current)
             if after is None:  # the call was refused: nothing to append
                 return result
@@ -576,7 +618,7 @@ class Session(OptionsHolder):
             agent = options.agent if options is not None else None
             profile = options.profile.name if options is not None else None
             event = Event(
-                version, kind, float(self._clock()), after, source, agent, done, profile
+                version, kind, moment, after, source, agent, done, profile
             )  # the profile even without ops: it tells a team plan's writes from others
             self._log.append(event)
         # Only once the lock is released is the event committed (SQLite commits then):

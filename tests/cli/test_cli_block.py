@@ -81,7 +81,7 @@ class TestBlock:
         """ready lists the blocked task and why."""
         run("block", "Upload it", "--reason", "no token")
         out = run("ready")[1]
-        assert '⊘ "Upload it" (Ship) — no token' in out
+        assert '⊘ t2 "Upload it" (Ship) — no token' in out
         assert "Upload it" not in out.splitlines()[0]  # not ready
 
     def test_json(self, run: Run) -> None:

@@ -12,7 +12,7 @@ import phasetodo
 #: Every name ``phasetodo`` exports. Adding one is a decision: this list says so in review.
 EXPORTED = {
     "DEFAULT_LIMITS", "DETAILS_SCHEMA", "PARITY", "REFERENCE_STATUSES", "STRICT", "TEAM", "Event",
-    "InvalidParams", "InvalidPhases", "JsonlStore", "Limits", "ListDiff", "MemoryStore", "Phase",
+    "InvalidParams", "InvalidPhases", "JsonlStore", "Lease", "Limits", "ListDiff", "MemoryStore", "Phase",
     "PhasetodoError", "PhasetodoWarning", "PostgresStore", "Profile", "Session", "SessionError",
     "SqliteStore", "Status", "Store", "StoreError", "Task", "TodoList", "TodoWriteTool", "ToolResult",
     "VersionConflict", "__version__", "apply", "compaction_anchor", "diff_phases", "dump_phases",

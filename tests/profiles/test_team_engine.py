@@ -267,7 +267,7 @@ class TestBlocked:
         text = call(planned(), "w1", {"op": "block", "task": "Lexer", "reason": "spec unclear"})["content"][
             0
         ]["text"]
-        assert '⊘ "Lexer" (Build) — spec unclear' in text
+        assert '⊘ t2 "Lexer" (Build) — spec unclear' in text
 
 
 class TestPermissions:
@@ -371,12 +371,12 @@ class TestSummary:
         ]
         text = call(phases, "w1", {"op": "start"})["content"][0]["text"]
         assert text.splitlines()[:6] == [
-            'You (w1) are on "Parser" (Build).',
+            'You (w1) are on t1 "Parser" (Build).',
             "Ready: none.",
             "On it:",
-            '  w2 → "Lexer" (Build)',
+            '  w2 → t2 "Lexer" (Build)',
             "Blocked (1):",
-            '  ⊘ "Release" (Ship) — freeze',
+            '  ⊘ t4 "Release" (Ship) — freeze',
         ]
         assert text.index("Waiting (1):") < text.index("Plan (0/4 closed):")
         assert "    → t1 Parser [w1]" in text
@@ -384,7 +384,7 @@ class TestSummary:
     def test_person_view_has_no_own_task(self) -> None:
         """A person's summary opens with the ready tasks."""
         text = call(planned(), None, {"op": "note", "task": "Parser", "text": "x"})["content"][0]["text"]
-        assert text.startswith('Ready (2): "Parser" (Build), "Lexer" (Build)')
+        assert text.startswith('Ready (2): t1 "Parser" (Build), t2 "Lexer" (Build)')
 
     def test_empty_plan(self) -> None:
         """An emptied plan says so."""

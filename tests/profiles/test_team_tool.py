@@ -113,7 +113,7 @@ class TestFramework:
             Session.open("plan", store=store, profile="team", agent="w2") as two,
         ):
             (first,) = _run(todo_write_tool(one, options=Options(profile="team"), strict=False), PLAN)
-            assert first.startswith('You (w1) are on "a" (P).')
+            assert first.startswith('You (w1) are on t1 "a" (P).')
             steal = {"ops": [{"op": "start", "task": "a"}]}
             (second,) = _run(todo_write_tool(two, options=Options(profile="team"), strict=False), steal)
             assert 'Task "a" is in progress for agent "w1"' in second

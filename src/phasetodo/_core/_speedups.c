@@ -20,7 +20,7 @@ static PyObject *g_lookup;
 static PyObject *g_team_keys;
 static PyObject *g_whitespace;
 static PyTypeObject *g_task_type, *g_phase_type;
-static Py_ssize_t g_slot[7];       /* Task: content, status, notes, owner, reason, after, id */
+static Py_ssize_t g_slot[8];       /* Task: content, status, notes, owner, reason, after, id, lease */
 static Py_ssize_t g_phase_slot[2]; /* Phase: name, tasks */
 static PyObject *g_empty_tuple;
 /* The wire names' statuses, as setup() was given them in the lookup dict. */
@@ -143,9 +143,9 @@ setup(PyObject *module, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "setup: four statuses and four wire names");
         return NULL;
     }
-    static const char *fields[7] = {"content", "status", "notes", "owner", "reason", "after", "id"};
-    Py_ssize_t offsets[7];
-    for (int i = 0; i < 7; i++) {
+    static const char *fields[8] = {"content", "status", "notes", "owner", "reason", "after", "id", "lease"};
+    Py_ssize_t offsets[8];
+    for (int i = 0; i < 8; i++) {
         offsets[i] = slot_offset((PyTypeObject *)task_type, fields[i]);
         if (offsets[i] < 0) {
             return NULL;
@@ -159,7 +159,7 @@ setup(PyObject *module, PyObject *args)
         Py_XSETREF(g_status[i], Py_NewRef(PyTuple_GET_ITEM(statuses, i)));
         Py_XSETREF(g_wire[i], Py_NewRef(PyTuple_GET_ITEM(wire, i)));
     }
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < 8; i++) {
         g_slot[i] = offsets[i];
     }
     g_phase_slot[0] = phase_offsets[0];
@@ -590,15 +590,15 @@ take_value(PyObject *task, Py_ssize_t i, PyObject *contents, PyObject *statuses,
         PyErr_SetString(PyExc_TypeError, "a task must be a Task");
         return -1;
     }
-    PyObject *field[7];
-    for (int k = 0; k < 7; k++) {
+    PyObject *field[8];
+    for (int k = 0; k < 8; k++) {
         if ((field[k] = slot(task, g_slot[k])) == NULL) {
             return -1;
         }
     }
     if (!PyUnicode_CheckExact(field[0]) || !is_note_tuple(field[2]) || status_index(field[1]) < 0
         || field[3] != Py_None || field[4] != Py_None || !PyTuple_CheckExact(field[5])
-        || PyTuple_GET_SIZE(field[5]) || field[6] != Py_None) {
+        || PyTuple_GET_SIZE(field[5]) || field[6] != Py_None || field[7] != Py_None) {
         /* a team plan's fields (or a bad value): the general engine carries them */
         PyErr_SetString(PyExc_TypeError, "not a plain task of the reference's statuses");
         return -1;
@@ -1935,8 +1935,8 @@ new_task(PyObject *contents, PyObject *statuses, PyObject *notes, Py_ssize_t i)
         Py_DECREF(task);
         return NULL;
     }
-    PyObject *values[7] = {content, status, cell, Py_None, Py_None, g_empty_tuple, Py_None};
-    for (int i = 0; i < 7; i++) {
+    PyObject *values[8] = {content, status, cell, Py_None, Py_None, g_empty_tuple, Py_None, Py_None};
+    for (int i = 0; i < 8; i++) {
         *(PyObject **)((char *)task + g_slot[i]) = Py_NewRef(values[i]);
     }
     /* Strings, a status and tuples of strings can hold no reference back to the task, so it
@@ -2209,7 +2209,7 @@ PyInit__speedups(void)
     }
     PyObject *module = PyModule_Create(&speedups_module);
     /* the interface version phasetodo._core.native checks: bump it with any change of a signature */
-    if (module != NULL && PyModule_AddIntConstant(module, "API", 3) < 0) {
+    if (module != NULL && PyModule_AddIntConstant(module, "API", 4) < 0) {
         Py_CLEAR(module);
     }
     return module;

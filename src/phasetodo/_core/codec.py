@@ -7,6 +7,7 @@ One private cattrs converter owns every hook: tool arguments become typed ops
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -17,13 +18,15 @@ if TYPE_CHECKING:
 
 from ..errors import InvalidParams, InvalidPhases
 from . import native, schema
-from .model import Phase, Status, Task, make_task
+from .model import Lease, Phase, Status, Task, make_task
 from .ops import OPS, Append, Done, Drop, Init, Note, Op, PhaseItems, Rm, Start
 
 __all__ = ["as_phases", "dump_phases", "dump_task", "load_phases", "parse_params"]
 
 _STATUSES = {s.value: s for s in Status}
 _WIRE = {s: s.value for s in Status}
+#: The keys a team plan's task may have beyond the reference's.
+_TEAM_KEYS = frozenset(("owner", "reason", "after", "id", "lease"))
 
 
 _TARGETED: dict[str, type[Done | Drop | Rm]] = {"done": Done, "drop": Drop, "rm": Rm}
@@ -100,7 +103,37 @@ def _dump_team_fields(task: Task, out: dict[str, Any]) -> dict[str, Any]:
         out["after"] = list(task.after)
     if task.id is not None:
         out["id"] = task.id
+    if task.lease is not None:
+        out["lease"] = _dump_lease(task.lease)
     return out
+
+
+def _dump_lease(lease: Lease) -> dict[str, Any]:
+    """A claim's lease as JSON: its epoch, and the times and agent that are set."""
+    out: dict[str, Any] = {"epoch": lease.epoch}
+    if lease.until is not None:
+        out["until"] = lease.until
+    if lease.lapsed is not None:
+        out["lapsed"] = lease.lapsed
+    if lease.lapsed_at is not None:
+        out["lapsed_at"] = lease.lapsed_at
+    return out
+
+
+def _load_lease(data: object) -> Lease:
+    """A lease from JSON (type-checked: ``TypeError`` for the careful loader to name)."""
+    if type(data) is not dict:
+        raise TypeError
+    epoch, until = data.get("epoch", 0), data.get("until")
+    lapsed, at = data.get("lapsed"), data.get("lapsed_at")
+    if type(epoch) is not int or epoch < 0 or (lapsed is not None and type(lapsed) is not str):
+        raise TypeError
+    for time in (until, at):
+        if time is not None and (type(time) not in (int, float) or not math.isfinite(time)):
+            raise TypeError
+    return Lease(
+        epoch, None if until is None else float(until), lapsed, None if at is None else float(at)
+    )
 
 
 def dump_phases(phases: Iterable[Phase | Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -116,7 +149,11 @@ def dump_phases(phases: Iterable[Phase | Mapping[str, Any]]) -> list[dict[str, A
                     if t.notes
                     else {"content": t.content, "status": wire[t.status]}
                 )
-                if t.owner is None and t.reason is None and not t.after and t.id is None
+                if t.owner is None
+                and t.reason is None
+                and not t.after
+                and t.id is None
+                and t.lease is None
                 else dump_task(t)
                 for t in p.tasks
             ],
@@ -185,7 +222,7 @@ def _load_phase(data: Any) -> Phase:
             task = make_task(content, statuses[item["status"]])
         else:
             raise TypeError
-        if len(item) > 2 and ("owner" in item or "reason" in item or "after" in item or "id" in item):
+        if len(item) > 2 and not _TEAM_KEYS.isdisjoint(item):
             task = _load_team_fields(task, item)
         tasks.append(task)
     mark = data.get("last_id", 0)
@@ -207,7 +244,11 @@ def _load_team_fields(task: Task, item: Mapping[str, Any]) -> Task:
         after = []
     if not isinstance(after, list) or not all(type(a) is str for a in after):
         raise TypeError
-    return attrs.evolve(task, owner=owner, reason=reason, after=tuple(after), id=ident)
+    lease = item.get("lease")
+    return attrs.evolve(
+        task, owner=owner, reason=reason, after=tuple(after), id=ident,
+        lease=None if lease is None else _load_lease(lease),
+    )
 
 
 def _structure_phase(data: Any, _: type) -> Phase:

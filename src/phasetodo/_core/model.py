@@ -14,6 +14,7 @@ import attrs
 
 __all__ = [
     "REFERENCE_STATUSES",
+    "Lease",
     "Phase",
     "Status",
     "Task",
@@ -65,12 +66,30 @@ def _to_tuple(value: tuple[str, ...] | list[str]) -> tuple[str, ...]:
 
 
 @attrs.frozen
+class Lease:
+    """A team claim's lease: what lets a claim lapse and fences its former holder.
+
+    ``epoch`` counts the task's claims (the fencing token: each claim has a new
+    one); ``until`` is when the holder's claim lapses unless it writes or beats
+    again (a time of the session clock, as events record it; ``None``: never);
+    ``lapsed`` and ``lapsed_at`` name the agent whose lease on the task lapsed
+    and when, once another agent took the task over.
+    """
+
+    epoch: int = 0
+    until: float | None = None
+    lapsed: str | None = None
+    lapsed_at: float | None = None
+
+
+@attrs.frozen
 class Task:
     """One task: its content (which is also its name), status and notes.
 
     Team plans add ``owner`` (the agent on it or that closed it), ``reason``
     (why it is blocked), ``after`` (contents of the tasks it waits for) and
-    ``id`` (a short name unique in the plan, never reused, kept across renames);
+    ``id`` (a short name unique in the plan, never reused, kept across renames)
+    and ``lease`` (a claim's :class:`Lease`, on plans whose agents use leases);
     the reference's profiles carry them through untouched.
     """
 
@@ -81,12 +100,17 @@ class Task:
     reason: str | None = None
     after: tuple[str, ...] = attrs.field(default=(), converter=_to_tuple)
     id: str | None = None
+    lease: Lease | None = None
 
     @property
     def has_team_fields(self) -> bool:
-        """Whether ``owner``, ``reason``, ``after`` or ``id`` is set."""
+        """Whether ``owner``, ``reason``, ``after``, ``id`` or ``lease`` is set."""
         return (
-            self.owner is not None or self.reason is not None or bool(self.after) or self.id is not None
+            self.owner is not None
+            or self.reason is not None
+            or bool(self.after)
+            or self.id is not None
+            or self.lease is not None
         )
 
 
@@ -116,6 +140,7 @@ _set_owner = Task.__dict__["owner"].__set__
 _set_reason = Task.__dict__["reason"].__set__
 _set_after = Task.__dict__["after"].__set__
 _set_id = Task.__dict__["id"].__set__
+_set_lease = Task.__dict__["lease"].__set__
 
 
 def make_task(content: str, status: Status, notes: tuple[str, ...] = ()) -> Task:
@@ -133,6 +158,7 @@ def make_task(content: str, status: Status, notes: tuple[str, ...] = ()) -> Task
     _set_reason(task, None)
     _set_after(task, ())
     _set_id(task, None)
+    _set_lease(task, None)
     return task
 
 
@@ -204,4 +230,5 @@ def make_tasks(
     any(map(_set_reason, tasks, repeat(None, size)))
     any(map(_set_after, tasks, repeat((), size)))
     any(map(_set_id, tasks, repeat(None, size)))
+    any(map(_set_lease, tasks, repeat(None, size)))
     return tasks

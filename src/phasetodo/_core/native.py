@@ -64,7 +64,7 @@ class ColumnLike(Protocol):
 
 
 _LOOKUP = {s.value: s for s in Status}
-_TEAM_KEYS = frozenset(("owner", "reason", "after", "id"))
+_TEAM_KEYS = frozenset(("owner", "reason", "after", "id", "lease"))
 _ONLY_STR = frozenset((str,))
 _ONLY_DICT = frozenset((dict,))
 _ONLY_TUPLE = frozenset((tuple,))
@@ -75,7 +75,7 @@ _ONLY_PHASE = frozenset((Phase,))
 _content, _status, _notes = attrgetter("content"), attrgetter("status"), attrgetter("notes")
 _name, _tasks = attrgetter("name"), attrgetter("tasks")
 _owner, _reason, _after = attrgetter("owner"), attrgetter("reason"), attrgetter("after")
-_id = attrgetter("id")
+_id, _lease = attrgetter("id"), attrgetter("lease")
 _PENDING, _ACTIVE = Status.PENDING, Status.IN_PROGRESS
 _ALL_STATUSES = (*REFERENCE_STATUSES, Status.BLOCKED)
 
@@ -151,6 +151,7 @@ def _value_rows(phases: Sequence[Phase]) -> list[Row]:
         or not _ONLY_TUPLE.issuperset(map(type, map(_after, tasks)))
         or any(map(_after, tasks))
         or not _ONLY_NONE.issuperset(map(_id, tasks))
+        or not _ONLY_NONE.issuperset(map(_lease, tasks))
     ):
         raise TypeError  # a team plan's fields (the general engine carries them), or a bad type
     out: list[Row] = []
@@ -442,7 +443,7 @@ def _scan(
 
 
 #: The interface version of the C module this code calls (its ``API`` constant).
-API = 3
+API = 4
 
 
 def load_compiled() -> ModuleType | None:

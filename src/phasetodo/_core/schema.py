@@ -101,6 +101,15 @@ _TASK_SCHEMA: dict[str, Any] = {
         "reason": {"type": "string"},
         "after": {"type": "array", "items": {"type": "string"}},
         "id": {"type": "string"},
+        "lease": {
+            "type": "object",
+            "properties": {
+                "epoch": {"type": "integer", "minimum": 0},
+                "until": {"type": "number"},
+                "lapsed": {"type": "string"},
+                "lapsed_at": {"type": "number"},
+            },
+        },
     },
 }
 

@@ -63,6 +63,9 @@ class Overrides(PerCall, total=False):
     lead: str | Unset | None
     scope: str | Unset | None
     storage: Storage | Unset
+    now: float | Unset | None
+    lease: float | Unset | None
+    seen: tuple[Phase, ...] | Unset | None
 
 
 @attrs.frozen
@@ -72,7 +75,10 @@ class Options:
     ``profile`` is a :class:`~phasetodo.Profile` or a built-in's name;
     ``limits=None`` means no limits; ``dry_run`` saves nothing; ``agent`` is
     who writes, ``lead`` a shared plan's lead and ``scope`` the phase a call on
-    it is limited to; ``storage`` is what results report in ``details.storage``.
+    it is limited to; ``storage`` is what results report in ``details.storage``;
+    ``lease`` (seconds) lets a shared plan's claims lapse that long after their
+    holder's last write, ``now`` is the time a call runs at and ``seen`` the list as
+    the caller last saw it (sessions set both).
     """
 
     profile: Profile = attrs.field(default=PARITY, converter=resolve)
@@ -82,6 +88,9 @@ class Options:
     lead: str | None = None
     scope: str | None = None
     storage: Storage = "memory"
+    now: float | None = None
+    lease: float | None = None
+    seen: tuple[Phase, ...] | None = attrs.field(default=None, eq=False, repr=False)
 
     def override(self, **given: Unpack[Overrides]) -> Options:
         """A copy with the values given; ``UNSET`` (and ``profile=None``) keep this one's."""
@@ -105,6 +114,7 @@ class Options:
         return run(
             self.profile, params, current, limits=self.limits, storage=self.storage,
             dry_run=self.dry_run, agent=self.agent, lead=self.lead, scope=self.scope,
+            now=self.now, lease=self.lease, seen=self.seen,
         )
 
 

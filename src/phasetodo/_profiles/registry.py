@@ -27,12 +27,19 @@ class CallContext:
 
     ``agent`` is the writing agent (``None`` for a single-agent list, or a
     person on a shared plan); ``lead`` the agent that leads a shared plan;
-    ``scope`` the one phase the call may see and change (``None``: all).
+    ``scope`` the one phase the call may see and change (``None``: all);
+    ``now`` the call's time (a session's clock, the time its event records) and
+    ``lease`` how many seconds the caller's claim lasts after this call
+    (``None``: claims do not lapse); ``seen`` the list as the caller last saw it
+    (a shared plan's summary opens with what changed since).
     """
 
     agent: str | None = None
     lead: str | None = None
     scope: str | None = None
+    now: float | None = None
+    lease: float | None = None
+    seen: tuple[Phase, ...] | None = attrs.field(default=None, eq=False, repr=False)
 
 
 @attrs.frozen
@@ -84,6 +91,9 @@ def run(
     agent: str | None = None,
     lead: str | None = None,
     scope: str | None = None,
+    now: float | None = None,
+    lease: float | None = None,
+    seen: tuple[Phase, ...] | None = None,
 ) -> ToolResult:
     """One call, arguments to result: parse, check ``limits``, apply, report.
 
@@ -91,12 +101,17 @@ def run(
     that break the profile's schema or ``limits`` (``None``: no limits).
     ``phases`` is never modified. With ``dry_run`` the result says what the
     call would change; saving it is the caller's choice (sessions do not).
-    ``agent``, ``lead`` and ``scope`` are handed to the profile's ``apply``
-    as its :class:`CallContext`.
+    ``agent``, ``lead``, ``scope``, ``now``, ``lease`` and ``seen`` are handed
+    to the profile's ``apply`` as its :class:`CallContext`.
     """
     ops = profile.parse(params)
     grows = limits is not None and limits.check_ops(ops)
-    context = _NOBODY if agent is None and lead is None and scope is None else CallContext(agent, lead, scope)
+    context = (
+        _NOBODY
+        if agent is None and lead is None and scope is None and now is None and lease is None
+        and seen is None
+        else CallContext(agent, lead, scope, now, lease, seen)
+    )
     outcome = profile.apply(phases, ops, context)
     if grows:
         assert limits is not None

@@ -7,6 +7,7 @@ verb's parser from resetting a value given before it.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from collections.abc import Callable
 
@@ -99,6 +100,7 @@ def _add_apply(verb: _Verb) -> None:
     apply.add_argument(
         "--agent", metavar="NAME", help="write as this agent (for a session that belongs to one)"
     )
+    _add_lease(apply)
 
 
 def _add_markdown(verb: _Verb, common: argparse.ArgumentParser) -> None:
@@ -156,6 +158,29 @@ def _add_targets(verb: _Verb) -> None:
             metavar="NAME",
             help="act as this agent of a team plan (start with no target claims the next ready task)",
         )
+        _add_lease(status)
+
+
+def _seconds(text: str) -> float:
+    """A ``--lease`` value: a positive, finite number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be a positive number of seconds")
+    return value
+
+
+def _add_lease(parser: argparse.ArgumentParser) -> None:
+    """``--lease SECONDS``: the agent's claim on a team plan lapses that long after its last write."""
+    parser.add_argument(
+        "--lease",
+        type=_seconds,
+        metavar="SECONDS",
+        help="on a team plan, let this agent's claim lapse SECONDS after its last write "
+        "(another agent may then take the task over)",
+    )
 
 
 def _add_team(verb: _Verb) -> None:
@@ -200,6 +225,7 @@ def _add_serving(verb: _Verb) -> None:
     mcp.add_argument(
         "--agent", metavar="NAME", help="write as this agent (for a session that belongs to one)"
     )
+    _add_lease(mcp)
     serve = verb("serve", "show every session of the store live in a browser (needs the 'web' extra)")
     serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
     serve.add_argument(

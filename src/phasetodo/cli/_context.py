@@ -155,7 +155,8 @@ def _opened(store: Store, sid: str, spec: str, args: argparse.Namespace) -> Iter
     try:
         if profile.shared:  # a team plan: this handle is the agent (or a person), keep the lead
             session = Session.open(
-                sid, store=store, resume="keep", profile=profile, agent=getattr(args, "agent", None)
+                sid, store=store, resume="keep", profile=profile, agent=getattr(args, "agent", None),
+                lease=getattr(args, "lease", None),
             )
         else:
             session = Session.open(sid, store=store, resume="keep")

@@ -33,7 +33,10 @@ def run_mcp(args: argparse.Namespace, out: IO[str]) -> int:
     with open_session(args) as session:
         try:
             chosen = Options(
-                args.profile or session.profile, session.limits, agent=args.agent or session.agent
+                args.profile or session.profile,
+                session.limits,
+                agent=args.agent or session.agent,
+                lease=session.options.lease,
             )
             serve(session, options=chosen)
         except ModuleNotFoundError as error:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from .. import person
+from .._core.model import Status, Task
 from .._profiles.team.engine import ready_tasks
 from .._profiles.team.summary import format_team_head
 from ._context import OK, json_text, open_session, raw, usage
@@ -27,12 +28,24 @@ def run_ready(args: argparse.Namespace, out: IO[str]) -> int:
     """``ready [--agent NAME]``: the ready tasks, who is on what and what is blocked."""
     with open_session(args, must_exist=True) as session:
         phases = tuple(session.refresh())
+        now = float(session.clock())
     if args.json:
-        ready = [{"phase": p, "task": t.content} for p, t in ready_tasks(phases)]
+        ready = [
+            {"phase": p, "task": t.content, "id": t.id, **_lapse(t, now)}
+            for p, t in ready_tasks(phases, now=now)
+        ]
         raw(out).write(json_text(ready))
         return OK
-    out.write(format_team_head(phases, getattr(args, "agent", None)) + "\n")
+    out.write(format_team_head(phases, getattr(args, "agent", None), now=now) + "\n")
     return OK
+
+
+def _lapse(task: Task, now: float) -> dict[str, Any]:
+    """``lapsed`` (whose lease on an in-progress task ended) and ``lapsed_at``, when it did."""
+    held = task.lease
+    if task.status is not Status.IN_PROGRESS or held is None or held.until is None or held.until > now:
+        return {}
+    return {"lapsed": task.owner, "lapsed_at": held.until}
 
 
 #: The ops that give a task the verb's status, from its content.

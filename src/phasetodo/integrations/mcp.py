@@ -154,7 +154,9 @@ def read_result(tool: TodoWriteTool, arguments: object) -> ToolResult:
         text = phases_to_markdown(phases, lossless=lossless)
     elif tool.profile.read is not None:
         state = tool.session
-        call = CallContext(getattr(state, "agent", None), None, getattr(state, "phase", None))
+        clock = getattr(state, "clock", None)
+        now = float(clock()) if callable(clock) else None  # a lapsed lease shows as lapsed
+        call = CallContext(getattr(state, "agent", None), None, getattr(state, "phase", None), now)
         text = tool.profile.read(tuple(getattr(state, "plan", phases)), call)
     else:
         text = format_summary(phases)

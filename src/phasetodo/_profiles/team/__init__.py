@@ -75,7 +75,8 @@ def _view(outcome: Outcome, agent: str | None, scope: str | None, *, plan: bool 
     if not isinstance(work, TeamWork):
         work = TeamWork(outcome.phases)
     notices = outcome.notices if isinstance(outcome, TeamOutcome) else ()
-    return team_view(work, agent, outcome.errors, notices, scope, plan=plan)
+    changes = outcome.changes if isinstance(outcome, TeamOutcome) else ()
+    return team_view(work, agent, outcome.errors, notices, scope, plan=plan, changes=changes)
 
 
 def team_text(outcome: Outcome, agent: str | None, scope: str | None = None) -> str:
@@ -106,6 +107,8 @@ def _details(
     }
     if scope is not None:
         details["scope"] = scope
+    if view.lapsed:
+        details["lapsed"] = view.lapsed
     if outcome.errors:
         details["errors"] = list(outcome.errors)
     return details
@@ -162,7 +165,10 @@ def team_report(outcome: Outcome, storage: Storage) -> ToolResult:
 
 
 def _apply(phases: tuple[Phase, ...], ops: Sequence[TeamOp], call: CallContext) -> Outcome:
-    return apply_team(phases, ops, agent=call.agent, lead=call.lead, scope=call.scope)
+    return apply_team(
+        phases, ops, agent=call.agent, lead=call.lead, scope=call.scope, now=call.now,
+        lease=call.lease, seen=call.seen,
+    )
 
 
 def repair_team_plan(phases: tuple[Phase, ...]) -> tuple[Phase, ...]:
@@ -179,7 +185,7 @@ def repair_team_plan(phases: tuple[Phase, ...]) -> tuple[Phase, ...]:
 
 def read_team_plan(phases: tuple[Phase, ...], call: CallContext) -> str:
     """What ``todo_read`` shows an agent of a team plan: its summary, no errors."""
-    return format_team_summary(phases, call.agent, scope=call.scope)
+    return format_team_summary(phases, call.agent, scope=call.scope, now=call.now)
 
 
 #: Many agents, one plan: claims, one active task per agent, ``blocked``, ``after``; all or nothing.

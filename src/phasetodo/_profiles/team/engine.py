@@ -30,6 +30,7 @@ plan as a parity call does, and pays what its ops touch.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Sequence
 from itertools import compress, count, repeat
 from operator import attrgetter, is_, is_not
@@ -40,10 +41,11 @@ from ..._core import native, texts
 from ..._core.columns import Column, Columns
 from ..._core.engine import Outcome
 from ..._core.jsstring import trim_end
-from ..._core.model import Phase, Status, Task
+from ..._core.model import Lease, Phase, Status, Task
 from ..._core.ops import Done, Drop, Note, Rm, Start
 from ..hints import Hints
 from ..strict import not_found_hint
+from .changes import changes_since
 from .ops import After, Block, TeamAppend, TeamInit, TeamItem, TeamOp, Unblock
 
 __all__ = [
@@ -52,6 +54,7 @@ __all__ = [
     "TeamWork",
     "apply_team",
     "find_cycle",
+    "format_time",
     "normalize_team",
     "ready_tasks",
     "team_problems",
@@ -67,6 +70,7 @@ _name, _tasks = attrgetter("name"), attrgetter("tasks")
 _content, _status, _notes = attrgetter("content"), attrgetter("status"), attrgetter("notes")
 _owner, _reason, _after = attrgetter("owner"), attrgetter("reason"), attrgetter("after")
 _last_id = attrgetter("last_id")
+_fields = attrgetter("content", "status", "notes", "owner", "reason", "after", "id", "lease")
 
 #: A task of the working copy: its column and its position there.
 Place = tuple["TeamColumn", int]
@@ -75,12 +79,14 @@ Place = tuple["TeamColumn", int]
 @attrs.frozen
 class TeamOutcome(Outcome):
     """An outcome with the notices a team call adds (what ``rm`` took out of ``after``),
-    the task the caller holds afterwards, and who called on what scope (for the report)."""
+    the task the caller holds afterwards, who called on what scope (for the report), and
+    what changed since the caller's last look."""
 
     notices: tuple[str, ...] = ()
     claimed: str | None = None
     agent: str | None = None
     scope: str | None = None
+    changes: tuple[str, ...] = ()
 
 
 class TeamColumn(Column):
@@ -91,8 +97,8 @@ class TeamColumn(Column):
     at its first place, as everywhere in the team rules.
     """
 
-    EXTRA = ("owners", "reasons", "afters", "ids")
-    __slots__ = ("afters", "ids", "owners", "plain", "reasons")
+    EXTRA = ("owners", "reasons", "afters", "ids", "leases")
+    __slots__ = ("afters", "ids", "leases", "owners", "plain", "reasons")
 
     def __init__(
         self,
@@ -105,12 +111,14 @@ class TeamColumn(Column):
         afters: list[tuple[str, ...]] | None = None,
         source: Phase | None = None,
         ids: list[str | None] | None = None,
+        leases: list[Lease | None] | None = None,
     ) -> None:
         super().__init__(name, contents, statuses, notes, source)
         self.owners = owners if owners is not None else []
         self.reasons = reasons if reasons is not None else []
         self.afters = afters if afters is not None else []
         self.ids: list[str | None] = ids if ids is not None else [None] * len(contents)
+        self.leases: list[Lease | None] = leases if leases is not None else [None] * len(contents)
         #: Known to hold no owner, reason, ``after`` or blocked task (read so, and untouched
         #: since): the team's checks skip it. ``False`` means "look".
         self.plain = False
@@ -128,6 +136,7 @@ class TeamColumn(Column):
         self.reasons.append(None)
         self.afters.append(after)
         self.ids.append(None)
+        self.leases.append(None)
         if after:
             self.plain = False
         return super().add(content)
@@ -145,8 +154,8 @@ class TeamColumn(Column):
         check: Iterable[int] = (
             self.touched if old is not None and self.touched is not None else range(size)
         )
-        statuses, notes, owners, reasons, afters, ids = (
-            self.statuses, self.notes, self.owners, self.reasons, self.afters, self.ids
+        statuses, notes, owners, reasons, afters, ids, leases = (
+            self.statuses, self.notes, self.owners, self.reasons, self.afters, self.ids, self.leases
         )
         for i in check:
             task = tasks[i]
@@ -158,51 +167,81 @@ class TeamColumn(Column):
                 or task.reason != reasons[i]
                 or task.after is not afters[i]
                 or task.id != ids[i]
+                or task.lease != leases[i]
             ):
                 note = notes[i]
                 status: Status = statuses[i]  # type: ignore[assignment]  # no holes once compacted
                 tasks[i] = Task(
                     self.contents[i], status, tuple(note) if note else (), owners[i], reasons[i], afters[i],
-                    ids[i],
+                    ids[i], leases[i],
                 )
         return tasks  # type: ignore[return-value]
+
+
+#: What :func:`team_columns` read from a phase, by the phase's identity (the entry keeps the
+#: phase, so that no other object takes its id): a session's next call gets most phases of
+#: the last result back as they were and reads each once. Emptied past ``_READ_MOST`` phases.
+_READ: dict[int, tuple[Phase, bool, tuple[tuple[object, ...], ...]]] = {}
+_READ_MOST = 4096
+
+
+def _read_fields(phase: Phase) -> tuple[bool, tuple[tuple[object, ...], ...]]:
+    """A phase's team fields as tuples, and whether only ids are set among them (plain)."""
+    found = _READ.get(id(phase))
+    if found is not None and found[0] is phase:
+        return found[1], found[2]
+    tasks = phase.tasks
+    size = len(tasks)
+    fields = tuple(zip(*map(_fields, tasks), strict=True)) if size else ((),) * 8
+    _, statuses, _, owners, reasons, afters, _, leases = fields
+    plain = (
+        owners.count(None) == size
+        and reasons.count(None) == size
+        and leases.count(None) == size
+        and not any(afters)
+        and _BLOCKED not in statuses
+    )
+    if plain:
+        fields = (fields[0], statuses, fields[2], fields[6])
+    if len(_READ) >= _READ_MOST:
+        _READ.clear()
+    _READ[id(phase)] = (phase, plain, fields)
+    return plain, fields
 
 
 def team_columns(phases: Sequence[Phase]) -> list[TeamColumn]:
     """``Phase`` values as team columns.
 
     A phase without a team plan's fields (most, in a plan with few owners) is read by
-    ``native.value_rows``, as a parity list is; the others field by field.
+    ``native.value_rows``, as a parity list is; the others field by field, once per
+    phase value (see ``_READ``). A phase whose tasks carry ids and nothing else of a
+    team's is still plain: the checks that skip plain columns need no ids.
     """
     out = []
+    read = _READ
     for phase in phases:
         try:
+            known = read.get(id(phase))
+            if known is not None and known[0] is phase:
+                raise TypeError  # read before: it has a team's fields
             ((name, contents, statuses, notes),) = native.value_rows((phase,))
-        except TypeError:  # an owner, a reason, an ``after``, an id or a blocked task
-            tasks = phase.tasks
-            owners = list(map(_owner, tasks))
-            reasons = list(map(_reason, tasks))
-            afters = list(map(_after, tasks))
-            statuses_ = list(map(_status, tasks))
-            col = TeamColumn(
-                phase.name,
-                list(map(_content, tasks)),
-                statuses_,
-                list(map(_notes, tasks)),
-                owners,
-                reasons,
-                afters,
-                phase,
-                list(map(attrgetter("id"), tasks)),
-            )
-            size = len(tasks)
-            # ids alone keep a phase plain: the checks that skip plain columns need none
-            col.plain = (
-                owners.count(None) == size
-                and reasons.count(None) == size
-                and not any(afters)
-                and _BLOCKED not in statuses_
-            )
+        except TypeError:  # an owner, a reason, an ``after``, an id, a lease or a blocked task
+            plain, fields = _read_fields(phase)
+            size = len(phase.tasks)
+            if plain:
+                contents_, statuses_, notes_, ids = map(list, fields)
+                empty: list[str | None] = [None] * size
+                col = TeamColumn(
+                    phase.name, contents_, statuses_, notes_,  # type: ignore[arg-type]
+                    empty, empty[:], [()] * size, phase, ids, [None] * size,  # type: ignore[arg-type]
+                )
+                col.plain = True
+            else:
+                contents_, statuses_, notes_, owners, reasons, afters, ids, leases = map(list, fields)
+                col = TeamColumn(
+                    phase.name, contents_, statuses_, notes_,  # type: ignore[arg-type]
+                    owners, reasons, afters, phase, ids, leases,  # type: ignore[arg-type]
+                )
             out.append(col)
             continue
         size = len(contents)
@@ -211,6 +250,13 @@ def team_columns(phases: Sequence[Phase]) -> list[TeamColumn]:
         col.plain = True
         out.append(col)
     return out
+
+
+def format_time(moment: float | None) -> str:
+    """A time of the session clock as the summaries show it: UTC, to the second."""
+    if moment is None:
+        return "an unknown time"
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(moment))
 
 
 def _id_number(ident: str) -> int:
@@ -238,7 +284,8 @@ class TeamWork(Columns):
     """The working copy of one team call, on the shared columns, for one caller.
 
     ``agent`` is the caller (``None``: a person), ``lead`` the agent that may change
-    tasks other agents hold, ``scope`` the one phase the caller sees (``None``: all).
+    tasks other agents hold, ``scope`` the one phase the caller sees (``None``: all),
+    ``now`` the call's time and ``lease`` the seconds the caller's claim lasts after it.
     """
 
     cols: list[TeamColumn]  # type: ignore[assignment]
@@ -250,8 +297,16 @@ class TeamWork(Columns):
         agent: str | None = None,
         lead: str | None = None,
         scope: str | None = None,
+        now: float | None = None,
+        lease: float | None = None,
     ) -> None:
         super().__init__(phases, team_columns(phases))  # type: ignore[arg-type]
+        self.now = now
+        self.lease = lease
+        #: Claims of other agents whose lease lapsed by ``now``: ready to be taken over.
+        self.lapsed: dict[Place, None] = {}
+        self.agent = agent
+        self.find_lapsed()
         self.agent = agent
         self.scope = scope
         self.privileged = agent is None or (lead is not None and agent == lead)
@@ -277,6 +332,19 @@ class TeamWork(Columns):
         self.last_issued = mark
         self._by_id = None
         return f"t{mark}"
+
+    def find_lapsed(self) -> None:
+        """The claims of other agents whose lease ended by ``now`` (:attr:`lapsed`)."""
+        now, agent = self.now, self.agent
+        self.lapsed = {}
+        if now is None:
+            return
+        for col, index in self.active:
+            held = col.leases[index]
+            if held is None or held.until is None or held.until > now:
+                continue
+            if col.owners[index] != agent:
+                self.lapsed[(col, index)] = None
 
     def id_mark(self) -> int:
         """The plan's id high-water mark now (what its first phase keeps as ``last_id``)."""
@@ -358,18 +426,20 @@ class TeamWork(Columns):
         return out
 
     def is_ready(self, col: TeamColumn, index: int) -> bool:
+        """Pending, unowned and waiting for nothing open; or a claim whose lease lapsed."""
         return (
             col.statuses[index] is _PENDING
             and col.owners[index] is None
             and not self.waits_for(col.afters[index])
-        )
+        ) or (col, index) in self.lapsed
 
     def ready_mask(self, col: TeamColumn) -> Iterable[bool] | None:
         """Which tasks of ``col`` are ready (pending, unowned, waiting for nothing open), in
         order; ``None`` when none is pending."""
         if col.plain:
             return map(is_, col.statuses, repeat(_PENDING))
-        if _PENDING not in col.statuses:
+        lapsed = [i for c, i in self.lapsed if c is col] if self.lapsed else []
+        if _PENDING not in col.statuses and not lapsed:
             return None
         mask = list(map(is_, col.statuses, repeat(_PENDING)))
         if col.owners.count(None) != len(mask):
@@ -379,6 +449,8 @@ class TeamWork(Columns):
             for index in compress(count(), col.afters):
                 if mask[index] and self.waits_for(col.afters[index]):
                     mask[index] = False
+        for index in lapsed:
+            mask[index] = True
         return mask
 
     def ready_in(self, col: TeamColumn) -> list[int]:
@@ -403,8 +475,27 @@ class TeamWork(Columns):
         owner = col.owners[index]
         return owner is not None and owner != self.agent and col.statuses[index] in _HELD
 
+    def fenced(self, col: TeamColumn, index: int) -> bool:
+        """Whether the caller lost this task when its lease lapsed (another agent took it
+        over since); adds the error, which names the new holder, when so."""
+        held = col.leases[index]
+        agent = self.agent
+        if held is None or agent is None or held.lapsed != agent or col.owners[index] == agent:
+            return False
+        owner = col.owners[index]
+        holder = f'agent "{owner}"' if owner is not None else "another agent"
+        self.errors.append(
+            f'Task "{col.contents[index]}" was taken over by {holder} (claim {held.epoch}) after '
+            f"your lease lapsed at {format_time(held.lapsed_at)}: your claim on it is void"
+        )
+        return True
+
     def may_change(self, col: TeamColumn, index: int, verb: str) -> bool:
         """Whether the caller may ``verb`` the task; adds the error when not."""
+        if self.fenced(col, index):
+            return False
+        if (col, index) in self.lapsed and verb != "note":
+            return True  # a lapsed claim is anyone's again
         if self.privileged or not self.held_by_other(col, index):
             return True
         lead = f' ("{self.lead}")' if self.lead is not None else ""
@@ -424,6 +515,8 @@ class TeamWork(Columns):
             named = self.content_of(content)
             if named is not None:
                 found = self.place(named)
+        if found is not None and self.fenced(*found):
+            return None
         if found is None:
             names = [col.contents[i] for col, i in self.in_scope()]
             self.errors.append(texts.task_not_found(content, not_found_hint(content, Hints(names), "task")))
@@ -445,13 +538,48 @@ class TeamWork(Columns):
     # -- changes ---------------------------------------------------------------------
 
     def claim(self, col: TeamColumn, index: int) -> None:
+        """The task becomes the caller's: in progress, owned, with a new claim (epoch) and,
+        with leases, a deadline; a lapsed holder's claim is taken over (and recorded)."""
         assert self.agent is not None
         previous = self.active_of(self.agent)
         if previous is not None and previous != (col, index):
             self._set(previous[0], previous[1], _PENDING)
             previous[0].owners[previous[1]] = None
+        held = col.leases[index]
+        if self.lease is not None or held is not None:
+            epoch = held.epoch + 1 if held is not None else 1
+            if (col, index) in self.lapsed:
+                del self.lapsed[(col, index)]
+                assert held is not None
+                col.leases[index] = Lease(epoch, self.deadline(), col.owners[index], held.until)
+            else:
+                col.leases[index] = Lease(epoch, self.deadline())
         self._set(col, index, _ACTIVE)
         col.owners[index], col.reasons[index] = self.agent, None
+        col.touch(index)
+
+    def deadline(self) -> float | None:
+        """When a claim the caller holds lapses if it neither writes nor beats again."""
+        if self.lease is None or self.now is None:
+            return None
+        return self.now + self.lease
+
+    def renew(self) -> None:
+        """Push the caller's claim's deadline to ``now + lease`` (every write and heartbeat)."""
+        if self.agent is None or self.lease is None or self.now is None:
+            return
+        mine = self.active_of(self.agent)
+        if mine is None:
+            return
+        col, index = mine
+        held = col.leases[index]
+        until = self.deadline()
+        if held is None:
+            col.leases[index] = Lease(1, until)
+        elif held.until != until:
+            col.leases[index] = attrs.evolve(held, until=until)
+        else:
+            return
         col.touch(index)
 
     def _reindex(self) -> None:
@@ -459,6 +587,7 @@ class TeamWork(Columns):
         self.compact()
         self._index(self.cols)  # type: ignore[arg-type]
         self._by_id = None
+        self.find_lapsed()
 
     # -- ops -----------------------------------------------------------------------
 
@@ -501,7 +630,9 @@ class TeamWork(Columns):
         col, index = found
         status, owner, content = col.statuses[index], col.owners[index], col.contents[index]
         if status is _ACTIVE:
-            if owner != self.agent:
+            if (col, index) in self.lapsed:
+                self.claim(col, index)  # the holder's lease lapsed: the task is ready again
+            elif owner != self.agent:
                 self.errors.append(f'Task "{content}" is in progress for agent "{owner}"')
             return
         if status is _BLOCKED:
@@ -708,6 +839,7 @@ class TeamWork(Columns):
             col = self._new_col(entry.phase)
             self.add_items(col, entry.items, new)
         self.check_after(new, {})
+        self.lapsed = {}
         if self.agent is not None and self.active_of(self.agent) is None:
             self.released = False
 
@@ -747,6 +879,7 @@ class TeamWork(Columns):
             ready = self.next_ready()
             if ready is not None:
                 self.claim(*ready)
+        self.renew()
 
     def repair(self) -> None:
         """The invariants every team plan keeps, whoever wrote it.
@@ -781,6 +914,12 @@ class TeamWork(Columns):
                 for index in compress(count(), map(is_not, col.reasons, repeat(None))):
                     if statuses[index] is not _BLOCKED:
                         col.reasons[index] = None
+                        col.touch(index)
+            if col.leases.count(None) != size:
+                for index in compress(count(), map(is_not, col.leases, repeat(None))):
+                    held = col.leases[index]
+                    if statuses[index] is not _ACTIVE and held is not None and held.until is not None:
+                        col.leases[index] = attrs.evolve(held, until=None)  # no claim, no deadline
                         col.touch(index)
             if any(col.afters):
                 for index in compress(count(), col.afters):
@@ -852,6 +991,9 @@ def apply_team(
     agent: str | None = None,
     lead: str | None = None,
     scope: str | None = None,
+    now: float | None = None,
+    lease: float | None = None,
+    seen: Sequence[Phase] | None = None,
 ) -> TeamOutcome:
     """Apply ``ops`` for ``agent`` (``None``: a person) to a copy of ``phases``.
 
@@ -860,20 +1002,25 @@ def apply_team(
     tasks other agents hold. With ``scope`` (a phase name) the caller sees
     and changes only that phase: ops on other tasks or phases are errors,
     ``start {}`` and pickups look only there, and ``init`` is refused.
+    ``now`` is the call's time: another agent's claim whose lease ended by then
+    is ready again, and with ``lease`` (seconds) the caller's claim lasts that
+    long after the call. With ``seen`` (the plan as the caller last saw it) the
+    outcome tells what changed since (:func:`~.changes.changes_since`).
     ``phases`` is never modified.
     """
     before = tuple(phases)
-    work = TeamWork(before, agent, lead, scope)
+    changes = tuple(changes_since(seen, before)) if seen is not None else ()
+    work = TeamWork(before, agent, lead, scope, now, lease)
     for op in ops:
         work.run(op)
     if work.errors:
         errors = tuple(work.errors)
-        work = TeamWork(before, agent, lead, scope)
+        work = TeamWork(before, agent, lead, scope, now)
         work.repair()
-        return TeamOutcome(work.phases(), errors, (), work.claimed(), agent, scope, columns=work)
+        return TeamOutcome(work.phases(), errors, (), work.claimed(), agent, scope, changes, columns=work)
     work.normalize()
     return TeamOutcome(
-        work.phases(), (), tuple(work.notices), work.claimed(), agent, scope, columns=work
+        work.phases(), (), tuple(work.notices), work.claimed(), agent, scope, changes, columns=work
     )
 
 
@@ -885,9 +1032,10 @@ def normalize_team(phases: Iterable[Phase]) -> tuple[Phase, ...]:
     return work.phases()
 
 
-def ready_tasks(phases: Iterable[Phase]) -> list[tuple[str, Task]]:
-    """The ready tasks in plan order, as ``(phase name, task)``."""
-    work = TeamWork(tuple(phases))
+def ready_tasks(phases: Iterable[Phase], *, now: float | None = None) -> list[tuple[str, Task]]:
+    """The ready tasks in plan order, as ``(phase name, task)``; with ``now``, the claims
+    whose lease lapsed by then too."""
+    work = TeamWork(tuple(phases), now=now)
     return [
         (col.name, col.tasks[index])  # type: ignore[index,misc]
         for col in work.cols

@@ -7,19 +7,36 @@ on what, what is blocked and why, what waits for what, and then the plan.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import compress, count, repeat
-from operator import is_, is_not
+from itertools import compress, count, islice, repeat
+from operator import is_, is_not, setitem
 from typing import Any
 
 from ..._core import native
 from ..._core.model import Phase, Status
 from ..._views.summary import PREFIXES, SYMBOLS
-from .engine import Place, TeamColumn, TeamWork
+from .engine import Place, TeamColumn, TeamWork, format_time
 
-__all__ = ["TeamView", "format_team_head", "format_team_summary", "team_view"]
+__all__ = ["TEXT_LIMIT", "TeamView", "format_team_head", "format_team_summary", "team_view"]
 
-#: How many ready tasks the head lists before "and N more" (the plan shows them all).
+#: How many ready tasks the head lists before "and N more" (``details.ready`` has them all).
 READY_SHOWN = 10
+#: The most characters a team summary has, whatever the plan's size: it is read into a
+#: context window; the whole plan is in ``details.phases`` and on the board.
+TEXT_LIMIT = 4000
+#: The most entries each of the summary's lists shows (on it, blocked, waiting, lapsed).
+LIST_SHOWN = 10
+#: The most changes since the caller's last look the summary lists.
+CHANGES_SHOWN = 12
+#: The most errors the summary lists (``details.errors`` has them all).
+ERRORS_SHOWN = 8
+#: Characters kept free for the plan's line (its tree or its counts) at the end.
+RESERVED = 300
+#: The most lines of the caller's task's notes the summary shows.
+NOTE_LINES = 12
+#: The most characters of a content, a reason or a note line in the summary.
+LINE_CHARS = 120
+#: Plans of at most this many tasks are shown as a tree when it fits; larger ones counted.
+TREE_TASKS = 150
 
 _PENDING, _ACTIVE, _BLOCKED = Status.PENDING, Status.IN_PROGRESS, Status.BLOCKED
 _CLOSED = (Status.COMPLETED, Status.ABANDONED)
@@ -68,10 +85,13 @@ def _add_ids(cols: Sequence[TeamColumn], dumped: list[dict[str, Any]]) -> None:
         ids = col.ids
         if ids.count(None) == len(ids):
             continue
-        for task, ident in zip(phase["tasks"], ids, strict=True):
-            if ident is not None:
-                task.pop("id", None)
-                task["id"] = ident
+        tasks = phase["tasks"]
+        if None in ids:
+            for task, ident in zip(tasks, ids, strict=True):
+                if ident is not None:
+                    task["id"] = ident
+        else:  # every task has one (a repaired plan): set them all in C
+            any(map(setitem, tasks, repeat("id"), ids))
 
 
 def _tree(cols: Sequence[TeamColumn]) -> list[str]:
@@ -177,12 +197,47 @@ def _plan(cols: Sequence[TeamColumn]) -> tuple[list[str], list[dict[str, Any]]]:
 class TeamView:
     """What one caller reads back from a team plan: the summary and the JSON details' parts."""
 
-    __slots__ = ("dumped", "ready", "text")
+    __slots__ = ("dumped", "lapsed", "ready", "text")
 
-    def __init__(self, text: str, dumped: list[dict[str, Any]], ready: list[str]) -> None:
+    def __init__(
+        self,
+        text: str,
+        dumped: list[dict[str, Any]],
+        ready: list[str],
+        lapsed: list[dict[str, Any]] | None = None,
+    ) -> None:
         self.text = text
         self.dumped = dumped
         self.ready = ready
+        #: The claims whose lease lapsed: task, id, agent and when (``details.lapsed``).
+        self.lapsed = lapsed or []
+
+
+def _clip(text: str, size: int = LINE_CHARS) -> str:
+    """``text`` on one line and at most ``size`` characters (an ellipsis says it was cut)."""
+    flat = text.replace("\n", " ")
+    return flat if len(flat) <= size else flat[: size - 1] + "…"
+
+
+def _name(col: TeamColumn, index: int) -> str:
+    """A task as the summary's lists name it: its id and quoted content, clipped."""
+    ident = col.ids[index]
+    quoted = f'"{_clip(col.contents[index])}"'
+    return quoted if ident is None else f"{ident} {quoted}"
+
+
+def _until(col: TeamColumn, index: int) -> float | None:
+    """When the claim on the task lapses (or lapsed), if it has a lease."""
+    held = col.leases[index]
+    return held.until if held is not None else None
+
+
+def _capped(title: str, shown: Sequence[str], total: int) -> list[str]:
+    """A titled list: the ``shown`` lines of its ``total`` items, then how many more there are."""
+    out = [f"{title} ({total}):", *shown]
+    if total > len(shown):
+        out.append(f"  … and {total - len(shown)} more (in details.phases)")
+    return out
 
 
 def team_view(
@@ -194,15 +249,19 @@ def team_view(
     *,
     plan: bool = True,
     dump: bool = True,
+    changes: Sequence[str] = (),
 ) -> TeamView:
     """The summary for ``agent`` (``None``: a person's view of the whole team), the shown
     phases as ``details.phases`` (with ``dump``) and the ready tasks' contents.
 
-    With ``scope`` (a phase name) only that phase is shown, as a scoped
+    The text is bounded (:data:`TEXT_LIMIT` characters, whatever the plan's size): it
+    opens with the errors and what changed since the caller's last look (``changes``),
+    then the caller's task, the ready tasks, the lapsed claims, who is on what, what is
+    blocked and what waits, each list capped, then the plan's tree when it fits, else
+    its counts. With ``scope`` (a phase name) only that phase is shown, as a scoped
     handle's caller sees the plan.
     """
     cols = [c for c in work.cols if scope is None or c.name == scope]
-    lines: list[str] = []
     dumped: list[dict[str, Any]] = []
     if dump:
         _, dumped = _plan(cols)
@@ -210,37 +269,65 @@ def team_view(
         mark = work.id_mark()
         if dumped and mark and scope is None:
             dumped[0]["last_id"] = mark
-    if plan:
-        lines = _tree(cols)
     contents: list[str] = []
-    ready: list[tuple[str, str]] = []  # the first READY_SHOWN, with their phases
+    ready: list[Place] = []  # the first READY_SHOWN
     for col in cols:
         mask = work.ready_mask(col)
         if mask is None:
             continue
-        found = list(compress(col.contents, mask))
+        mask = mask if isinstance(mask, list) else list(mask)
         if len(ready) < READY_SHOWN:
-            ready += [(col.name, c) for c in found[: READY_SHOWN - len(ready)]]
-        contents += found
+            ready += [(col, i) for i in islice(compress(count(), mask), READY_SHOWN - len(ready))]
+        contents += compress(col.contents, mask)
+    ids = {id(col) for col in cols}
+    lapsed = [p for p in work.order(work.lapsed) if id(p[0]) in ids]
+    lapsed_json = [
+        {
+            "task": col.contents[i],
+            "id": col.ids[i],
+            "agent": col.owners[i],
+            "at": _until(col, i),
+        }
+        for col, i in lapsed
+    ]
     out: list[str] = []
+
+    def add(lines: list[str], short: str) -> None:
+        """``lines`` if they fit beside what is there (and the plan's line), else ``short``."""
+        used = sum(len(line) + 1 for line in out)
+        if used + sum(len(line) + 1 for line in lines) <= TEXT_LIMIT - RESERVED:
+            out.extend(lines)
+        elif used + len(short) + 1 <= TEXT_LIMIT - RESERVED:
+            out.append(short)
+
     if errors:
         out.append("Errors — nothing was applied, the plan is unchanged:")
-        out += [f"- {e}" for e in errors]
+        out += [f"- {_clip(e, 300)}" for e in errors[:ERRORS_SHOWN]]
+        if len(errors) > ERRORS_SHOWN:
+            out.append(f"- … and {len(errors) - ERRORS_SHOWN} more (in details.errors)")
         out.append("")
-    out += notices
+    out += [_clip(n, 200) for n in notices[:LIST_SHOWN]]
+    if len(notices) > LIST_SHOWN:
+        out.append(f"… and {len(notices) - LIST_SHOWN} more changes to after")
+    if changes:
+        add(
+            _capped(
+                "Since your last look", [f"  {_clip(c, 200)}" for c in changes[:CHANGES_SHOWN]], len(changes)
+            ),
+            f"Since your last look: {len(changes)} changes (see details.phases).",
+        )
     total = sum(len(col.contents) for col in cols)
     if not total:
         out.append("The plan is empty.")
-        return TeamView("\n".join(out), dumped, contents)
+        return TeamView("\n".join(out), dumped, contents, lapsed_json)
     if scope is not None:
         out.append(f'Phase "{scope}" is yours to work; the rest of the plan is not shown.')
-    ids = {id(col) for col in cols}
     mine: Place | None = None
     working: list[Place] = []
     for col, index in work.order(p for p in work.active if id(p[0]) in ids):
         if agent is not None and mine is None and col.owners[index] == agent:
             mine = (col, index)
-        else:
+        elif (col, index) not in work.lapsed:
             working.append((col, index))
     blocked: list[Place] = []
     waiting: list[tuple[Place, list[str]]] = []
@@ -261,40 +348,78 @@ def team_view(
     if agent is not None:
         if mine is not None:
             col, index = mine
-            out.append(f'You ({agent}) are on "{col.contents[index]}" ({col.name}).')
-            for number, note in enumerate(col.notes[index] or ()):
-                if number:
-                    out.append("    ---")
-                out.extend(f"    {line}" for line in note.split("\n"))
+            out.append(f"You ({agent}) are on {_name(col, index)} ({_clip(col.name, 80)}).")
+            note_lines = [
+                line for note in (col.notes[index] or ()) for line in ("---", *note.split("\n"))
+            ][1:]
+            out += [f"    {_clip(line)}" for line in note_lines[:NOTE_LINES]]
+            if len(note_lines) > NOTE_LINES:
+                out.append(f"    … {len(note_lines) - NOTE_LINES} more note lines (in details.phases)")
         elif contents:
             out.append(f"You ({agent}) have no task: start {{}} claims the next ready one.")
         else:
             out.append(f"You ({agent}) have no task, and none is ready.")
     if contents:
-        shown = ", ".join(f'"{c}" ({p})' for p, c in ready)
+        shown = ", ".join(f"{_name(c, i)} ({_clip(c.name, 60)})" for c, i in ready)
         more = f", and {len(contents) - READY_SHOWN} more" if len(contents) > READY_SHOWN else ""
-        out.append(f"Ready ({len(contents)}): {shown}{more}")
+        add([f"Ready ({len(contents)}): {shown}{more}"], f"Ready: {len(contents)} (in details.ready).")
     else:
         out.append("Ready: none.")
+    if lapsed:
+        add(
+            _capped(
+            "Lapsed",
+            [
+                f"  {_name(c, i)} ({_clip(c.name, 60)}) — {c.owners[i]}'s lease lapsed at "
+                f"{format_time(_until(c, i))}; start it to take it over"
+                for c, i in lapsed[:LIST_SHOWN]
+                ],
+                len(lapsed),
+            ),
+            f"Lapsed: {len(lapsed)} claims whose lease lapsed (in details.lapsed).",
+        )
     if working:
-        out.append("On it:")
-        out += [
-            f'  {col.owners[i] or "?"} → "{col.contents[i]}" ({col.name})' for col, i in working
+        lines = ["On it:"] + [
+            f"  {_clip(c.owners[i] or '?', 60)} → {_name(c, i)} ({_clip(c.name, 60)})"
+            for c, i in working[:LIST_SHOWN]
         ]
+        if len(working) > LIST_SHOWN:
+            lines.append(f"  … and {len(working) - LIST_SHOWN} more")
+        add(lines, f"On it: {len(working)} agents (in details.phases).")
     if blocked:
-        out.append(f"Blocked ({len(blocked)}):")
-        for col, i in blocked:
-            by = f" [{col.owners[i]}]" if col.owners[i] else ""
-            out.append(f'  ⊘ "{col.contents[i]}" ({col.name}) — {col.reasons[i] or "no reason given"}{by}')
+        items = []
+        for c, i in blocked[:LIST_SHOWN]:
+            owner = c.owners[i]
+            by = f" [{_clip(owner, 60)}]" if owner else ""
+            items.append(
+                f"  ⊘ {_name(c, i)} ({_clip(c.name, 60)}) — {_clip(c.reasons[i] or 'no reason given')}{by}"
+            )
+        add(_capped("Blocked", items, len(blocked)), f"Blocked: {len(blocked)} (in details.phases).")
     if waiting:
-        out.append(f"Waiting ({len(waiting)}):")
-        for (col, i), waits in waiting:
-            names = ", ".join(f'"{c}"' for c in waits)
-            out.append(f'  "{col.contents[i]}" ({col.name}) after {names}')
+        items = [
+            f"  {_name(c, i)} ({_clip(c.name, 60)}) after " + _clip(", ".join(f'"{w}"' for w in waits))
+            for (c, i), waits in waiting[:LIST_SHOWN]
+        ]
+        add(_capped("Waiting", items, len(waiting)), f"Waiting: {len(waiting)} (in details.phases).")
     if plan:
-        out.append(f"Plan ({closed}/{total} closed):")
-        out += lines
-    return TeamView("\n".join(out), dumped, contents)
+        head = f"Plan ({closed}/{total} closed):"
+        used = sum(len(line) + 1 for line in out)
+        tree = _tree(cols) if total <= TREE_TASKS else None
+        if tree is not None and used + len(head) + sum(len(line) + 1 for line in tree) <= TEXT_LIMIT - 50:
+            out.append(head)
+            out += tree
+        else:
+            active = len(work.active)
+            out.append(
+                f"{head} {total - closed} open ({active} in progress, {len(blocked)} blocked) in "
+                f"{len(cols)} phase{'' if len(cols) == 1 else 's'}; the whole plan is in "
+                "details.phases and on the board."
+            )
+    text = "\n".join(out)
+    if len(text) > TEXT_LIMIT:  # the caps keep it under; this is the guarantee
+        tail = "\n… (cut to fit: the whole plan is in details.phases)"
+        text = text[: TEXT_LIMIT - len(tail)] + tail
+    return TeamView(text, dumped, contents, lapsed_json)
 
 
 def format_team_summary(
@@ -305,13 +430,17 @@ def format_team_summary(
     scope: str | None = None,
     *,
     plan: bool = True,
+    now: float | None = None,
 ) -> str:
-    """The summary for ``agent`` of a plan held as values (see :func:`team_view`)."""
-    work = TeamWork(tuple(phases))
+    """The summary for ``agent`` of a plan held as values (see :func:`team_view`); with
+    ``now``, the claims whose lease lapsed by then are listed (and ready)."""
+    work = TeamWork(tuple(phases), agent, now=now)
     return team_view(work, agent, errors, notices, scope, plan=plan, dump=False).text
 
 
-def format_team_head(phases: Sequence[Phase], agent: str | None = None) -> str:
-    """The summary without the plan: the agent's task, ready tasks, who is on what,
-    what is blocked and what waits (``phasetodo ready``)."""
-    return format_team_summary(phases, agent, plan=False)
+def format_team_head(
+    phases: Sequence[Phase], agent: str | None = None, *, now: float | None = None
+) -> str:
+    """The summary without the plan: the agent's task, ready tasks, lapsed claims, who is on
+    what, what is blocked and what waits (``phasetodo ready``)."""
+    return format_team_summary(phases, agent, plan=False, now=now)

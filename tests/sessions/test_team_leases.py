@@ -1,0 +1,289 @@
+"""Leases on team claims: a claim lapses ``lease`` seconds after its holder's last write or
+heartbeat, another agent takes the task over, and the former holder is fenced off.
+
+Every time is the session clock's (injected here), as the log's events record it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import phasetodo
+from phasetodo._profiles.team.summary import format_team_head
+
+PLAN = {"ops": [{"op": "init", "list": [{"phase": "Build", "items": ["Parser", "Lexer"]}]}]}
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture(params=["memory", "jsonl", "sqlite"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+    kind = request.param
+    made: Any = (
+        phasetodo.MemoryStore()
+        if kind == "memory"
+        else phasetodo.JsonlStore(tmp_path / "logs")
+        if kind == "jsonl"
+        else phasetodo.SqliteStore(tmp_path / "plans.db")
+    )
+    yield made
+    made.close()
+
+
+def agent(store: Any, name: str, clock: Clock, lease: float | None = 10.0) -> phasetodo.Session:
+    return phasetodo.Session.open(
+        "plan", store=store, profile="team", agent=name, clock=clock, lease=lease, lead="lead"
+    )
+
+
+def owner_of(session: phasetodo.Session, content: str) -> str | None:
+    return next(t.owner for p in session.refresh() for t in p.tasks if t.content == content)
+
+
+class TestLapse:
+    def test_a_claim_lapses_and_another_agent_takes_it(self, store: Any) -> None:
+        """After the lease, start {} by another agent takes the lapsed task, with a new epoch."""
+        clock = Clock()
+        w1, w2 = agent(store, "w1", clock), agent(store, "w2", clock)
+        w1.todo_write(PLAN)
+        w1.todo_write({"ops": [{"op": "start", "task": "Parser"}]})
+        w2.todo_write({"ops": [{"op": "start", "task": "Lexer"}]})
+        w2.todo_write({"ops": [{"op": "done", "task": "Lexer"}]})  # nothing else is ready
+        assert w2.todo_write({"ops": [{"op": "start"}]})["details"]["task"] is None
+        clock.now = 1011.0
+        result = w2.todo_write({"ops": [{"op": "start"}]})
+        assert result["details"]["task"] == "Parser"
+        task = w2.phases[0].tasks[0]
+        assert task.owner == "w2"
+        assert task.lease == phasetodo.Lease(2, 1021.0, "w1", 1010.0)
+
+    def test_the_view_says_whose_lease_lapsed_and_when(self, store: Any) -> None:
+        """Summary, details and ready list a lapsed claim with its holder and time."""
+        clock = Clock()
+        w1, w2 = agent(store, "w1", clock), agent(store, "w2", clock)
+        w1.todo_write(PLAN)
+        w1.todo_write({"ops": [{"op": "start", "task": "Parser"}]})
+        clock.now = 1010.0
+        result = w2.todo_write({"ops": [{"op": "note", "task": "Lexer", "text": "soon"}]})
+        assert result["details"]["lapsed"] == [{"task": "Parser", "id": "t1", "agent": "w1", "at": 1010.0}]
+        assert "Parser" in result["details"]["ready"]
+        text = result["content"][0]["text"]
+        assert "t1 \"Parser\" (Build) — w1's lease lapsed at 1970-01-01T00:16:50Z" in text
+        head = format_team_head(w2.refresh(), "w2", now=clock.now)
+        assert "w1's lease lapsed" in head
+
+    def test_a_write_renews_the_lease(self, store: Any) -> None:
+        """Every write by the holder starts its lease again."""
+        clock = Clock()
+        w1, w2 = agent(store, "w1", clock), agent(store, "w2", clock)
+        w1.todo_write(PLAN)
+        w1.todo_write({"ops": [{"op": "start", "task": "Parser"}]})
+        clock.now = 1008.0
+        w1.todo_write({"ops": [{"op": "note", "task": "Parser", "text": "half way"}]})
+        clock.now = 1015.0
+        result = w2.todo_write({"ops": [{"op": "start", "task": "Parser"}]})
+        assert result["isError"] is True
+        assert 'Task "Parser" is in progress for agent "w1"' in result["content"][0]["text"]
+
+    def test_heartbeat_renews_the_lease_through_the_log(self, store: Any) -> None:
+        """heartbeat() appends the new deadline; a handle in another session sees it."""
+        clock = Clock()
+        w1, w2 = agent(store, "w1", clock), agent(store, "w2", clock)
+        w1.todo_write(PLAN)
+        w1.todo_write({"ops": [{"op": "start", "task": "Parser"}]})
+        version = w1.version
+        clock.now = 1009.0
+        assert w1.heartbeat() == 1019.0
+        assert w1.version == version + 1
+        last = list(w1.events())[-1]
+        assert (last.kind, last.agent, last.time) == ("write", "w1", 1009.0)
+        clock.now = 1015.0
+        assert w2.todo_write({"ops": [{"op": "start", "task": "Parser"}]})["isError"] is True
+        clock.now = 1019.5
+        assert w2.todo_write({"ops": [{"op": "start", "task": "Parser"}]})["isError"] is False
+
+    def test_heartbeat_without_a_claim_appends_nothing(self, store: Any) -> None:
+        """An agent that holds nothing has no lease to renew."""
+        clock = Clock()
+        w1 = agent(store, "w1", clock)
+        w1.todo_write(PLAN)
+        version = w1.version
+        assert w1.heartbeat() is None
+        assert w1.version == version
+
+    def test_the_holder_may_renew_a_lapsed_claim_nobody_took(self, store: Any) -> None:
+        """A lapsed claim stays its holder's until another agent takes it over."""
+        clock = Clock()
+        w1 = agent(store, "w1", clock)
+        w1.todo_write(PLAN)
+        w1.todo_write({"ops": [{"op": "start", "task": "Parser"}]})
+        clock.now = 1050.0
+        result = w1.todo_write({"ops": [{"op": "note", "task": "Parser", "text": "back"}]})
+        assert result["isError"] is False
+        assert w1.phases[0].tasks[0].lease == phasetodo.Lease(1, 1060.0)
+
+
+class TestFencing:
+    def test_the_former_holder_is_refused_naming_the_new_one(self, store: Any) -> None:
+        """A write by the holder whose lease lapsed, on the task taken over, changes nothing."""
+        clock = Clock()
+        w1, w2 = agent(store, "w1", clock), agent(store, "w2", clock)
+        w1.todo_write(PLAN)
+        w1.todo_write({"ops": [{"op": "start", "task": "Parser"}]})
+        clock.now = 1020.0
+        w2.todo_write({"ops": [{"op": "start", "task": "t1"}]})
+        version = w2.version
+        for op in ({"op": "done", "task": "Parser"}, {"op": "note", "task": "t1", "text": "x"},
+                   {"op": "start", "task": "Parser"}):
+            result = w1.todo_write({"ops": [op]})
+            assert result["isError"] is True
+            error = result["details"]["errors"][0]
+            assert error == (
+                'Task "Parser" was taken over by agent "w2" (claim 2) after your lease lapsed at '
+                "1970-01-01T00:16:50Z: your claim on it is void"
+            )
+        assert w1.version == version
+        assert owner_of(w1, "Parser") == "w2"
+
+    def test_the_lead_is_fenced_too(self, store: Any) -> None:
+        """The lead may change others' tasks, but not one it lost when its lease lapsed."""
+        clock = Clock()
+        lead, w2 = agent(store, "lead", clock), agent(store, "w2", clock)
+        lead.todo_write(PLAN)
+        lead.todo_write({"ops": [{"op": "start", "task": "Parser"}]})
+        clock.now = 1020.0
+        w2.todo_write({"ops": [{"op": "start", "task": "Parser"}]})
+        result = lead.todo_write({"ops": [{"op": "done", "task": "Parser"}]})
+        assert result["isError"] is True
+        assert 'taken over by agent "w2"' in result["details"]["errors"][0]
+
+
+class TestWithoutLease:
+    def test_claims_never_lapse(self, store: Any) -> None:
+        """Without lease, today's rules: a claim is held however long ago its holder wrote."""
+        clock = Clock()
+        w1, w2 = agent(store, "w1", clock, None), agent(store, "w2", clock, None)
+        w1.todo_write(PLAN)
+        result = w1.todo_write({"ops": [{"op": "start", "task": "Parser"}]})
+        assert result["details"]["phases"][0]["tasks"][0] == {
+            "content": "Parser", "status": "in_progress", "owner": "w1", "id": "t1"
+        }
+        clock.now = 10.0**9
+        assert w2.todo_write({"ops": [{"op": "start", "task": "Parser"}]})["isError"] is True
+        assert w2.heartbeat() is None
+
+
+class TestReplay:
+    def test_a_reopened_log_gives_the_same_plan_whatever_the_clock(self, store: Any) -> None:
+        """The deadlines are the events' times plus the lease, read back as written."""
+        clock = Clock()
+        w1, w2 = agent(store, "w1", clock), agent(store, "w2", clock)
+        w1.todo_write(PLAN)
+        w1.todo_write({"ops": [{"op": "start", "task": "Parser"}]})
+        clock.now = 1020.0
+        w2.todo_write({"ops": [{"op": "start"}]})
+        events = list(w2.events())
+        assert events[-1].time == 1020.0
+        assert events[-1].phases[0].tasks[0].lease == phasetodo.Lease(2, 1030.0, "w1", 1010.0)
+        with phasetodo.Session.open(
+            "plan", store=store, profile="team", clock=lambda: 10.0**9
+        ) as later:
+            assert later.phases == w2.phases
+
+
+WORKER = textwrap.dedent(
+    """
+    import sys, time
+    import phasetodo
+    store, name, lease, mode = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
+    s = phasetodo.Session.open("plan", store=phasetodo.stores.store_from_url(store),
+                               profile="team", agent=name, lease=lease, lead="lead")
+    result = s.todo_write({"ops": [{"op": "start"}]})
+    print(result["details"]["task"], flush=True)
+    if mode == "hold":
+        while True:
+            time.sleep(0.05)
+    """
+)
+
+
+@pytest.mark.slow  # child processes, as the other process tests
+class TestProcesses:
+    @pytest.mark.parametrize("kind", ["jsonl", "sqlite"])
+    def test_a_killed_holder_loses_its_task_to_another_process(self, tmp_path: Path, kind: str) -> None:
+        """An agent process holding a claim is SIGKILLed; after its lease another process takes it."""
+        url = f"jsonl:{tmp_path / 'logs'}" if kind == "jsonl" else f"sqlite:{tmp_path / 'plans.db'}"
+        store = phasetodo.stores.store_from_url(url)
+        with phasetodo.Session.open("plan", store=store, profile="team", agent="lead") as lead:
+            lead.todo_write({"ops": [{"op": "init", "list": [{"phase": "P", "items": ["Only"]}]}]})
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+        holder = subprocess.Popen(
+            [sys.executable, "-c", WORKER, url, "w1", "1.0", "hold"],
+            stdout=subprocess.PIPE, text=True, env=env,
+        )
+        try:
+            assert holder.stdout is not None
+            assert holder.stdout.readline().strip() == "Only"
+            holder.send_signal(signal.SIGKILL)
+            holder.wait(timeout=30)
+            early = subprocess.run(
+                [sys.executable, "-c", WORKER, url, "w2", "1.0", "once"],
+                capture_output=True, text=True, env=env, timeout=60, check=True,
+            )
+            started = time.time()
+            if early.stdout.strip() != "Only":  # the lease had not lapsed yet: wait it out
+                time.sleep(max(0.0, 1.2 - (time.time() - started)))
+                late = subprocess.run(
+                    [sys.executable, "-c", WORKER, url, "w2", "1.0", "once"],
+                    capture_output=True, text=True, env=env, timeout=60, check=True,
+                )
+                assert late.stdout.strip() == "Only", late.stderr
+        finally:
+            if holder.poll() is None:
+                holder.kill()
+                holder.wait()
+        with phasetodo.Session.open("plan", store=store, profile="team") as person:
+            task = person.phases[0].tasks[0]
+            assert task.owner == "w2"
+            assert task.lease is not None
+            assert (task.lease.epoch, task.lease.lapsed) == (2, "w1")
+        store.close()
+
+
+class TestOnPostgres:
+    def test_lapse_takeover_heartbeat_and_fencing(self, postgres_store: Any) -> None:
+        """The same rules on PostgreSQL: a heartbeat holds the claim, then it lapses, is taken
+        over, and the former holder is refused."""
+        clock = Clock()
+        w1, w2 = agent(postgres_store, "w1", clock), agent(postgres_store, "w2", clock)
+        w1.todo_write(PLAN)
+        w1.todo_write({"ops": [{"op": "start", "task": "Parser"}]})
+        clock.now = 1009.0
+        assert w1.heartbeat() == 1019.0
+        clock.now = 1015.0
+        assert w2.todo_write({"ops": [{"op": "start", "task": "Parser"}]})["isError"] is True
+        clock.now = 1020.0
+        assert w2.todo_write({"ops": [{"op": "start", "task": "t1"}]})["isError"] is False
+        refused = w1.todo_write({"ops": [{"op": "done", "task": "t1"}]})
+        assert refused["isError"] is True
+        assert 'taken over by agent "w2"' in refused["details"]["errors"][0]
+        with phasetodo.Session.open("plan", store=postgres_store, profile="team") as fresh:
+            assert fresh.phases == w2.refresh()
+            assert fresh.phases[0].tasks[0].lease == phasetodo.Lease(2, 1030.0, "w1", 1019.0)
