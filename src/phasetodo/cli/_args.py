@@ -99,6 +99,12 @@ def _add_apply(verb: _Verb) -> None:
     apply.add_argument(
         "--agent", metavar="NAME", help="write as this agent (for a session that belongs to one)"
     )
+    apply.add_argument(
+        "--request-id",
+        metavar="ID",
+        help="make the call exactly once: a retry with the same ID prints the first call's result "
+        "and appends nothing (the same ID with other params is refused)",
+    )
 
 
 def _add_markdown(verb: _Verb, common: argparse.ArgumentParser) -> None:

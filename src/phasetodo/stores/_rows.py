@@ -78,10 +78,14 @@ class RowLog(CachedLog, Generic[_S]):
         """``(version, body)`` of at most ``limit`` rows above ``after``, in order (body as text or bytes)."""
         raise NotImplementedError
 
-    def _insert(self, version: int, body: str, checkpoint: bool) -> None:
+    def _insert(self, version: int, body: str, checkpoint: bool, request: str | None) -> None:
         raise NotImplementedError
 
-    def _replace_all(self, rows: list[tuple[int, str, bool]]) -> None:
+    def _replace_all(self, rows: list[tuple[int, str, bool, str | None]]) -> None:
+        raise NotImplementedError
+
+    def _request_version(self, request_id: str) -> object:
+        """The version of this session's row made with ``request_id`` (an indexed lookup), or None."""
         raise NotImplementedError
 
     def _max_version(self) -> int:
@@ -217,13 +221,13 @@ class RowLog(CachedLog, Generic[_S]):
             before = latest.phases if latest is not None else ()
             record = encode(event, before, checkpoint=checkpoint)
             body = dumps(record)
-            self._insert(event.version, body, checkpoint)
+            self._insert(event.version, body, checkpoint, event.request.id if event.request else None)
             self._adopt(event, len(body), checkpoint, is_slow(record))
 
     def compact(self) -> None:
         """Rewrite this session's rows in the newest format, in one transaction."""
         with self.lock(), self._state:
-            rows: list[tuple[int, str, bool]] = []
+            rows: list[tuple[int, str, bool, str | None]] = []
             tail = Tail()
             before: tuple[Phase, ...] = ()
             events = list(self.events())
@@ -231,11 +235,19 @@ class RowLog(CachedLog, Generic[_S]):
                 checkpoint = tail.due() or event is events[-1]
                 record = encode(event, before, checkpoint=checkpoint)
                 body = dumps(record)
-                rows.append((event.version, body, checkpoint))
+                rows.append((event.version, body, checkpoint, event.request.id if event.request else None))
                 tail.add(len(body), len(body) if checkpoint else None, slow=is_slow(record))
                 before = event.phases
             self._replace_all(rows)
             self._forget()
+
+    def find_request(self, request_id: str) -> Event | None:
+        """The event a write with ``request_id`` appended (every id is remembered), or None."""
+        version = self._request_version(request_id)
+        if type(version) is not int:
+            return None
+        found = next(iter(self.events(version - 1)), None)
+        return found if found is not None and found.request is not None else None
 
     def close(self) -> None:
         """Nothing to release: the store owns the connection."""

@@ -48,6 +48,7 @@ from ..errors import (
 )
 from ._base import CachedLog, Event, check_session_id
 from ._records import FORMAT, Tail, decode, dumps, encode, is_checkpoint, is_slow, loads
+from ._requests import WINDOW, request_from_json
 
 try:  # POSIX; elsewhere only threads of one process are kept apart.
     import fcntl
@@ -222,6 +223,8 @@ class JsonlLog(CachedLog):
         self._latest: Event | None = None
         self._tail = Tail()
         self._recent: deque[Event] = deque(maxlen=_RECENT)
+        #: Request id -> version, once a write asked (the last WINDOW lines, then every new one).
+        self._requests: dict[str, int] | None = None
 
     def _open_log(self, *, create: bool) -> None:
         """Open the file if it exists (read-only when it cannot be written), or create it."""
@@ -527,6 +530,8 @@ class JsonlLog(CachedLog):
             skipped = False
             self._latest, self._end = event, offset + len(line) + 1
             self._recent.append(event)
+            if self._requests is not None and event.request is not None:
+                self._requests[event.request.id] = event.version
             self._tail.add(
                 len(line) + 1, _checkpoint_size(line) if is_checkpoint(data) else None, slow=is_slow(data)
             )
@@ -562,6 +567,37 @@ class JsonlLog(CachedLog):
             os.close(self._fd)
             self._fd = -1
 
+    def find_request(self, request_id: str) -> Event | None:
+        """The event a write with ``request_id`` appended, among the last :data:`WINDOW` lines
+        (read backwards once, at the first call of this log object) and every line after them."""
+        with self._thread_lock:
+            self._catch_up()
+            if self._fd < 0:
+                return None
+            if self._requests is None:
+                self._requests = self._index_requests()
+            version = self._requests.get(request_id)
+        if version is None:
+            return None
+        return next(iter(self.events(version - 1)), None)
+
+    def _index_requests(self) -> dict[str, int]:
+        found: dict[str, int] = {}
+        for count, (offset, line) in enumerate(_reverse_lines(self._fd, self._end, self)):
+            if offset < self._body or count >= WINDOW:
+                break
+            if b'"request":' not in line:
+                continue
+            try:
+                data = loads(line)
+                request = request_from_json(data.get("request"))
+                version = data.get("version")
+            except (ValueError, AttributeError):
+                continue  # a corrupt line: reading the log reports it
+            if request is not None and type(version) is int:
+                found.setdefault(request.id, version)
+        return found
+
     # -- writing ---------------------------------------------------------------
 
     def append(self, event: Event) -> None:
@@ -578,6 +614,8 @@ class JsonlLog(CachedLog):
             self._write(line)
             self._latest, self._end = event, os.fstat(self._fd).st_size
             self._recent.append(event)
+            if self._requests is not None and event.request is not None:
+                self._requests[event.request.id] = event.version
             self._tail.add(len(line), _checkpoint_size(line) if checkpoint else None, slow=is_slow(record))
 
     def compact(self) -> None:

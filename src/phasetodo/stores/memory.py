@@ -22,6 +22,7 @@ class MemoryLog:
         self.session_id = session_id
         self.owner = owner
         self._events: list[Event] = []
+        self._requests: dict[str, Event] = {}
         self._lock = threading.RLock()
         self._landed = threading.Condition(self._lock)
 
@@ -41,6 +42,8 @@ class MemoryLog:
             if event.version != version + 1:
                 raise VersionConflict(self.session_id, event.version - 1, version)
             self._events.append(event)
+            if event.request is not None:
+                self._requests[event.request.id] = event
             self._landed.notify_all()
 
     def version(self) -> int:
@@ -52,6 +55,11 @@ class MemoryLog:
         with self._lock:
             snapshot = self._events[max(after, 0) :]
         return iter(snapshot)
+
+    def find_request(self, request_id: str) -> Event | None:
+        """The event a write with ``request_id`` appended, or None (every id is remembered)."""
+        with self._lock:
+            return self._requests.get(request_id)
 
     def wait(self, after: int, timeout: float | None = None) -> bool:
         """Block until an event above version ``after`` is appended (or ``timeout`` passes)."""

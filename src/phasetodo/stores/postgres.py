@@ -54,6 +54,12 @@ SCHEMA = (
     "CREATE INDEX IF NOT EXISTS phasetodo_checkpoints ON phasetodo_events (session, version)"
     " WHERE checkpoint",
 )
+#: Tables made before request ids existed gain the column (empty) and its index.
+_REQUEST_COLUMN = "ALTER TABLE phasetodo_events ADD COLUMN request text"
+_REQUEST_INDEX = (
+    "CREATE INDEX IF NOT EXISTS phasetodo_requests ON phasetodo_events (session, request)"
+    " WHERE request IS NOT NULL"
+)
 #: Serializes schema creation between processes that start together.
 _SCHEMA_LOCK = 7_046_051_600
 _INHERITED: list[Any] = []
@@ -77,6 +83,7 @@ class _Step:
     session: str | None = None
     version: int = 0
     body: str | None = None
+    request: str | None = None
 
 
 def _psycopg() -> Any:
@@ -240,8 +247,13 @@ class PostgresStore:
         events = [step for step in journal if step.session is not None]
 
         def bodies(conn: Any, _: bool) -> list[tuple[Any, ...]]:
-            return [
+            return [  # a write with a request id is looked up by it: that id is the write's identity
                 conn.execute(
+                    "SELECT body FROM phasetodo_events WHERE session = %s AND request = %s",
+                    (step.session, step.request),
+                ).fetchone()
+                if step.request is not None
+                else conn.execute(
                     "SELECT body FROM phasetodo_events WHERE session = %s AND version = %s",
                     (step.session, step.version),
                 ).fetchone()
@@ -300,6 +312,13 @@ class PostgresStore:
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
                 for statement in SCHEMA:
                     conn.execute(statement)
+                has = conn.execute(
+                    "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()"
+                    " AND table_name = 'phasetodo_events' AND column_name = 'request'"
+                ).fetchone()
+                if has is None:  # checked first: ALTER TABLE would lock the table even when it has it
+                    conn.execute(_REQUEST_COLUMN)
+                    conn.execute(_REQUEST_INDEX)
 
         with self._mutex, self._errors():
             self._run(create)
@@ -334,12 +353,13 @@ class PostgresStore:
                 self._depth, self._journal, self._reopen = 0, [], False
 
     def execute(
-        self, sql: str, args: tuple[Any, ...] = (), *, event: tuple[str, int, str] | None = None,
+        self, sql: str, args: tuple[Any, ...] = (), *,
+        event: tuple[str, int, str, str | None] | None = None,
         replayable: bool = True,
     ) -> list[Any]:
         """Run one statement inside :meth:`transaction` and return its rows.
 
-        ``event`` (session, version, body) marks the insert of an event;
+        ``event`` (session, version, body, request id) marks the insert of an event;
         ``replayable=False`` a statement that must not run again on a new connection.
         """
         step = _Step(sql, args) if event is None else _Step(sql, args, *event)
@@ -441,25 +461,34 @@ class PostgresLog(RowLog[PostgresStore]):
             (self.session_id, after, limit),
         )
 
-    def _insert(self, version: int, body: str, checkpoint: bool) -> None:
+    def _insert(self, version: int, body: str, checkpoint: bool, request: str | None) -> None:
         store = self.store
         with store.transaction():
             store.execute(
-                "INSERT INTO phasetodo_events (session, version, checkpoint, body) VALUES (%s, %s, %s, %s)",
-                (self.session_id, version, checkpoint, body),
-                event=(self.session_id, version, body),
+                "INSERT INTO phasetodo_events (session, version, checkpoint, body, request)"
+                " VALUES (%s, %s, %s, %s, %s)",
+                (self.session_id, version, checkpoint, body, request),
+                event=(self.session_id, version, body, request),
             )
             store.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.session_id))
 
-    def _replace_all(self, rows: list[tuple[int, str, bool]]) -> None:
+    def _request_version(self, request_id: str) -> object:
+        rows = self.store.read(
+            "SELECT max(version) FROM phasetodo_events WHERE session = %s AND request = %s",
+            (self.session_id, request_id),
+        )
+        return rows[0][0] if rows else None
+
+    def _replace_all(self, rows: list[tuple[int, str, bool, str | None]]) -> None:
         store = self.store
         with store.transaction():
             store.execute(
                 "DELETE FROM phasetodo_events WHERE session = %s", (self.session_id,), replayable=False
             )
             store.execute_many(
-                "INSERT INTO phasetodo_events (session, version, checkpoint, body) VALUES (%s, %s, %s, %s)",
-                [(self.session_id, v, cp, body) for v, body, cp in rows],
+                "INSERT INTO phasetodo_events (session, version, checkpoint, body, request)"
+                " VALUES (%s, %s, %s, %s, %s)",
+                [(self.session_id, v, cp, body, rid) for v, body, cp, rid in rows],
             )
 
     def wait(self, after: int, timeout: float | None = None) -> bool:

@@ -55,13 +55,18 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, owner TEXT)",
     "CREATE TABLE IF NOT EXISTS events (session TEXT NOT NULL, version INTEGER NOT NULL,"
-    " body TEXT NOT NULL, checkpoint INTEGER NOT NULL DEFAULT 1,"
+    " body TEXT NOT NULL, checkpoint INTEGER NOT NULL DEFAULT 1, request TEXT,"
     " PRIMARY KEY (session, version)) WITHOUT ROWID",
 )
 #: Rows written before checkpoints existed each hold the whole list: default 1.
 _MIGRATE = "ALTER TABLE events ADD COLUMN checkpoint INTEGER NOT NULL DEFAULT 1"
 _INDEX = (
     "CREATE INDEX IF NOT EXISTS events_checkpoints ON events (session, version) WHERE checkpoint = 1"
+)
+#: Rows written before request ids existed have none: the column is added, empty.
+_MIGRATE_REQUEST = "ALTER TABLE events ADD COLUMN request TEXT"
+_REQUEST_INDEX = (
+    "CREATE INDEX IF NOT EXISTS events_requests ON events (session, request) WHERE request IS NOT NULL"
 )
 #: The database file and the journal files SQLite makes beside it.
 _FILES = ("", "-wal", "-shm", "-journal")
@@ -128,7 +133,10 @@ class SqliteStore:
                         columns = [row[1] for row in conn.execute("PRAGMA table_info(events)")]
                         if "checkpoint" not in columns:
                             conn.execute(_MIGRATE)
+                        if "request" not in columns:
+                            conn.execute(_MIGRATE_REQUEST)
                         conn.execute(_INDEX)
+                        conn.execute(_REQUEST_INDEX)
                         conn.execute("COMMIT")
                     except BaseException:
                         if conn.in_transaction:
@@ -373,17 +381,23 @@ class SqliteLog(RowLog[SqliteStore]):
             (self.session_id, after, limit),
         )
 
-    def _insert(self, version: int, body: str, checkpoint: bool) -> None:
+    def _insert(self, version: int, body: str, checkpoint: bool, request: str | None) -> None:
         with self.store.transaction() as conn:
             conn.execute(
-                "INSERT INTO events (session, version, body, checkpoint) VALUES (?, ?, ?, ?)",
-                (self.session_id, version, body, int(checkpoint)),
+                "INSERT INTO events (session, version, body, checkpoint, request) VALUES (?, ?, ?, ?, ?)",
+                (self.session_id, version, body, int(checkpoint), request),
             )
 
-    def _replace_all(self, rows: list[tuple[int, str, bool]]) -> None:
+    def _replace_all(self, rows: list[tuple[int, str, bool, str | None]]) -> None:
         with self.store.transaction() as conn:
             conn.execute("DELETE FROM events WHERE session = ?", (self.session_id,))
             conn.executemany(
-                "INSERT INTO events (session, version, body, checkpoint) VALUES (?, ?, ?, ?)",
-                [(self.session_id, v, body, int(cp)) for v, body, cp in rows],
+                "INSERT INTO events (session, version, body, checkpoint, request) VALUES (?, ?, ?, ?, ?)",
+                [(self.session_id, v, body, int(cp), rid) for v, body, cp, rid in rows],
             )
+
+    def _request_version(self, request_id: str) -> object:
+        rows = self.store.read(
+            "SELECT max(version) FROM events WHERE session = ? AND request = ?", (self.session_id, request_id)
+        )
+        return rows[0][0] if rows else None
