@@ -57,6 +57,8 @@ class RowLog(CachedLog, Generic[_S]):
         self.session_id = session_id
         self.owner = owner
         self._wanted = wanted
+        #: How many rows were read (for cost checks).
+        self.records_read = 0
         self._local = threading.local()
         self._forget()
 
@@ -70,8 +72,9 @@ class RowLog(CachedLog, Generic[_S]):
     def _transaction(self) -> AbstractContextManager[object]:
         raise NotImplementedError
 
-    def _newest(self, *, checkpoint: bool) -> object:
-        """The newest version of this session's rows (of its checkpoints), as the database gives it."""
+    def _newest(self, *, checkpoint: bool, upto: int | None = None) -> object:
+        """The newest version of this session's rows (of its checkpoints; at most ``upto``), as the
+        database gives it."""
         raise NotImplementedError
 
     def _page(self, after: int, limit: int) -> list[tuple[object, object]]:
@@ -104,6 +107,7 @@ class RowLog(CachedLog, Generic[_S]):
         """``(version, body)`` of every row above ``after``, in order, a page at a time."""
         while True:
             rows = self._page(after, _PAGE)
+            self.records_read += len(rows)
             yield from rows
             last = rows[-1][0] if rows else None
             if len(rows) < _PAGE or type(last) is not int:
@@ -201,10 +205,21 @@ class RowLog(CachedLog, Generic[_S]):
         return self._replay(after)
 
     def _replay(self, after: int) -> Iterator[Event]:
+        """Events above ``after``, read from the newest checkpoint at or below ``after + 1``
+        (an indexed range query), so the cost follows the distance, not the whole log."""
+        start = 0
+        if after > 0:
+            found = self._newest(checkpoint=True, upto=after + 1)
+            start = found - 1 if type(found) is int and found > 0 else 0
         before: Event | None = None
-        for version, body in self._rows(0):
-            expected = before.version + 1 if before is not None else 1
-            event, *_ = self._decode(version, body, before, expected)
+        for version, body in self._rows(start):
+            expected = before.version + 1 if before is not None else start + 1
+            event, _, checkpoint, _ = self._decode(version, body, before, expected)
+            if before is None and start > 0 and not checkpoint:
+                raise CorruptLog(
+                    self.where, event.version, f"session {self.session_id!r}: row {version} "
+                    "is marked as a checkpoint but holds no list",
+                )
             before = event
             if event.version > after:
                 yield event

@@ -183,7 +183,8 @@ class JsonlLog(CachedLog):
 
     The file is created, with its header, at the first write; until then the
     log reads as empty, and a file that cannot be written is still read.
-    ``bytes_read`` counts the bytes read from the file (for cost checks).
+    ``bytes_read`` counts the bytes read from the file and ``records_read`` the records
+    decoded (for cost checks).
     """
 
     storage: Literal["session"] = "session"
@@ -199,6 +200,8 @@ class JsonlLog(CachedLog):
         self._on_corrupt = on_corrupt
         self._thread_lock = threading.RLock()
         self.bytes_read = 0
+        #: How many records were decoded (for cost checks).
+        self.records_read = 0
         self._fd = -1
         self._reset()
         try:
@@ -517,6 +520,7 @@ class JsonlLog(CachedLog):
         for offset, line in _forward_lines(self._fd, start, end, self):
             latest = self._latest
             last = latest.version if latest is not None else 0
+            self.records_read += 1
             try:
                 data = loads(line)
                 event = decode(data, latest.phases if latest is not None else ())
@@ -556,16 +560,49 @@ class JsonlLog(CachedLog):
             reader._reset()
             reader._fd = os.dup(self._fd)
             reader._body, reader._format, reader._thread_lock = self._body, self._format, threading.RLock()
-        return reader._replay(after, end)
+            reader.bytes_read = reader.records_read = 0
+        return reader._replay(after, end, self)
 
-    def _replay(self, after: int, end: int) -> Iterator[Event]:
+    def _replay(self, after: int, end: int, parent: JsonlLog) -> Iterator[Event]:
+        """Events above ``after``: from the newest checkpoint at or below ``after + 1``, found
+        reading backwards from the end, so the cost follows the distance, not the whole log."""
         try:
-            for event in self._advance(self._body, end):
+            start, base = self._start_for(after, end)
+            if base is not None:
+                self._latest = base
+                if base.version > after:
+                    yield base
+            for event in self._advance(start, end):
                 if event.version > after:
                     yield event
         finally:
             os.close(self._fd)
             self._fd = -1
+            parent.bytes_read += self.bytes_read  # the reader's reads count for the log
+            parent.records_read += self.records_read
+
+    def _start_for(self, after: int, end: int) -> tuple[int, Event | None]:
+        """Where to read from for the events above ``after``: just past a checkpoint at or below
+        ``after + 1`` (and that checkpoint's event), or the first event line."""
+        if after <= 0:
+            return self._body, None
+        for offset, line in _reverse_lines(self._fd, end, self):
+            if offset < self._body:
+                break
+            version = _event_version(line)
+            if version is None or version > after + 1:
+                continue
+            if self._format != 1 and _CHECKPOINT.search(line) is None:
+                continue
+            try:
+                data = loads(line)
+                base = decode(data, None) if is_checkpoint(data) else None
+            except ValueError:
+                continue  # a corrupt line: a checkpoint further back will do
+            if base is not None:
+                self.records_read += 1
+                return offset + len(line) + 1, base
+        return self._body, None
 
     def find_request(self, request_id: str) -> Event | None:
         """The event a write with ``request_id`` appended, among the last :data:`WINDOW` lines

@@ -13,7 +13,16 @@ A write is one transaction: it locks the session's row in ``phasetodo_sessions``
 for that transaction), reads the newest version, inserts the next row and sends
 ``NOTIFY phasetodo_events`` with the session id. A crash before ``COMMIT``
 leaves nothing behind; after it, the event is durable. Watchers ``LISTEN`` on
-that channel instead of polling. Reading never writes and creates nothing.
+that channel instead of polling; a notification only wakes a watcher, which then
+reads the log from the last version it saw, so none is missed or given twice.
+Reading never writes and creates nothing.
+
+Behind a pooler in transaction mode (PgBouncer's ``pool_mode=transaction``),
+LISTEN does not work: the listening server connection goes back to the pool.
+The store notices at the first wait (it sends itself a notification and waits
+:data:`PROBE` seconds for it) and then polls the newest version every
+:data:`POLL` seconds, so a watcher still wakes within a second. Statements are
+never prepared on the server, which such poolers cannot keep either.
 
 A lost connection (a server restart, a failover, an idle timeout, a terminated
 backend) is made again with bounded backoff, for up to ``reconnect`` seconds.
@@ -36,15 +45,19 @@ from typing import Any, Literal, TypeVar
 
 import attrs
 
-from ..errors import CorruptLog, StoreError, install_hint
+from ..errors import CorruptLog, InvalidOptionType, StoreError, install_hint
 from ._base import check_session_id
 from ._dsn import redact
 from ._rows import RowLog
 
-__all__ = ["CHANNEL", "SCHEMA", "PostgresLog", "PostgresStore"]
+__all__ = ["CHANNEL", "POLL", "PROBE", "SCHEMA", "PostgresLog", "PostgresStore"]
 
 #: The LISTEN/NOTIFY channel; the payload is the session id.
 CHANNEL = "phasetodo_events"
+#: How long the first wait listens for its own notification before it takes LISTEN for broken.
+PROBE = 0.5
+#: How often a watcher looks at the newest version where LISTEN does not work, in seconds.
+POLL = 0.2
 
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS phasetodo_sessions (id text PRIMARY KEY, owner text)",
@@ -104,11 +117,19 @@ class PostgresStore:
     how long a call tries to make a lost connection again before it fails. A
     password may stay out of ``dsn``: libpq reads ``PGPASSWORD``, the passfile
     (``~/.pgpass`` or ``PGPASSFILE``) and service files (``PGSERVICE``).
+    ``listen`` says whether watchers wait on LISTEN/NOTIFY (``True``) or poll
+    (``False``); ``None`` (the default) finds out at the first wait, so that a
+    pooler in transaction mode (where LISTEN does not work) is polled.
     """
 
     storage: Literal["session"] = "session"
 
-    def __init__(self, dsn: str, *, timeout: float = 60.0, reconnect: float = 30.0) -> None:
+    def __init__(
+        self, dsn: str, *, timeout: float = 60.0, reconnect: float = 30.0, listen: bool | None = None
+    ) -> None:
+        if listen not in (None, True, False):
+            raise InvalidOptionType(f"listen: must be True, False or None, not {listen!r}")
+        self._listens: bool | None = listen
         self.dsn = dsn
         self.where = redact(dsn)
         self._timeout = timeout
@@ -127,7 +148,8 @@ class PostgresStore:
 
     def _connect(self, first: str | None = None) -> Any:
         """A new connection with our lock timeout; ``first`` is run on it too."""
-        conn = self._psycopg.connect(self.dsn, autocommit=True)
+        # Nothing is prepared on the server: a pooler in transaction mode could not keep it.
+        conn = self._psycopg.connect(self.dsn, autocommit=True, prepare_threshold=None)
         try:
             conn.execute(f"SET lock_timeout = {int(self._timeout * 1000)}")
             if first is not None:
@@ -404,6 +426,32 @@ class PostgresStore:
         with self._errors():
             return self._connect_again(lambda: self._connect(f"LISTEN {CHANNEL}"))
 
+    @property
+    def listens(self) -> bool | None:
+        """Whether watchers wait on LISTEN/NOTIFY (None until the first wait found out)."""
+        return self._listens
+
+    def listen_works(self) -> bool:
+        """Whether LISTEN/NOTIFY reaches this store's listeners; probed once, at the first wait.
+
+        A new listener waits :data:`PROBE` seconds for a notification this store sends;
+        behind a pooler in transaction mode it never arrives, and watchers poll instead.
+        """
+        if self._listens is None:
+            token = f"phasetodo probe {os.getpid()} {os.urandom(8).hex()}"
+            conn = self.listener()
+            try:
+                self.read("SELECT pg_notify(%s, %s)", (CHANNEL, token))
+                deadline = time.monotonic() + PROBE
+                heard = False
+                while not heard and (left := deadline - time.monotonic()) > 0:
+                    with self._errors():
+                        heard = any(n.payload == token for n in conn.notifies(timeout=left, stop_after=1))
+                self._listens = heard
+            finally:
+                conn.close()
+        return self._listens
+
     def open(self, session_id: str, *, owner: str | None = None) -> PostgresLog:
         """Open the session; a new one records ``owner`` at its first write."""
         check_session_id(session_id)
@@ -447,10 +495,12 @@ class PostgresLog(RowLog[PostgresStore]):
             self.owner = recorded
             yield
 
-    def _newest(self, *, checkpoint: bool) -> object:
+    def _newest(self, *, checkpoint: bool, upto: int | None = None) -> object:
         marked = " AND checkpoint" if checkpoint else ""
+        below = "" if upto is None else " AND version <= %s"
         rows = self.store.read(
-            f"SELECT max(version) FROM phasetodo_events WHERE session = %s{marked}", (self.session_id,)
+            f"SELECT max(version) FROM phasetodo_events WHERE session = %s{marked}{below}",
+            (self.session_id,) if upto is None else (self.session_id, upto),
         )
         return rows[0][0] if rows else None
 
@@ -492,7 +542,8 @@ class PostgresLog(RowLog[PostgresStore]):
             )
 
     def wait(self, after: int, timeout: float | None = None) -> bool:
-        """Wait on LISTEN/NOTIFY (no polling) until a version above ``after`` lands.
+        """Wait on LISTEN/NOTIFY until a version above ``after`` lands (polling where LISTEN
+        does not work, as behind a pooler in transaction mode).
 
         A lost listening connection is made again, and the newest version looked
         at once it listens, so nothing written in between is missed.
@@ -501,6 +552,8 @@ class PostgresLog(RowLog[PostgresStore]):
         if self._listen is not None and self._listen_pid != os.getpid():
             _INHERITED.append(self._listen)
             self._listen = None
+        if not self.store.listen_works():
+            return self._poll(after, deadline)
         while True:
             if self._listen is None or self._listen.closed:
                 self._listen = self.store.listener()
@@ -519,6 +572,15 @@ class PostgresLog(RowLog[PostgresStore]):
                     raise StoreError(f"{self.where}: {self.store._message(error)}") from error
                 self._listen.close()
                 self._listen = None
+
+    def _poll(self, after: int, deadline: float | None) -> bool:
+        """Look at the newest version every :data:`POLL` seconds (where LISTEN does not work)."""
+        while self.version() <= after:
+            left = POLL if deadline is None else min(POLL, deadline - time.monotonic())
+            if left <= 0:
+                return False
+            time.sleep(left)
+        return True
 
     def close(self) -> None:
         """Close the listening connection, if one was opened."""

@@ -367,10 +367,12 @@ class SqliteLog(RowLog[SqliteStore]):
             self.owner = recorded
             yield conn
 
-    def _newest(self, *, checkpoint: bool) -> object:
+    def _newest(self, *, checkpoint: bool, upto: int | None = None) -> object:
         marked = " AND checkpoint = 1" if checkpoint and self.store._marked else ""
+        below = "" if upto is None else " AND version <= ?"
         rows = self.store.read(
-            f"SELECT max(version) FROM events WHERE session = ?{marked}", (self.session_id,)
+            f"SELECT max(version) FROM events WHERE session = ?{marked}{below}",
+            (self.session_id,) if upto is None else (self.session_id, upto),
         )
         return rows[0][0] if rows else None
 
