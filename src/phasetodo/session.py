@@ -40,7 +40,7 @@ from .errors import (
     VersionConflict,
 )
 from .session_changes import Change, TaskKey, change, closed_tasks, remove_closed, strip_closed
-from .stores import Event, EventKind, JsonlStore, Log, Store
+from .stores import Event, EventKind, JsonlStore, Log, Store, Verification
 from .stores._base import check_agent
 from .stores._requests import WINDOW, Request, answer, check_request_id, params_digest, reply_of
 from .stores._url import default_directory, warn_if_at_former_default
@@ -333,9 +333,29 @@ class Session(OptionsHolder):
         return list(self._log.events(cursor))
 
     def compact(self) -> None:
-        """Rewrite the log in the newest format (deltas and checkpoints), keeping its history."""
+        """Rewrite the log in the newest format (deltas and checkpoints), keeping its history.
+
+        Every record gets a hash chaining it to the one before (a log written before
+        the chain existed gains it here); the chain starts again over the whole log.
+        """
         self._check_open()
         self._log.compact()
+
+    def verify(self) -> Verification:
+        """Check every record of the log against the hash chain and the version order.
+
+        Returns a :class:`~phasetodo.stores.Verification`: ``ok``, or the first
+        ``version`` whose record was altered, removed or reordered and the
+        ``reason``. Reading a log checks the chain over what it reads (from its
+        newest checkpoint on) and warns with
+        :class:`~phasetodo.errors.TamperedLogWarning`; this reads everything.
+        """
+        self._check_open()
+        check = getattr(self._log, "verify", None)
+        if not callable(check):
+            raise InvalidOption(f"verify: the log of session {self.session_id!r} cannot be verified")
+        result: Verification = check()
+        return result
 
     # -- writes ------------------------------------------------------------------
 

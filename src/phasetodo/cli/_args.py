@@ -187,6 +187,11 @@ def _add_log(verb: _Verb) -> None:
         "version", nargs="?", type=_version_number, metavar="VERSION", help="the version to restore"
     )
     verb("history", "list the session's events with their times")
+    verb(
+        "verify",
+        "check the session's history against its hash chain",
+        "; exits 1 naming the first version whose record was altered, removed or reordered",
+    )
 
 
 def _add_serving(verb: _Verb) -> None:

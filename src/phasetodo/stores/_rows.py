@@ -10,14 +10,16 @@ The cache is dropped when a write's transaction does not commit.
 from __future__ import annotations
 
 import threading
+import warnings
 from collections import deque
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Generic, Literal, Protocol, TypeVar
 
 from .._core.model import Phase
-from ..errors import CorruptLog, VersionConflict
+from ..errors import CorruptLog, TamperedLogWarning, VersionConflict
 from ._base import CachedLog, Event
+from ._chain import Verification, follow, seal, unseal, verify_records
 from ._records import Tail, decode, dumps, encode, is_checkpoint, is_slow, loads
 
 __all__ = ["RowLog", "RowStore"]
@@ -59,6 +61,7 @@ class RowLog(CachedLog, Generic[_S]):
         self._wanted = wanted
         #: How many rows were read (for cost checks).
         self.records_read = 0
+        self._warned = False  # a broken hash chain is reported once per log object
         self._local = threading.local()
         self._forget()
 
@@ -120,6 +123,8 @@ class RowLog(CachedLog, Generic[_S]):
         self._latest: Event | None = None
         self._tail = Tail()
         self._recent: deque[Event] = deque(maxlen=_RECENT)
+        #: The hash of the newest record read or written (None: none, or it has none).
+        self._head: str | None = None
 
     @contextmanager
     def lock(self) -> Iterator[None]:
@@ -186,9 +191,35 @@ class RowLog(CachedLog, Generic[_S]):
                         self.where, event.version, f"session {self.session_id!r}: row {version} "
                         "is marked as a checkpoint but holds no list",
                     )
-                self._adopt(event, size, checkpoint, slow)
+                raw = body if isinstance(body, (str, bytes)) else b""
+                if before is None and after > 0:  # the newest checkpoint: its hash is taken as read
+                    digest = unseal(raw)[1]
+                else:
+                    digest, problem = follow(raw, self._head)
+                    if problem is not None:
+                        self._tampered(event.version, problem)
+                self._adopt(event, size, checkpoint, slow, digest)
 
-    def _adopt(self, event: Event, size: int, checkpoint: bool, slow: bool) -> None:
+    def _tampered(self, version: int, problem: str) -> None:
+        if self._warned:
+            return
+        self._warned = True
+        warnings.warn(
+            f"{self.where}: session {self.session_id!r}, version {version}: {problem}; the log's "
+            "history was altered, removed or reordered there (phasetodo verify names the first such version)",
+            TamperedLogWarning,
+            stacklevel=6,
+        )
+
+    def verify(self) -> Verification:
+        """Check the hash chain and version order of every row of this session, as stored."""
+        with self._state:
+            return verify_records(
+                (version, body if isinstance(body, (str, bytes)) else b"") for version, body in self._rows(0)
+            )
+
+    def _adopt(self, event: Event, size: int, checkpoint: bool, slow: bool, digest: str | None) -> None:
+        self._head = digest
         self._latest = event
         self._tail.add(size, size if checkpoint else None, slow=slow)
         self._recent.append(event)
@@ -235,9 +266,9 @@ class RowLog(CachedLog, Generic[_S]):
             checkpoint = self._tail.due()
             before = latest.phases if latest is not None else ()
             record = encode(event, before, checkpoint=checkpoint)
-            body = dumps(record)
+            body, digest = seal(dumps(record), self._head)
             self._insert(event.version, body, checkpoint, event.request.id if event.request else None)
-            self._adopt(event, len(body), checkpoint, is_slow(record))
+            self._adopt(event, len(body), checkpoint, is_slow(record), digest)
 
     def compact(self) -> None:
         """Rewrite this session's rows in the newest format, in one transaction."""
@@ -245,11 +276,12 @@ class RowLog(CachedLog, Generic[_S]):
             rows: list[tuple[int, str, bool, str | None]] = []
             tail = Tail()
             before: tuple[Phase, ...] = ()
+            previous: str | None = None  # the chain starts again, over every record
             events = list(self.events())
             for event in events:
                 checkpoint = tail.due() or event is events[-1]
                 record = encode(event, before, checkpoint=checkpoint)
-                body = dumps(record)
+                body, previous = seal(dumps(record), previous)
                 rows.append((event.version, body, checkpoint, event.request.id if event.request else None))
                 tail.add(len(body), len(body) if checkpoint else None, slow=is_slow(record))
                 before = event.phases

@@ -43,10 +43,12 @@ from ..errors import (
     CorruptLogWarning,
     InvalidOption,
     StoreError,
+    TamperedLogWarning,
     TornTailWarning,
     VersionConflict,
 )
 from ._base import CachedLog, Event, check_session_id
+from ._chain import Verification, follow, seal, unseal, verify_records
 from ._records import FORMAT, Tail, decode, dumps, encode, is_checkpoint, is_slow, loads
 from ._requests import WINDOW, request_from_json
 
@@ -132,6 +134,12 @@ def _encode(data: dict[str, Any]) -> bytes:
     return dumps(data).encode("ascii") + b"\n"
 
 
+def _sealed_line(record: dict[str, Any], previous: str | None) -> tuple[bytes, str]:
+    """A record's line, its hash chaining it to ``previous``, and that hash."""
+    text, digest = seal(dumps(record), previous)
+    return text.encode("ascii") + b"\n", digest
+
+
 def _reverse_lines(fd: int, end: int, counter: _Counter) -> Iterator[tuple[int, bytes]]:
     """Complete lines before ``end`` (just past a newline), newest first, as
     ``(offset, line without its newline)``. Reads blocks from the end only.
@@ -202,6 +210,7 @@ class JsonlLog(CachedLog):
         self.bytes_read = 0
         #: How many records were decoded (for cost checks).
         self.records_read = 0
+        self._warned = False  # a broken hash chain is reported once per log object
         self._fd = -1
         self._reset()
         try:
@@ -228,6 +237,8 @@ class JsonlLog(CachedLog):
         self._recent: deque[Event] = deque(maxlen=_RECENT)
         #: Request id -> version, once a write asked (the last WINDOW lines, then every new one).
         self._requests: dict[str, int] | None = None
+        #: The hash of the newest record read or written (None: none, or it has none).
+        self._head: str | None = None
 
     def _open_log(self, *, create: bool) -> None:
         """Open the file if it exists (read-only when it cannot be written), or create it."""
@@ -493,6 +504,7 @@ class JsonlLog(CachedLog):
             self._latest = base
             self._recent.append(base)
             self._tail = Tail(base=_checkpoint_size(line))
+            self._head = unseal(line)[1]  # its own hash is taken as read: the chain is checked after it
         for _ in self._advance(start, end):
             pass
 
@@ -531,7 +543,11 @@ class JsonlLog(CachedLog):
             if event.version <= last or (event.version != last + 1 and not skipped):
                 number = self._line_number(offset)
                 raise CorruptLog(str(self.path), number, f"version {event.version} follows version {last}")
+            digest, problem = follow(line, self._head)
+            if problem is not None and not skipped:  # after a skipped line the chain cannot be told
+                self._tampered(event.version, problem)
             skipped = False
+            self._head = digest
             self._latest, self._end = event, offset + len(line) + 1
             self._recent.append(event)
             if self._requests is not None and event.request is not None:
@@ -601,8 +617,24 @@ class JsonlLog(CachedLog):
                 continue  # a corrupt line: a checkpoint further back will do
             if base is not None:
                 self.records_read += 1
+                self._head = unseal(line)[1]
                 return offset + len(line) + 1, base
         return self._body, None
+
+    def _tampered(self, version: int, problem: str) -> None:
+        if self._warned:
+            return
+        self._warned = True
+        warnings.warn(
+            f"{self.path}: version {version}: {problem}; the log's history was altered, removed "
+            "or reordered there (phasetodo verify names the first such version)",
+            TamperedLogWarning,
+            stacklevel=6,
+        )
+
+    def verify(self) -> Verification:
+        """Check the hash chain of every record in the file, in order (see :func:`verify_file`)."""
+        return verify_file(self.path)
 
     def find_request(self, request_id: str) -> Event | None:
         """The event a write with ``request_id`` appended, among the last :data:`WINDOW` lines
@@ -647,8 +679,9 @@ class JsonlLog(CachedLog):
             before = latest.phases if latest is not None else ()
             checkpoint = self._format == 1 or self._tail.due()
             record = encode(event, before, checkpoint=checkpoint)
-            line = _encode(record)
+            line, digest = _sealed_line(record, self._head)
             self._write(line)
+            self._head = digest
             self._latest, self._end = event, os.fstat(self._fd).st_size
             self._recent.append(event)
             if self._requests is not None and event.request is not None:
@@ -666,10 +699,11 @@ class JsonlLog(CachedLog):
                 with os.fdopen(fd, "wb") as out:
                     out.write(_encode({"format": FORMAT, "session": self.session_id, "owner": self.owner}))
                     tail, before = Tail(), cast("tuple[Phase, ...]", ())
+                    previous: str | None = None  # the chain starts again, over every record
                     for event in self.events():
                         checkpoint = tail.due() or event.version == self._latest_version()
                         record = encode(event, before, checkpoint=checkpoint)
-                        line = _encode(record)
+                        line, previous = _sealed_line(record, previous)
                         out.write(line)
                         size = _checkpoint_size(line) if checkpoint else None
                         tail.add(len(line), size, slow=is_slow(record))
@@ -703,6 +737,29 @@ class JsonlLog(CachedLog):
             if self._fd >= 0:
                 os.close(self._fd)
                 self._fd = -1
+
+
+def verify_file(path: Path) -> Verification:
+    """The hash chain and version order of a session file's records, read as stored (nothing is
+    decoded or repaired, so a log too damaged to open is checked too). A torn last line is no
+    record; a file that is missing holds none."""
+    try:
+        fd = _open_inside(path.parent, path.name, os.O_RDONLY)
+    except FileNotFoundError:
+        return Verification(True, 0, 0)
+
+    class _Count:
+        bytes_read = 0
+
+    try:
+        end = os.fstat(fd).st_size
+        lines = _forward_lines(fd, 0, end, _Count())
+        header = next(lines, None)
+        if header is None or _HEADER_START.match(header[1]) is None:
+            raise CorruptLog(str(path), 1, "not a phasetodo session log: its first line is no header")
+        return verify_records((None, line) for _, line in lines)
+    finally:
+        os.close(fd)
 
 
 def _checkpoint_size(line: bytes) -> int:
@@ -760,6 +817,11 @@ class JsonlStore:
         return JsonlLog(
             self.path_for(session_id), session_id, owner, fsync=self.fsync, on_corrupt=self.on_corrupt
         )
+
+    def verify(self, session_id: str) -> Verification:
+        """Check the hash chain of the session's file without opening it as a log (so a log
+        that no longer opens is checked too)."""
+        return verify_file(self.path_for(session_id))
 
     def sessions(self) -> list[str]:
         """The ids of the ``*.jsonl`` logs in the directory."""

@@ -9,6 +9,7 @@ from typing import Literal
 
 from ..errors import VersionConflict
 from ._base import Event, check_session_id
+from ._chain import Verification
 
 __all__ = ["MemoryLog", "MemoryStore"]
 
@@ -66,6 +67,11 @@ class MemoryLog:
         with self._landed:
             return self._landed.wait_for(lambda: len(self._events) > after, timeout)
 
+    def verify(self) -> Verification:
+        """Always holds: events are kept as values in this process, with no record to alter."""
+        with self._lock:
+            return Verification(True, len(self._events), 0)
+
     def compact(self) -> None:
         """Nothing to rewrite: events are kept as values."""
 
@@ -92,6 +98,10 @@ class MemoryStore:
             if log is None:
                 log = self._logs[session_id] = MemoryLog(session_id, owner)
             return log
+
+    def verify(self, session_id: str) -> Verification:
+        """Always holds (see :meth:`MemoryLog.verify`)."""
+        return self.open(session_id).verify()
 
     def sessions(self) -> list[str]:
         """The ids of the sessions opened so far."""

@@ -47,6 +47,7 @@ import attrs
 
 from ..errors import CorruptLog, InvalidOptionType, StoreError, install_hint
 from ._base import check_session_id
+from ._chain import Verification
 from ._dsn import redact
 from ._rows import RowLog
 
@@ -457,6 +458,10 @@ class PostgresStore:
         check_session_id(session_id)
         rows = self.read("SELECT owner FROM phasetodo_sessions WHERE id = %s", (session_id,))
         return PostgresLog(self, session_id, rows[0][0] if rows else owner, owner)
+
+    def verify(self, session_id: str) -> Verification:
+        """Check the hash chain and version order of the session's rows, as stored."""
+        return self.open(session_id).verify()
 
     def sessions(self) -> list[str]:
         """The ids of every session in the database."""

@@ -40,6 +40,7 @@ from urllib.parse import quote
 
 from ..errors import CorruptLog, StoreError
 from ._base import check_session_id
+from ._chain import Verification
 from ._rows import RowLog
 
 __all__ = ["APPLICATION_ID", "SqliteLog", "SqliteStore"]
@@ -311,6 +312,10 @@ class SqliteStore:
         if recorded is not None and type(recorded) is not str:
             raise CorruptLog(self.path, 0, f"session {session_id!r}: owner is not text")
         return SqliteLog(self, session_id, recorded, owner)
+
+    def verify(self, session_id: str) -> Verification:
+        """Check the hash chain and version order of the session's rows, as stored."""
+        return self.open(session_id).verify()
 
     def sessions(self) -> list[str]:
         """The ids of every session in the database."""
