@@ -153,3 +153,25 @@ class TestLargeLogs:
             assert costs[back] <= back + 150, costs
         assert costs[5999] >= 5999
         assert costs[1000] * 4 < costs[5999], costs
+
+
+class TestWatchAcrossCompaction:
+    def test_a_watcher_sees_every_event_once_while_another_process_compacts(
+        self, durable: phasetodo.Store
+    ) -> None:
+        """Another store object compacts the log mid-watch, then writes: each event once, in order."""
+        _fill(durable, 40)
+        other = _again(durable)
+        seen: list[int] = []
+        with phasetodo.Session.open("s", durable, resume="keep") as watcher:
+            for event in watcher.watch(timeout=5.0, after=30):
+                seen.append(event.version)
+                if event.version == 40:
+                    with phasetodo.Session.open("s", other, resume="keep") as writer:
+                        writer.compact()
+                        for i in range(3):
+                            writer.todo_write({"ops": [{"op": "note", "task": "t1", "text": f"after {i}"}]})
+                if event.version == 43:
+                    break
+        assert seen == list(range(31, 44))
+        other.close()

@@ -90,6 +90,10 @@ class RowLog(CachedLog, Generic[_S]):
     def _replace_all(self, rows: list[tuple[int, str, bool, str | None]]) -> None:
         raise NotImplementedError
 
+    def _stored_hash(self, version: int) -> str | None:
+        """The hash column of this session's row ``version`` (None: no such row, or it has none)."""
+        raise NotImplementedError
+
     def _request_version(self, request_id: str) -> object:
         """The version of this session's row made with ``request_id`` (an indexed lookup), or None."""
         raise NotImplementedError
@@ -196,6 +200,10 @@ class RowLog(CachedLog, Generic[_S]):
                     digest = unseal(raw)[1]
                 else:
                     digest, problem = follow(raw, self._head)
+                    if problem is not None:  # or another process compacted: the chain began again
+                        stored = self._stored_hash(event.version - 1) if event.version > 1 else None
+                        if stored != self._head:
+                            digest, problem = follow(raw, stored)
                     if problem is not None:
                         self._tampered(event.version, problem)
                 self._adopt(event, size, checkpoint, slow, digest)
@@ -266,7 +274,10 @@ class RowLog(CachedLog, Generic[_S]):
             checkpoint = self._tail.due()
             before = latest.phases if latest is not None else ()
             record = encode(event, before, checkpoint=checkpoint)
-            body, digest = seal(dumps(record), self._head)
+            # Chained to the newest row as stored: another process may have compacted (and so
+            # re-hashed) the log since this one read it.
+            previous = self._stored_hash(version) if version > 0 else None
+            body, digest = seal(dumps(record), previous)
             self._insert(event.version, body, checkpoint, event.request.id if event.request else None)
             self._adopt(event, len(body), checkpoint, is_slow(record), digest)
 

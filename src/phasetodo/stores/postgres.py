@@ -47,7 +47,7 @@ import attrs
 
 from ..errors import CorruptLog, InvalidOptionType, StoreError, install_hint
 from ._base import check_session_id
-from ._chain import Verification
+from ._chain import Verification, unseal
 from ._dsn import redact
 from ._rows import RowLog
 
@@ -70,6 +70,8 @@ SCHEMA = (
 )
 #: Tables made before request ids existed gain the column (empty) and its index.
 _REQUEST_COLUMN = "ALTER TABLE phasetodo_events ADD COLUMN request text"
+#: Each row's hash as a column too (what the next write chains to, read without the body).
+_HASH_COLUMN = "ALTER TABLE phasetodo_events ADD COLUMN hash text"
 _REQUEST_INDEX = (
     "CREATE INDEX IF NOT EXISTS phasetodo_requests ON phasetodo_events (session, request)"
     " WHERE request IS NOT NULL"
@@ -335,13 +337,18 @@ class PostgresStore:
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
                 for statement in SCHEMA:
                     conn.execute(statement)
-                has = conn.execute(
-                    "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()"
-                    " AND table_name = 'phasetodo_events' AND column_name = 'request'"
-                ).fetchone()
-                if has is None:  # checked first: ALTER TABLE would lock the table even when it has it
+                has = {
+                    row[0]
+                    for row in conn.execute(
+                        "SELECT column_name FROM information_schema.columns WHERE table_schema ="
+                        " current_schema() AND table_name = 'phasetodo_events'"
+                    ).fetchall()
+                }
+                if "request" not in has:  # checked first: ALTER TABLE would lock the table anyway
                     conn.execute(_REQUEST_COLUMN)
                     conn.execute(_REQUEST_INDEX)
+                if "hash" not in has:
+                    conn.execute(_HASH_COLUMN)
 
         with self._mutex, self._errors():
             self._run(create)
@@ -520,12 +527,20 @@ class PostgresLog(RowLog[PostgresStore]):
         store = self.store
         with store.transaction():
             store.execute(
-                "INSERT INTO phasetodo_events (session, version, checkpoint, body, request)"
-                " VALUES (%s, %s, %s, %s, %s)",
-                (self.session_id, version, checkpoint, body, request),
+                "INSERT INTO phasetodo_events (session, version, checkpoint, body, request, hash)"
+                " VALUES (%s, %s, %s, %s, %s, %s)",
+                (self.session_id, version, checkpoint, body, request, unseal(body)[1]),
                 event=(self.session_id, version, body, request),
             )
             store.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.session_id))
+
+    def _stored_hash(self, version: int) -> str | None:
+        rows = self.store.read(
+            "SELECT hash FROM phasetodo_events WHERE session = %s AND version = %s",
+            (self.session_id, version),
+        )
+        found = rows[0][0] if rows else None
+        return found if isinstance(found, str) else None
 
     def _request_version(self, request_id: str) -> object:
         rows = self.store.read(
@@ -541,9 +556,9 @@ class PostgresLog(RowLog[PostgresStore]):
                 "DELETE FROM phasetodo_events WHERE session = %s", (self.session_id,), replayable=False
             )
             store.execute_many(
-                "INSERT INTO phasetodo_events (session, version, checkpoint, body, request)"
-                " VALUES (%s, %s, %s, %s, %s)",
-                [(self.session_id, v, cp, body, rid) for v, body, cp, rid in rows],
+                "INSERT INTO phasetodo_events (session, version, checkpoint, body, request, hash)"
+                " VALUES (%s, %s, %s, %s, %s, %s)",
+                [(self.session_id, v, cp, body, rid, unseal(body)[1]) for v, body, cp, rid in rows],
             )
 
     def wait(self, after: int, timeout: float | None = None) -> bool:

@@ -40,7 +40,7 @@ from urllib.parse import quote
 
 from ..errors import CorruptLog, StoreError
 from ._base import check_session_id
-from ._chain import Verification
+from ._chain import Verification, unseal
 from ._rows import RowLog
 
 __all__ = ["APPLICATION_ID", "SqliteLog", "SqliteStore"]
@@ -56,7 +56,7 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, owner TEXT)",
     "CREATE TABLE IF NOT EXISTS events (session TEXT NOT NULL, version INTEGER NOT NULL,"
-    " body TEXT NOT NULL, checkpoint INTEGER NOT NULL DEFAULT 1, request TEXT,"
+    " body TEXT NOT NULL, checkpoint INTEGER NOT NULL DEFAULT 1, request TEXT, hash TEXT,"
     " PRIMARY KEY (session, version)) WITHOUT ROWID",
 )
 #: Rows written before checkpoints existed each hold the whole list: default 1.
@@ -66,6 +66,8 @@ _INDEX = (
 )
 #: Rows written before request ids existed have none: the column is added, empty.
 _MIGRATE_REQUEST = "ALTER TABLE events ADD COLUMN request TEXT"
+#: Each row's hash as a column too (what the next write chains to, read without the body).
+_MIGRATE_HASH = "ALTER TABLE events ADD COLUMN hash TEXT"
 _REQUEST_INDEX = (
     "CREATE INDEX IF NOT EXISTS events_requests ON events (session, request) WHERE request IS NOT NULL"
 )
@@ -136,6 +138,8 @@ class SqliteStore:
                             conn.execute(_MIGRATE)
                         if "request" not in columns:
                             conn.execute(_MIGRATE_REQUEST)
+                        if "hash" not in columns:
+                            conn.execute(_MIGRATE_HASH)
                         conn.execute(_INDEX)
                         conn.execute(_REQUEST_INDEX)
                         conn.execute("COMMIT")
@@ -391,17 +395,26 @@ class SqliteLog(RowLog[SqliteStore]):
     def _insert(self, version: int, body: str, checkpoint: bool, request: str | None) -> None:
         with self.store.transaction() as conn:
             conn.execute(
-                "INSERT INTO events (session, version, body, checkpoint, request) VALUES (?, ?, ?, ?, ?)",
-                (self.session_id, version, body, int(checkpoint), request),
+                "INSERT INTO events (session, version, body, checkpoint, request, hash)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (self.session_id, version, body, int(checkpoint), request, unseal(body)[1]),
             )
 
     def _replace_all(self, rows: list[tuple[int, str, bool, str | None]]) -> None:
         with self.store.transaction() as conn:
             conn.execute("DELETE FROM events WHERE session = ?", (self.session_id,))
             conn.executemany(
-                "INSERT INTO events (session, version, body, checkpoint, request) VALUES (?, ?, ?, ?, ?)",
-                [(self.session_id, v, body, int(cp), rid) for v, body, cp, rid in rows],
+                "INSERT INTO events (session, version, body, checkpoint, request, hash)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                [(self.session_id, v, body, int(cp), rid, unseal(body)[1]) for v, body, cp, rid in rows],
             )
+
+    def _stored_hash(self, version: int) -> str | None:
+        rows = self.store.read(
+            "SELECT hash FROM events WHERE session = ? AND version = ?", (self.session_id, version)
+        )
+        found = rows[0][0] if rows else None
+        return found if isinstance(found, str) else None
 
     def _request_version(self, request_id: str) -> object:
         rows = self.store.read(
