@@ -197,3 +197,60 @@ class TestCommand:
         reused = ["--store", str(tmp_path), "--session", "s", "apply", json.dumps(DONE), "--request-id", "r1"]
         assert main(reused) == 2
         assert "request_id 'r1'" in capsys.readouterr().err
+
+
+class TestOlderTables:
+    @pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+    def test_tables_without_the_new_columns_read_and_gain_them(
+        self, kind: str, tmp_path: Path, request: pytest.FixtureRequest
+    ) -> None:
+        """A database from before request ids and hashes (no such columns, bodies without a hash)
+        opens, reads, takes a write with a request id and verifies."""
+        import re
+        import sqlite3
+
+        store: phasetodo.Store
+        if kind == "sqlite":
+            store = phasetodo.SqliteStore(tmp_path / "s.db")
+        else:
+            store = request.getfixturevalue("postgres_store")
+        with phasetodo.Session.open("s", store) as session:
+            first = session.todo_write(INIT)
+        store.close()
+        table = "events" if kind == "sqlite" else "phasetodo_events"
+        statements = [
+            f"DROP INDEX {'events_requests' if kind == 'sqlite' else 'phasetodo_requests'}",
+            f"ALTER TABLE {table} DROP COLUMN request",
+            f"ALTER TABLE {table} DROP COLUMN hash",
+        ]
+        if kind == "sqlite":
+            conn = sqlite3.connect(tmp_path / "s.db")
+            (body,) = conn.execute("SELECT body FROM events").fetchone()
+            conn.execute("UPDATE events SET body = ?", (re.sub(r',"hash":"[0-9a-f]{64}"\}$', "}", body),))
+            for statement in statements:
+                conn.execute(statement)
+            conn.commit()
+            conn.close()
+            store = phasetodo.SqliteStore(tmp_path / "s.db")
+        else:
+            import psycopg
+
+            dsn = store.dsn  # type: ignore[attr-defined]
+            with psycopg.connect(dsn, autocommit=True) as pg:
+                (body,) = pg.execute("SELECT body FROM phasetodo_events").fetchone()  # type: ignore[misc]
+                pg.execute(
+                    "UPDATE phasetodo_events SET body = %s",
+                    (re.sub(r',"hash":"[0-9a-f]{64}"\}$', "}", body),),
+                )
+                for statement in statements:
+                    pg.execute(statement)  # type: ignore[arg-type]
+            store = phasetodo.PostgresStore(dsn)
+        with phasetodo.Session.open("s", store) as session:
+            assert session.version == 1
+            assert session.phases == tuple(phasetodo.load_phases(first["details"]["phases"]))
+            done = session.todo_write(DONE, request_id="new")
+            assert session.todo_write(DONE, request_id="new") == done
+            assert session.version == 2
+            found = session.verify()
+            assert (found.ok, found.records, found.chained) == (True, 2, 1)
+        store.close()
