@@ -5,7 +5,8 @@ is made with ``initdb`` in a temporary folder and started with ``pg_ctl`` on a
 unix socket and a loopback port, as the ``postgres`` user when we run as root
 (the server refuses root). When that is impossible the PostgreSQL tests skip
 saying why, except under ``CI``, where they fail. :func:`server` yields a
-:class:`Server` that tests may stop, restart or open to password logins.
+:class:`Server` that tests may stop, restart or open to password logins;
+:func:`pgbouncer` puts a PgBouncer in transaction pooling mode in front of one.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -124,3 +126,74 @@ def reset(dsn: str) -> None:
 
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("DROP TABLE IF EXISTS phasetodo_events, phasetodo_sessions")
+
+
+class Bouncer:
+    """A running PgBouncer in transaction pooling mode in front of a :class:`Server`: its DSN."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.dsn = f"postgresql://postgres@127.0.0.1:{port}/postgres"
+
+
+def _pgbouncer_binary() -> str:
+    found = shutil.which("pgbouncer") or next(
+        (path for path in ("/usr/sbin/pgbouncer", "/usr/bin/pgbouncer") if os.access(path, os.X_OK)), None
+    )
+    if found is None:
+        raise Unavailable("pgbouncer is not installed (Debian: apt-get install pgbouncer)")
+    return found
+
+
+@contextmanager
+def pgbouncer(made: Server) -> Iterator[Bouncer]:
+    """Start PgBouncer (pool_mode=transaction, loopback port, its own ini in a temporary folder)
+    in front of ``made``, as the ``postgres`` user when we run as root; stop it afterwards."""
+    import psycopg
+
+    binary = _pgbouncer_binary()
+    folder = Path(tempfile.mkdtemp(prefix="phasetodo-pgbouncer-"))
+    port = _free_port()
+    (folder / "users.txt").write_text('"postgres" ""\n')
+    (folder / "pgbouncer.ini").write_text(
+        "[databases]\n"
+        f"postgres = host=127.0.0.1 port={made.port} dbname=postgres user=postgres\n"
+        "[pgbouncer]\n"
+        f"listen_addr = 127.0.0.1\nlisten_port = {port}\nunix_socket_dir =\n"
+        f"auth_type = trust\nauth_file = {folder / 'users.txt'}\n"
+        "pool_mode = transaction\ndefault_pool_size = 4\nmax_client_conn = 200\n"
+        f"logfile = {folder / 'pgbouncer.log'}\npidfile = {folder / 'pgbouncer.pid'}\n"
+        "ignore_startup_parameters = extra_float_digits,options\n"
+    )
+    process: subprocess.Popen[bytes] | None = None
+    try:
+        if os.geteuid() == 0:
+            shutil.chown(folder, "postgres", "postgres")
+            for name in ("users.txt", "pgbouncer.ini"):
+                shutil.chown(folder / name, "postgres", "postgres")
+        process = subprocess.Popen(
+            _as_server_user([binary, str(folder / "pgbouncer.ini")]),
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        )
+        bouncer = Bouncer(port)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                psycopg.connect(bouncer.dsn, autocommit=True, prepare_threshold=None).close()
+                break
+            except psycopg.OperationalError as error:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    log = folder / "pgbouncer.log"
+                    said = log.read_text() if log.exists() else ""
+                    raise Unavailable(f"pgbouncer did not start: {error} {said.strip()[-500:]}") from error
+                time.sleep(0.1)
+        yield bouncer
+    finally:
+        if process is not None and process.poll() is None:
+            process.terminate()  # the child we started, by its own handle
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=10)
+        shutil.rmtree(folder, ignore_errors=True)

@@ -22,9 +22,11 @@ __all__ = [
     "NotSessionOwner",
     "PhasetodoError",
     "PhasetodoWarning",
+    "RequestIdReused",
     "SessionClosed",
     "SessionError",
     "StoreError",
+    "TamperedLogWarning",
     "TargetNotFound",
     "TornTailWarning",
     "UnknownProfile",
@@ -175,6 +177,23 @@ class CorruptLog(SessionError):
         super().__init__(f"{path}:{line}: corrupt session log line: {reason}")
 
 
+class RequestIdReused(SessionError, ValueError):
+    """A ``request_id`` already in the log came again with other params; nothing was appended.
+
+    ``request_id`` is the id and ``version`` the event that holds its first call.
+    """
+
+    def __init__(self, session_id: str, request_id: str, version: int) -> None:
+        self.session_id = session_id
+        self.request_id = request_id
+        self.version = version
+        super().__init__(
+            f"session {session_id!r}: request_id {request_id!r} was already used by version "
+            f"{version} with other params; a retry must send the same params, a new call a new id "
+            "(nothing was appended)"
+        )
+
+
 class InvalidEvent(SessionError, ValueError):
     """A stored event that does not have the event shape; the message names the field."""
 
@@ -189,6 +208,11 @@ class TornTailWarning(PhasetodoWarning):
 
 class CorruptLogWarning(PhasetodoWarning):
     """A corrupt log line was skipped (``on_corrupt="skip"``); the warning names file and line."""
+
+
+class TamperedLogWarning(PhasetodoWarning):
+    """A log's hash chain does not hold where it was read: a record was altered, removed or
+    reordered. The message names the first such version; ``Session.verify()`` checks every record."""
 
 
 class FormerDefaultStoreWarning(PhasetodoWarning):

@@ -36,12 +36,14 @@ from .errors import (
     InvalidOptionType,
     NoAgentSession,
     NotSessionOwner,
+    RequestIdReused,
     SessionClosed,
     VersionConflict,
 )
 from .session_changes import Change, TaskKey, change, closed_tasks, remove_closed, strip_closed
-from .stores import Event, EventKind, JsonlStore, Log, Store
+from .stores import Event, EventKind, JsonlStore, Log, Store, Verification
 from .stores._base import check_agent
+from .stores._requests import WINDOW, Request, answer, check_request_id, params_digest, reply_of
 from .stores._url import default_directory, warn_if_at_former_default
 
 if TYPE_CHECKING:
@@ -348,9 +350,29 @@ class Session(OptionsHolder):
         return list(self._log.events(cursor))
 
     def compact(self) -> None:
-        """Rewrite the log in the newest format (deltas and checkpoints), keeping its history."""
+        """Rewrite the log in the newest format (deltas and checkpoints), keeping its history.
+
+        Every record gets a hash chaining it to the one before (a log written before
+        the chain existed gains it here); the chain starts again over the whole log.
+        """
         self._check_open()
         self._log.compact()
+
+    def verify(self) -> Verification:
+        """Check every record of the log against the hash chain and the version order.
+
+        Returns a :class:`~phasetodo.stores.Verification`: ``ok``, or the first
+        ``version`` whose record was altered, removed or reordered and the
+        ``reason``. Reading a log checks the chain over what it reads (from its
+        newest checkpoint on) and warns with
+        :class:`~phasetodo.errors.TamperedLogWarning`; this reads everything.
+        """
+        self._check_open()
+        check = getattr(self._log, "verify", None)
+        if not callable(check):
+            raise InvalidOption(f"verify: the log of session {self.session_id!r} cannot be verified")
+        result: Verification = check()
+        return result
 
     # -- writes ------------------------------------------------------------------
 
@@ -360,6 +382,7 @@ class Session(OptionsHolder):
         *,
         agent: str | None = None,
         expected_version: int | None = None,
+        request_id: str | None = None,
         **given: Unpack[PerCall],
     ) -> ResultJSON:
         """One ``todo_write`` call on the session, durable before it returns.
@@ -372,8 +395,16 @@ class Session(OptionsHolder):
         :class:`~phasetodo.errors.NoAgentSession` or
         :class:`~phasetodo.errors.NotSessionOwner` when the session belongs to
         an agent and the call does not come from it.
+
+        ``request_id`` makes the call exactly once: a call whose id is already in
+        the log (written by any process, within at least the last 10,000 events)
+        returns the first call's result again and appends nothing; the same id
+        with other params raises :class:`~phasetodo.errors.RequestIdReused`. A
+        refused call (an error result that appends nothing) is not remembered.
         """
-        return self.write(params, agent=agent, expected_version=expected_version, **given).to_json()
+        return self.write(
+            params, agent=agent, expected_version=expected_version, request_id=request_id, **given
+        ).to_json()
 
     def write(
         self,
@@ -382,6 +413,7 @@ class Session(OptionsHolder):
         agent: str | None = None,
         expected_version: int | None = None,
         scope: str | None = None,
+        request_id: str | None = None,
         **given: Unpack[PerCall],
     ) -> ToolResult:
         """:meth:`todo_write`, returning the typed :class:`~phasetodo.ToolResult`.
@@ -392,8 +424,10 @@ class Session(OptionsHolder):
         of an all-or-nothing profile (strict) appends nothing. ``dry_run=True``
         applies the call to the newest list without appending anything and
         returns the would-be result with ``details.diff``. ``scope`` limits a
-        call on a shared plan to one phase (see :meth:`scoped`).
+        call on a shared plan to one phase (see :meth:`scoped`). ``request_id``
+        is as in :meth:`todo_write` (a dry run ignores it).
         """
+        request_id = check_request_id(request_id)
         options = self.options.per_call(given).override(scope=scope)
         chosen = options.profile
         seen = self._phases if chosen.shared else None  # what this handle last saw of the plan
@@ -421,7 +455,12 @@ class Session(OptionsHolder):
         def ops() -> tuple[Any, ...] | None:  # asked once the call validated them
             return tuple(params["ops"]) if replayable else None
 
-        return self._commit("write", make, expected_version, options=options, ops=ops)
+        if request_id is None:
+            return self._commit("write", make, expected_version, options=options, ops=ops)
+        return self._commit(
+            "write", make, expected_version, options=options, ops=ops,
+            request=(request_id, params_digest(params)),
+        )
 
     def heartbeat(self) -> float | None:
         """Say that this handle's agent is alive: its claim's lease starts again from now.
@@ -592,17 +631,26 @@ class Session(OptionsHolder):
         source: str | None = None,
         options: Options | None = None,
         ops: Callable[[], tuple[Any, ...] | None] | None = None,
+        request: tuple[str, str] | None = None,
     ) -> _T:
         """Append what ``make`` builds on the newest list, under the lock; returns its result.
 
         ``options`` are a write's (its writer and profile go into the event);
         ``ops`` gives the validated ops to log, once ``make`` checked them.
+        ``request`` (a write's request id and params digest) answers a retry from
+        the event that id already made, and records the reply with a new event.
         """
         self._check_open()
         with self._log.lock():
             if options is not None:  # the lock created the log, maybe with another agent as owner
                 self._writer(options.agent, options.profile)
             current = self._sync()
+            if request is not None:  # before the version check: a retry comes after its own write
+                found = self._find_request(request[0])
+                if found is not None and found.request is not None:
+                    if found.request.params != request[1]:
+                        raise RequestIdReused(self.session_id, request[0], found.version)
+                    return answer(found.request, found.phases).with_storage(self.storage)  # type: ignore[return-value]
             if expected_version is not None and expected_version != self._version:
                 raise VersionConflict(self.session_id, expected_version, self._version)
             self._moment = moment = float(self._clock())  # what ``make`` runs at, the event's time
@@ -610,15 +658,18 @@ class Session(OptionsHolder):
             if after is None:  # the call was refused: nothing to append
                 return result
             if self._strip_unlogged:  # the resume's strip, logged before what builds on it
-                self._log.append(Event(self._version + 1, "clear", float(self._clock()), current, "resume"))
+                self._log.append(Event(self._version + 1, "clear", moment, current, "resume"))
                 self._version += 1
                 self._strip_unlogged = False
             version = self._version + 1
             done = ops() if ops is not None else None
             agent = options.agent if options is not None else None
             profile = options.profile.name if options is not None else None
+            asked = None
+            if request is not None and isinstance(result, ToolResult):
+                asked = Request(request[0], request[1], reply_of(result, after))
             event = Event(
-                version, kind, moment, after, source, agent, done, profile
+                version, kind, moment, after, source, agent, done, profile, asked
             )  # the profile even without ops: it tells a team plan's writes from others
             self._log.append(event)
         # Only once the lock is released is the event committed (SQLite commits then):
@@ -626,6 +677,17 @@ class Session(OptionsHolder):
         self._written = version
         self._advance_to(version, after)
         return result
+
+    def _find_request(self, request_id: str) -> Event | None:
+        """The event a write with ``request_id`` appended, among at least the last WINDOW events."""
+        find = getattr(self._log, "find_request", None)
+        if callable(find):
+            found: Event | None = find(request_id)
+            return found
+        for event in self._log.events(max(0, self._version - WINDOW)):
+            if event.request is not None and event.request.id == request_id:
+                return event
+        return None
 
     def _fresh(self) -> None:
         """Catch up if the store holds a newer version than this view (a cheap look)."""

@@ -435,3 +435,50 @@ class TestOptions:
         with pytest.raises(InvalidOption, match=r"options\.agent: 'ann' can write call by call to a Session"):
             build_server(MemoryState(agent="bob"), options=Options(agent="ann"))
         build_server(MemoryState(agent="ann"), options=Options(agent="ann"))
+
+
+class TestRequestIds:
+    def test_a_retried_call_with_its_meta_request_id_is_made_once(self, tmp_path: Path) -> None:
+        """``_meta.request_id``: a retry, on the same server or a restarted one, gets the first reply."""
+        server = _server(tmp_path, "once")
+
+        def session_of_calls(calls: list[tuple[int, dict[str, Any], dict[str, Any]]]) -> list[dict[str, Any]]:
+            process = subprocess.Popen(
+                [server.command, *server.args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL, text=True,
+            )
+            assert process.stdin is not None
+            assert process.stdout is not None
+            hello = {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            }
+            lines = [
+                {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+                {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            ]
+            for ident, arguments, meta in calls:
+                params = {"name": "todo_write", "arguments": arguments, "_meta": meta}
+                lines.append({"jsonrpc": "2.0", "id": ident, "method": "tools/call", "params": params})
+            out: list[dict[str, Any]] = []
+            try:
+                for line in lines:
+                    process.stdin.write(json.dumps(line) + "\n")
+                    process.stdin.flush()
+                    if "id" in line:
+                        out.append(json.loads(process.stdout.readline())["result"])
+            finally:
+                process.stdin.close()
+                assert process.wait(timeout=30) == 0
+            return out[1:]
+
+        retry = {"request_id": "r1"}
+        first, again, other = session_of_calls([(2, INIT, retry), (3, INIT, retry), (4, {"ops": []}, retry)])
+        assert again == first
+        assert other["isError"] is True
+        assert "_meta.request_id" in _text(CallToolResult.model_validate(other))
+        (restarted,) = session_of_calls([(2, INIT, {"request_id": "r1"})])  # a new server, ids from 2 again
+        assert restarted == first
+        with phasetodo.Session.open("once", phasetodo.JsonlStore(tmp_path)) as session:
+            assert session.version == 1

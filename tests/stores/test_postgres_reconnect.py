@@ -369,6 +369,45 @@ class TestCommitOutcome:
         store.close()
         assert _items(dsn) == ["first", "unknown"]
 
+    def test_a_retry_with_its_request_id_after_an_unknown_outcome_is_answered_once(
+        self, proxy: _Proxy, dsn: str, server: postgres_support.Server
+    ) -> None:
+        """The commit's outcome is unknown (StoreError); the retry with the same id gets the first
+        result from the log and appends nothing."""
+        store = phasetodo.PostgresStore(_through(proxy), reconnect=0.5)
+        session = phasetodo.Session.open("s", store)
+        _append(session, "first")
+        params = {"ops": [{"op": "append", "phase": "P", "items": ["unknown"]}]}
+        proxy.on_cut = server.stop
+        proxy.cut = "after"
+        try:
+            with pytest.raises(StoreError, match="may have been committed"):
+                session.todo_write(params, request_id="call-2")
+        finally:
+            server.start()
+        again = session.todo_write(params, request_id="call-2")
+        assert session.version == 2
+        assert "unknown" in again["content"][0]["text"]
+        with phasetodo.Session.open("s", phasetodo.PostgresStore(dsn), resume="keep") as other:
+            assert other.todo_write(params, request_id="call-2") == again
+        session.close()
+        store.close()
+        assert _items(dsn) == ["first", "unknown"]
+
+    def test_a_commit_whose_reply_is_lost_is_found_by_its_request_id(self, proxy: _Proxy, dsn: str) -> None:
+        """The reply of a COMMIT is lost: the store looks the write up by its request id, once."""
+        store = phasetodo.PostgresStore(_through(proxy))
+        with phasetodo.Session.open("s", store) as session:
+            _append(session, "first")
+            proxy.cut = "after"
+            params = {"ops": [{"op": "append", "phase": "P", "items": ["reply lost"]}]}
+            first = session.todo_write(params, request_id="call-2")
+            assert proxy.cuts == 1
+            assert session.todo_write(params, request_id="call-2") == first
+            assert session.version == 2
+        store.close()
+        assert _items(dsn) == ["first", "reply lost"]
+
     @pytest.mark.parametrize(
         ("at", "match"),
         [(b"DELETE FROM phasetodo_events", "nothing changed"), (b"COMMIT\x00", "compact again")],

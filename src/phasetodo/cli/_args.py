@@ -101,6 +101,12 @@ def _add_apply(verb: _Verb) -> None:
         "--agent", metavar="NAME", help="write as this agent (for a session that belongs to one)"
     )
     _add_lease(apply)
+    apply.add_argument(
+        "--request-id",
+        metavar="ID",
+        help="make the call exactly once: a retry with the same ID prints the first call's result "
+        "and appends nothing (the same ID with other params is refused)",
+    )
 
 
 def _add_markdown(verb: _Verb, common: argparse.ArgumentParser) -> None:
@@ -213,6 +219,11 @@ def _add_log(verb: _Verb) -> None:
         "version", nargs="?", type=_version_number, metavar="VERSION", help="the version to restore"
     )
     verb("history", "list the session's events with their times")
+    verb(
+        "verify",
+        "check the session's history against its hash chain",
+        "; exits 1 naming the first version whose record was altered, removed or reordered",
+    )
 
 
 def _add_serving(verb: _Verb) -> None:

@@ -31,6 +31,7 @@ __all__ = [
     "OP_ERRORS",
     "USAGE",
     "SafeOut",
+    "check_session",
     "json_text",
     "open_session",
     "open_store",
@@ -131,14 +132,14 @@ def open_session(
         usage(f"--store {spec}: cannot open the store: {error}")
     try:
         if must_exist:
-            _check_session(store, sid, spec)
+            check_session(store, sid, spec)
         with _opened(store, sid, spec, args) as session:
             yield session
     finally:
         store.close()
 
 
-def _check_session(store: Store, sid: str, spec: str) -> None:
+def check_session(store: Store, sid: str, spec: str) -> None:
     """Exit unless the store lists session ``sid``."""
     try:
         sessions = store.sessions()

@@ -20,7 +20,14 @@ from typing import IO, Any
 from .._core.fuzzy import AmbiguousTarget, TargetNotFound, resolve
 from .._core.model import Phase
 from .._views.markdown import markdown_to_phases, phases_to_markdown
-from ..errors import InvalidBeads, InvalidParams, NoAgentSession, NotSessionOwner, PhasetodoError
+from ..errors import (
+    InvalidBeads,
+    InvalidParams,
+    NoAgentSession,
+    NotSessionOwner,
+    PhasetodoError,
+    RequestIdReused,
+)
 from ..integrations.beads import beads_to_phases
 from ..session import Session
 from ._context import (
@@ -116,7 +123,9 @@ def run_apply(args: argparse.Namespace, out: IO[str]) -> int:
     params = _params(args)
     with open_session(args) as session:
         try:
-            result = session.write(params, agent=args.agent, profile=args.profile)
+            result = session.write(
+                params, agent=args.agent, profile=args.profile, request_id=args.request_id
+            )
         except InvalidParams as error:
             raise _Exit(USAGE, f"apply: {error}\nnothing was applied", error.problems) from error
         except RecursionError:
@@ -130,6 +139,8 @@ def run_apply(args: argparse.Namespace, out: IO[str]) -> int:
             ) from error
         except NotSessionOwner as error:
             raise _Exit(USAGE, f"apply: {error} (nothing was applied)") from error
+        except RequestIdReused as error:
+            raise _Exit(USAGE, f"apply: {error}") from error
         except PhasetodoError as error:
             raise _Exit(OP_ERRORS, f"apply: {error}; nothing was applied") from error
     if args.json:

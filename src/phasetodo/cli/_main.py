@@ -14,7 +14,7 @@ from ..errors import InvalidParams, PhasetodoError
 from ._args import parser
 from ._context import CLOSED_PIPE, OK, OP_ERRORS, USAGE, SafeOut, _Exit, json_text, safe
 from ._edit import run_append, run_apply, run_edit, run_import, run_undo
-from ._read import run_export, run_history, run_show
+from ._read import run_export, run_history, run_show, run_verify
 from ._serve import run_mcp, run_serve
 from ._setup import run_db, run_demo
 from ._targets import run_status
@@ -39,6 +39,7 @@ _VERBS: dict[str, Callable[[argparse.Namespace, IO[str]], int]] = {
     "unblock": run_unblock,
     "undo": run_undo,
     "history": run_history,
+    "verify": run_verify,
     "demo": run_demo,
     "mcp": run_mcp,
     "serve": run_serve,

@@ -1,4 +1,4 @@
-"""The reading verbs: ``show``, ``export`` and ``history``.
+"""The reading verbs: ``show``, ``export``, ``history`` and ``verify``.
 
 They never create anything: a store or session that is not there is an error (exit 1).
 """
@@ -16,10 +16,25 @@ from .._core.model import Phase
 from .._views.diff import diff_phases
 from .._views.markdown import phases_to_markdown
 from ..integrations.beads import phases_to_beads
-from ._context import OK, json_text, open_session, plural, raw, task_count, usage
+from ..errors import InvalidSessionId, PhasetodoError
+from ..stores import Verification, check_session_id
+from ._context import (
+    DEFAULT_SESSION,
+    OK,
+    OP_ERRORS,
+    check_session,
+    json_text,
+    open_session,
+    open_store,
+    plural,
+    raw,
+    store_text,
+    task_count,
+    usage,
+)
 from ._report import is_team, show_tree
 
-__all__ = ["run_export", "run_history", "run_show"]
+__all__ = ["run_export", "run_history", "run_show", "run_verify"]
 
 
 def run_show(args: argparse.Namespace, out: IO[str]) -> int:
@@ -112,3 +127,38 @@ def run_history(args: argparse.Namespace, out: IO[str]) -> int:
     if not rows:
         out.write("No events yet.\n")
     return OK
+
+
+def run_verify(args: argparse.Namespace, out: IO[str]) -> int:
+    """``verify``: check every record of the session against its hash chain and version order.
+
+    Exits 0 when the chain holds, 1 naming the first version whose record was
+    altered, removed or reordered. The log is read as stored, not opened as a
+    session, so a log too damaged to open is checked too.
+    """
+    spec = store_text(args)
+    sid = getattr(args, "session", DEFAULT_SESSION)
+    try:
+        check_session_id(sid)
+    except InvalidSessionId as error:
+        usage(f"--session {sid!r}: {error}")
+    try:
+        store = open_store(getattr(args, "store", None), must_exist=True)
+    except (PhasetodoError, OSError) as error:
+        usage(f"--store {spec}: cannot open the store: {error}")
+    try:
+        check_session(store, sid, spec)
+        check = getattr(store, "verify", None)
+        if not callable(check):
+            usage(f"verify: the store {spec} cannot verify its logs")
+        found: Verification = check(sid)
+    finally:
+        store.close()
+    if args.json:
+        raw(out).write(json_text({"session": sid, **found.to_json()}))
+    elif found.ok:
+        head = f"; newest hash {found.head}" if found.head else ""
+        out.write(f"session {sid}: {found}{head}\n")
+    else:
+        out.write(f"session {sid}: NOT VERIFIED: {found}\n")
+    return OK if found.ok else OP_ERRORS

@@ -19,6 +19,13 @@ A session owned by an agent, served without that agent, answers writes with
 a JSON-RPC server error saying what the host must configure: the model cannot
 fix that by changing its call.
 
+A ``tools/call`` of ``todo_write`` whose ``_meta`` holds ``request_id`` (a
+string; ``requestId`` is read too) is made exactly once on a durable
+session: a retry with that id, on this server or another one on the same store,
+is answered with the first call's result and appends nothing. The JSON-RPC id is
+not used for this: a client numbers its requests afresh on every connection,
+so ids of different calls meet across restarts.
+
 Run it with ``phasetodo mcp`` or ``python -m phasetodo.integrations.mcp``.
 """
 
@@ -36,7 +43,14 @@ from .._profiles.registry import CallContext
 from .._specs import mcp_tool
 from .._views.markdown import phases_to_markdown
 from .._views.summary import format_summary
-from ..errors import NoAgentSession, NotSessionOwner
+from ..errors import (
+    InvalidOption,
+    InvalidOptionType,
+    InvalidParams,
+    NoAgentSession,
+    NotSessionOwner,
+    RequestIdReused,
+)
 from ..tool import Options, TodoState, TodoWriteTool, ToolResult
 from ._extras import needs_extra
 from ._options import AgentKeywords, chosen, make_tool
@@ -267,7 +281,7 @@ def _server(tool: TodoWriteTool, gate: _Gate, max_reply: int, *, gated: bool) ->
         released = False
         try:
             gate.holder = getattr(ctx, "request_id", None) if gated else None
-            reply = _answer(tool, params.name, params.arguments, max_reply)
+            reply = _answer(tool, params.name, params.arguments, max_reply, _request_id(params))
         except BaseException:
             gate.release()
             released = True
@@ -286,12 +300,21 @@ def _server(tool: TodoWriteTool, gate: _Gate, max_reply: int, *, gated: bool) ->
     )
 
 
+def _request_id(params: Any) -> object:
+    """The call's ``_meta.request_id``, if the client sent one (not the JSON-RPC id: see the module)."""
+    meta = getattr(params, "meta", None)
+    if not isinstance(meta, dict):
+        return None
+    return meta.get("request_id", meta.get("requestId"))
+
+
 def _answer(
-    tool: TodoWriteTool, name: str, arguments: dict[str, Any] | None, max_reply: int
+    tool: TodoWriteTool, name: str, arguments: dict[str, Any] | None, max_reply: int,
+    request_id: object = None,
 ) -> types.CallToolResult:
     """Run one call and build its reply, within the size limit."""
     try:
-        result = _dispatch(tool, name, arguments)
+        result = _dispatch(tool, name, arguments, request_id)
     except (NoAgentSession, NotSessionOwner) as error:
         raise MCPError(types.INTERNAL_ERROR, _host_message(tool, error)) from error
     except Exception as error:  # a bug of ours must not end the session
@@ -318,9 +341,32 @@ def _host_message(tool: TodoWriteTool, error: Exception) -> str:
     )
 
 
-def _dispatch(tool: TodoWriteTool, name: str, arguments: dict[str, Any] | None) -> ToolResult:
+def _write_once(
+    tool: TodoWriteTool, arguments: dict[str, Any] | None, request_id: object
+) -> ToolResult | None:
+    """A ``todo_write`` with a request id on a durable session (None when the state is no session)."""
+    from ..session import Session  # on first use: a memory list has no log to remember ids in
+
+    session = tool.session
+    if not isinstance(session, Session):
+        return None
+    try:
+        return session.write(
+            {} if arguments is None else arguments, profile=tool.profile, limits=tool.limits,
+            request_id=request_id,  # type: ignore[arg-type]  # checked by the session
+        )
+    except InvalidParams as error:
+        return tool.error_result(error.problems)
+    except (RequestIdReused, InvalidOption, InvalidOptionType) as error:
+        return tool.error_result([f"_meta.request_id: {error}"])
+
+
+def _dispatch(
+    tool: TodoWriteTool, name: str, arguments: dict[str, Any] | None, request_id: object = None
+) -> ToolResult:
     if name == tool.name:
-        result = tool.execute({} if arguments is None else arguments)
+        once = _write_once(tool, arguments, request_id) if request_id is not None else None
+        result = tool.execute({} if arguments is None else arguments) if once is None else once
         if result.is_error and result.problems:  # refused before the session synced: show the newest list
             _refresh(tool)
             result = tool.error_result(result.problems)

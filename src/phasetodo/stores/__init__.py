@@ -27,6 +27,7 @@ from ._base import (
     event_from_json,
     event_to_json,
 )
+from ._chain import Verification
 from ._url import StoreSpec, default_directory, parse_store, store_from_url
 from .jsonl import JsonlLog, JsonlStore
 from .memory import MemoryLog, MemoryStore
@@ -48,6 +49,7 @@ __all__ = [
     "SqliteStore",
     "Store",
     "StoreSpec",
+    "Verification",
     "check_session_id",
     "default_directory",
     "event_from_json",

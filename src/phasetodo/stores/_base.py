@@ -20,6 +20,7 @@ from .._core.codec import dump_phases, load_phases
 from .._core.model import Phase
 from .._profiles.result import Storage
 from ..errors import InvalidEvent, InvalidPhases, InvalidSessionId
+from ._requests import Request
 
 __all__ = [
     "EVENT_KINDS",
@@ -51,6 +52,8 @@ class Event:
     it applied (JSON data, as validated) and the ``profile`` that ran them: a
     store keeps those, not the list, and materializes ``phases`` by replaying
     them. ``ops`` is None for edits, clears, and writes a store cannot replay.
+    ``request`` is the call a write made with a ``request_id`` answered (see
+    :mod:`phasetodo.stores._requests`), so that a retry gets the same reply.
     """
 
     version: int
@@ -61,6 +64,7 @@ class Event:
     agent: str | None = None
     ops: tuple[Any, ...] | None = attrs.field(default=None, eq=False)
     profile: str | None = attrs.field(default=None, eq=False)
+    request: Request | None = attrs.field(default=None, eq=False)
 
 
 def check_agent(agent: object, place: str = "agent") -> str | None:
@@ -225,6 +229,10 @@ class Log(Protocol):
     def wait(self, after: int, timeout: float | None = None) -> bool:
         """Block until the newest version is above ``after``; False if ``timeout`` seconds passed."""
         ...
+
+    # A log may also have ``find_request(request_id) -> Event | None`` (the event a write
+    # with that request id appended, among at least the last ``_requests.WINDOW`` events);
+    # without it the session looks through the last ``WINDOW`` events itself.
 
     def compact(self) -> None:
         """Rewrite the log in the newest format: deltas and checkpoints, history kept."""

@@ -26,6 +26,7 @@ from .._profiles.builtin import BUILTIN
 from .._profiles.registry import CallContext
 from ..errors import InvalidParams, InvalidPhases
 from ._base import Event, event_fields
+from ._requests import request_from_json
 
 __all__ = [
     "FORMAT",
@@ -121,6 +122,8 @@ def encode(event: Event, before: tuple[Phase, ...], *, checkpoint: bool) -> dict
         out["source"] = event.source
     if event.agent is not None:
         out["agent"] = event.agent
+    if event.request is not None:
+        out["request"] = event.request.to_json()
     if event.ops is not None:
         out["profile"] = event.profile or "parity"
         out["ops"] = list(event.ops)
@@ -153,6 +156,7 @@ def decode(data: object, before: tuple[Phase, ...] | None) -> Event:
     data, version, kind, time = event_fields(data, ("source", "agent", "profile"))
     ops = data.get("ops")
     profile = data.get("profile")
+    request = request_from_json(data.get("request"))
     if ops is not None:
         if type(ops) is not list:
             raise ValueError("event.ops: must be a list")
@@ -175,7 +179,7 @@ def decode(data: object, before: tuple[Phase, ...] | None) -> Event:
         raise ValueError("event: has neither phases, ops nor edit")
     return Event(
         version, kind, time, phases, data.get("source"), data.get("agent"),
-        tuple(ops) if ops is not None else None, profile,
+        tuple(ops) if ops is not None else None, profile, request,
     )
 
 

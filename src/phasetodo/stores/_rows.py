@@ -10,14 +10,16 @@ The cache is dropped when a write's transaction does not commit.
 from __future__ import annotations
 
 import threading
+import warnings
 from collections import deque
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Generic, Literal, Protocol, TypeVar
 
 from .._core.model import Phase
-from ..errors import CorruptLog, VersionConflict
+from ..errors import CorruptLog, TamperedLogWarning, VersionConflict
 from ._base import CachedLog, Event
+from ._chain import Verification, follow, seal, unseal, verify_records
 from ._records import Tail, decode, dumps, encode, is_checkpoint, is_slow, loads
 
 __all__ = ["RowLog", "RowStore"]
@@ -57,6 +59,9 @@ class RowLog(CachedLog, Generic[_S]):
         self.session_id = session_id
         self.owner = owner
         self._wanted = wanted
+        #: How many rows were read (for cost checks).
+        self.records_read = 0
+        self._warned = False  # a broken hash chain is reported once per log object
         self._local = threading.local()
         self._forget()
 
@@ -70,18 +75,27 @@ class RowLog(CachedLog, Generic[_S]):
     def _transaction(self) -> AbstractContextManager[object]:
         raise NotImplementedError
 
-    def _newest(self, *, checkpoint: bool) -> object:
-        """The newest version of this session's rows (of its checkpoints), as the database gives it."""
+    def _newest(self, *, checkpoint: bool, upto: int | None = None) -> object:
+        """The newest version of this session's rows (of its checkpoints; at most ``upto``), as the
+        database gives it."""
         raise NotImplementedError
 
     def _page(self, after: int, limit: int) -> list[tuple[object, object]]:
         """``(version, body)`` of at most ``limit`` rows above ``after``, in order (body as text or bytes)."""
         raise NotImplementedError
 
-    def _insert(self, version: int, body: str, checkpoint: bool) -> None:
+    def _insert(self, version: int, body: str, checkpoint: bool, request: str | None) -> None:
         raise NotImplementedError
 
-    def _replace_all(self, rows: list[tuple[int, str, bool]]) -> None:
+    def _replace_all(self, rows: list[tuple[int, str, bool, str | None]]) -> None:
+        raise NotImplementedError
+
+    def _stored_hash(self, version: int) -> str | None:
+        """The hash column of this session's row ``version`` (None: no such row, or it has none)."""
+        raise NotImplementedError
+
+    def _request_version(self, request_id: str) -> object:
+        """The version of this session's row made with ``request_id`` (an indexed lookup), or None."""
         raise NotImplementedError
 
     def _max_version(self) -> int:
@@ -100,6 +114,7 @@ class RowLog(CachedLog, Generic[_S]):
         """``(version, body)`` of every row above ``after``, in order, a page at a time."""
         while True:
             rows = self._page(after, _PAGE)
+            self.records_read += len(rows)
             yield from rows
             last = rows[-1][0] if rows else None
             if len(rows) < _PAGE or type(last) is not int:
@@ -112,6 +127,8 @@ class RowLog(CachedLog, Generic[_S]):
         self._latest: Event | None = None
         self._tail = Tail()
         self._recent: deque[Event] = deque(maxlen=_RECENT)
+        #: The hash of the newest record read or written (None: none, or it has none).
+        self._head: str | None = None
 
     @contextmanager
     def lock(self) -> Iterator[None]:
@@ -178,9 +195,39 @@ class RowLog(CachedLog, Generic[_S]):
                         self.where, event.version, f"session {self.session_id!r}: row {version} "
                         "is marked as a checkpoint but holds no list",
                     )
-                self._adopt(event, size, checkpoint, slow)
+                raw = body if isinstance(body, (str, bytes)) else b""
+                if before is None and after > 0:  # the newest checkpoint: its hash is taken as read
+                    digest = unseal(raw)[1]
+                else:
+                    digest, problem = follow(raw, self._head)
+                    if problem is not None:  # or another process compacted: the chain began again
+                        stored = self._stored_hash(event.version - 1) if event.version > 1 else None
+                        if stored != self._head:
+                            digest, problem = follow(raw, stored)
+                    if problem is not None:
+                        self._tampered(event.version, problem)
+                self._adopt(event, size, checkpoint, slow, digest)
 
-    def _adopt(self, event: Event, size: int, checkpoint: bool, slow: bool) -> None:
+    def _tampered(self, version: int, problem: str) -> None:
+        if self._warned:
+            return
+        self._warned = True
+        warnings.warn(
+            f"{self.where}: session {self.session_id!r}, version {version}: {problem}; the log's "
+            "history was altered, removed or reordered there (phasetodo verify names the first such version)",
+            TamperedLogWarning,
+            stacklevel=6,
+        )
+
+    def verify(self) -> Verification:
+        """Check the hash chain and version order of every row of this session, as stored."""
+        with self._state:
+            return verify_records(
+                (version, body if isinstance(body, (str, bytes)) else b"") for version, body in self._rows(0)
+            )
+
+    def _adopt(self, event: Event, size: int, checkpoint: bool, slow: bool, digest: str | None) -> None:
+        self._head = digest
         self._latest = event
         self._tail.add(size, size if checkpoint else None, slow=slow)
         self._recent.append(event)
@@ -197,10 +244,21 @@ class RowLog(CachedLog, Generic[_S]):
         return self._replay(after)
 
     def _replay(self, after: int) -> Iterator[Event]:
+        """Events above ``after``, read from the newest checkpoint at or below ``after + 1``
+        (an indexed range query), so the cost follows the distance, not the whole log."""
+        start = 0
+        if after > 0:
+            found = self._newest(checkpoint=True, upto=after + 1)
+            start = found - 1 if type(found) is int and found > 0 else 0
         before: Event | None = None
-        for version, body in self._rows(0):
-            expected = before.version + 1 if before is not None else 1
-            event, *_ = self._decode(version, body, before, expected)
+        for version, body in self._rows(start):
+            expected = before.version + 1 if before is not None else start + 1
+            event, _, checkpoint, _ = self._decode(version, body, before, expected)
+            if before is None and start > 0 and not checkpoint:
+                raise CorruptLog(
+                    self.where, event.version, f"session {self.session_id!r}: row {version} "
+                    "is marked as a checkpoint but holds no list",
+                )
             before = event
             if event.version > after:
                 yield event
@@ -216,26 +274,38 @@ class RowLog(CachedLog, Generic[_S]):
             checkpoint = self._tail.due()
             before = latest.phases if latest is not None else ()
             record = encode(event, before, checkpoint=checkpoint)
-            body = dumps(record)
-            self._insert(event.version, body, checkpoint)
-            self._adopt(event, len(body), checkpoint, is_slow(record))
+            # Chained to the newest row as stored: another process may have compacted (and so
+            # re-hashed) the log since this one read it.
+            previous = self._stored_hash(version) if version > 0 else None
+            body, digest = seal(dumps(record), previous)
+            self._insert(event.version, body, checkpoint, event.request.id if event.request else None)
+            self._adopt(event, len(body), checkpoint, is_slow(record), digest)
 
     def compact(self) -> None:
         """Rewrite this session's rows in the newest format, in one transaction."""
         with self.lock(), self._state:
-            rows: list[tuple[int, str, bool]] = []
+            rows: list[tuple[int, str, bool, str | None]] = []
             tail = Tail()
             before: tuple[Phase, ...] = ()
+            previous: str | None = None  # the chain starts again, over every record
             events = list(self.events())
             for event in events:
                 checkpoint = tail.due() or event is events[-1]
                 record = encode(event, before, checkpoint=checkpoint)
-                body = dumps(record)
-                rows.append((event.version, body, checkpoint))
+                body, previous = seal(dumps(record), previous)
+                rows.append((event.version, body, checkpoint, event.request.id if event.request else None))
                 tail.add(len(body), len(body) if checkpoint else None, slow=is_slow(record))
                 before = event.phases
             self._replace_all(rows)
             self._forget()
+
+    def find_request(self, request_id: str) -> Event | None:
+        """The event a write with ``request_id`` appended (every id is remembered), or None."""
+        version = self._request_version(request_id)
+        if type(version) is not int:
+            return None
+        found = next(iter(self.events(version - 1)), None)
+        return found if found is not None and found.request is not None else None
 
     def close(self) -> None:
         """Nothing to release: the store owns the connection."""

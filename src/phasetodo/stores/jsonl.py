@@ -43,11 +43,14 @@ from ..errors import (
     CorruptLogWarning,
     InvalidOption,
     StoreError,
+    TamperedLogWarning,
     TornTailWarning,
     VersionConflict,
 )
 from ._base import CachedLog, Event, check_session_id
+from ._chain import Verification, follow, seal, unseal, verify_records
 from ._records import FORMAT, Tail, decode, dumps, encode, is_checkpoint, is_slow, loads
+from ._requests import WINDOW, request_from_json
 
 try:  # POSIX; elsewhere only threads of one process are kept apart.
     import fcntl
@@ -131,6 +134,12 @@ def _encode(data: dict[str, Any]) -> bytes:
     return dumps(data).encode("ascii") + b"\n"
 
 
+def _sealed_line(record: dict[str, Any], previous: str | None) -> tuple[bytes, str]:
+    """A record's line, its hash chaining it to ``previous``, and that hash."""
+    text, digest = seal(dumps(record), previous)
+    return text.encode("ascii") + b"\n", digest
+
+
 def _reverse_lines(fd: int, end: int, counter: _Counter) -> Iterator[tuple[int, bytes]]:
     """Complete lines before ``end`` (just past a newline), newest first, as
     ``(offset, line without its newline)``. Reads blocks from the end only.
@@ -182,7 +191,8 @@ class JsonlLog(CachedLog):
 
     The file is created, with its header, at the first write; until then the
     log reads as empty, and a file that cannot be written is still read.
-    ``bytes_read`` counts the bytes read from the file (for cost checks).
+    ``bytes_read`` counts the bytes read from the file and ``records_read`` the records
+    decoded (for cost checks).
     """
 
     storage: Literal["session"] = "session"
@@ -198,6 +208,9 @@ class JsonlLog(CachedLog):
         self._on_corrupt = on_corrupt
         self._thread_lock = threading.RLock()
         self.bytes_read = 0
+        #: How many records were decoded (for cost checks).
+        self.records_read = 0
+        self._warned = False  # a broken hash chain is reported once per log object
         self._fd = -1
         self._reset()
         try:
@@ -222,6 +235,10 @@ class JsonlLog(CachedLog):
         self._latest: Event | None = None
         self._tail = Tail()
         self._recent: deque[Event] = deque(maxlen=_RECENT)
+        #: Request id -> version, once a write asked (the last WINDOW lines, then every new one).
+        self._requests: dict[str, int] | None = None
+        #: The hash of the newest record read or written (None: none, or it has none).
+        self._head: str | None = None
 
     def _open_log(self, *, create: bool) -> None:
         """Open the file if it exists (read-only when it cannot be written), or create it."""
@@ -487,6 +504,7 @@ class JsonlLog(CachedLog):
             self._latest = base
             self._recent.append(base)
             self._tail = Tail(base=_checkpoint_size(line))
+            self._head = unseal(line)[1]  # its own hash is taken as read: the chain is checked after it
         for _ in self._advance(start, end):
             pass
 
@@ -514,6 +532,7 @@ class JsonlLog(CachedLog):
         for offset, line in _forward_lines(self._fd, start, end, self):
             latest = self._latest
             last = latest.version if latest is not None else 0
+            self.records_read += 1
             try:
                 data = loads(line)
                 event = decode(data, latest.phases if latest is not None else ())
@@ -524,9 +543,15 @@ class JsonlLog(CachedLog):
             if event.version <= last or (event.version != last + 1 and not skipped):
                 number = self._line_number(offset)
                 raise CorruptLog(str(self.path), number, f"version {event.version} follows version {last}")
+            digest, problem = follow(line, self._head)
+            if problem is not None and not skipped:  # after a skipped line the chain cannot be told
+                self._tampered(event.version, problem)
             skipped = False
+            self._head = digest
             self._latest, self._end = event, offset + len(line) + 1
             self._recent.append(event)
+            if self._requests is not None and event.request is not None:
+                self._requests[event.request.id] = event.version
             self._tail.add(
                 len(line) + 1, _checkpoint_size(line) if is_checkpoint(data) else None, slow=is_slow(data)
             )
@@ -551,16 +576,96 @@ class JsonlLog(CachedLog):
             reader._reset()
             reader._fd = os.dup(self._fd)
             reader._body, reader._format, reader._thread_lock = self._body, self._format, threading.RLock()
-        return reader._replay(after, end)
+            reader.bytes_read = reader.records_read = 0
+        return reader._replay(after, end, self)
 
-    def _replay(self, after: int, end: int) -> Iterator[Event]:
+    def _replay(self, after: int, end: int, parent: JsonlLog) -> Iterator[Event]:
+        """Events above ``after``: from the newest checkpoint at or below ``after + 1``, found
+        reading backwards from the end, so the cost follows the distance, not the whole log."""
         try:
-            for event in self._advance(self._body, end):
+            start, base = self._start_for(after, end)
+            if base is not None:
+                self._latest = base
+                if base.version > after:
+                    yield base
+            for event in self._advance(start, end):
                 if event.version > after:
                     yield event
         finally:
             os.close(self._fd)
             self._fd = -1
+            parent.bytes_read += self.bytes_read  # the reader's reads count for the log
+            parent.records_read += self.records_read
+
+    def _start_for(self, after: int, end: int) -> tuple[int, Event | None]:
+        """Where to read from for the events above ``after``: just past a checkpoint at or below
+        ``after + 1`` (and that checkpoint's event), or the first event line."""
+        if after <= 0:
+            return self._body, None
+        for offset, line in _reverse_lines(self._fd, end, self):
+            if offset < self._body:
+                break
+            version = _event_version(line)
+            if version is None or version > after + 1:
+                continue
+            if self._format != 1 and _CHECKPOINT.search(line) is None:
+                continue
+            try:
+                data = loads(line)
+                base = decode(data, None) if is_checkpoint(data) else None
+            except ValueError:
+                continue  # a corrupt line: a checkpoint further back will do
+            if base is not None:
+                self.records_read += 1
+                self._head = unseal(line)[1]
+                return offset + len(line) + 1, base
+        return self._body, None
+
+    def _tampered(self, version: int, problem: str) -> None:
+        if self._warned:
+            return
+        self._warned = True
+        warnings.warn(
+            f"{self.path}: version {version}: {problem}; the log's history was altered, removed "
+            "or reordered there (phasetodo verify names the first such version)",
+            TamperedLogWarning,
+            stacklevel=6,
+        )
+
+    def verify(self) -> Verification:
+        """Check the hash chain of every record in the file, in order (see :func:`verify_file`)."""
+        return verify_file(self.path)
+
+    def find_request(self, request_id: str) -> Event | None:
+        """The event a write with ``request_id`` appended, among the last :data:`WINDOW` lines
+        (read backwards once, at the first call of this log object) and every line after them."""
+        with self._thread_lock:
+            self._catch_up()
+            if self._fd < 0:
+                return None
+            if self._requests is None:
+                self._requests = self._index_requests()
+            version = self._requests.get(request_id)
+        if version is None:
+            return None
+        return next(iter(self.events(version - 1)), None)
+
+    def _index_requests(self) -> dict[str, int]:
+        found: dict[str, int] = {}
+        for count, (offset, line) in enumerate(_reverse_lines(self._fd, self._end, self)):
+            if offset < self._body or count >= WINDOW:
+                break
+            if b'"request":' not in line:
+                continue
+            try:
+                data = loads(line)
+                request = request_from_json(data.get("request"))
+                version = data.get("version")
+            except (ValueError, AttributeError):
+                continue  # a corrupt line: reading the log reports it
+            if request is not None and type(version) is int:
+                found.setdefault(request.id, version)
+        return found
 
     # -- writing ---------------------------------------------------------------
 
@@ -574,10 +679,13 @@ class JsonlLog(CachedLog):
             before = latest.phases if latest is not None else ()
             checkpoint = self._format == 1 or self._tail.due()
             record = encode(event, before, checkpoint=checkpoint)
-            line = _encode(record)
+            line, digest = _sealed_line(record, self._head)
             self._write(line)
+            self._head = digest
             self._latest, self._end = event, os.fstat(self._fd).st_size
             self._recent.append(event)
+            if self._requests is not None and event.request is not None:
+                self._requests[event.request.id] = event.version
             self._tail.add(len(line), _checkpoint_size(line) if checkpoint else None, slow=is_slow(record))
 
     def compact(self) -> None:
@@ -591,10 +699,11 @@ class JsonlLog(CachedLog):
                 with os.fdopen(fd, "wb") as out:
                     out.write(_encode({"format": FORMAT, "session": self.session_id, "owner": self.owner}))
                     tail, before = Tail(), cast("tuple[Phase, ...]", ())
+                    previous: str | None = None  # the chain starts again, over every record
                     for event in self.events():
                         checkpoint = tail.due() or event.version == self._latest_version()
                         record = encode(event, before, checkpoint=checkpoint)
-                        line = _encode(record)
+                        line, previous = _sealed_line(record, previous)
                         out.write(line)
                         size = _checkpoint_size(line) if checkpoint else None
                         tail.add(len(line), size, slow=is_slow(record))
@@ -628,6 +737,29 @@ class JsonlLog(CachedLog):
             if self._fd >= 0:
                 os.close(self._fd)
                 self._fd = -1
+
+
+def verify_file(path: Path) -> Verification:
+    """The hash chain and version order of a session file's records, read as stored (nothing is
+    decoded or repaired, so a log too damaged to open is checked too). A torn last line is no
+    record; a file that is missing holds none."""
+    try:
+        fd = _open_inside(path.parent, path.name, os.O_RDONLY)
+    except FileNotFoundError:
+        return Verification(True, 0, 0)
+
+    class _Count:
+        bytes_read = 0
+
+    try:
+        end = os.fstat(fd).st_size
+        lines = _forward_lines(fd, 0, end, _Count())
+        header = next(lines, None)
+        if header is None or _HEADER_START.match(header[1]) is None:
+            raise CorruptLog(str(path), 1, "not a phasetodo session log: its first line is no header")
+        return verify_records((None, line) for _, line in lines)
+    finally:
+        os.close(fd)
 
 
 def _checkpoint_size(line: bytes) -> int:
@@ -685,6 +817,11 @@ class JsonlStore:
         return JsonlLog(
             self.path_for(session_id), session_id, owner, fsync=self.fsync, on_corrupt=self.on_corrupt
         )
+
+    def verify(self, session_id: str) -> Verification:
+        """Check the hash chain of the session's file without opening it as a log (so a log
+        that no longer opens is checked too)."""
+        return verify_file(self.path_for(session_id))
 
     def sessions(self) -> list[str]:
         """The ids of the ``*.jsonl`` logs in the directory."""

@@ -9,6 +9,7 @@ from typing import Literal
 
 from ..errors import VersionConflict
 from ._base import Event, check_session_id
+from ._chain import Verification
 
 __all__ = ["MemoryLog", "MemoryStore"]
 
@@ -22,6 +23,7 @@ class MemoryLog:
         self.session_id = session_id
         self.owner = owner
         self._events: list[Event] = []
+        self._requests: dict[str, Event] = {}
         self._lock = threading.RLock()
         self._landed = threading.Condition(self._lock)
 
@@ -41,6 +43,8 @@ class MemoryLog:
             if event.version != version + 1:
                 raise VersionConflict(self.session_id, event.version - 1, version)
             self._events.append(event)
+            if event.request is not None:
+                self._requests[event.request.id] = event
             self._landed.notify_all()
 
     def version(self) -> int:
@@ -53,10 +57,20 @@ class MemoryLog:
             snapshot = self._events[max(after, 0) :]
         return iter(snapshot)
 
+    def find_request(self, request_id: str) -> Event | None:
+        """The event a write with ``request_id`` appended, or None (every id is remembered)."""
+        with self._lock:
+            return self._requests.get(request_id)
+
     def wait(self, after: int, timeout: float | None = None) -> bool:
         """Block until an event above version ``after`` is appended (or ``timeout`` passes)."""
         with self._landed:
             return self._landed.wait_for(lambda: len(self._events) > after, timeout)
+
+    def verify(self) -> Verification:
+        """Always holds: events are kept as values in this process, with no record to alter."""
+        with self._lock:
+            return Verification(True, len(self._events), 0)
 
     def compact(self) -> None:
         """Nothing to rewrite: events are kept as values."""
@@ -84,6 +98,10 @@ class MemoryStore:
             if log is None:
                 log = self._logs[session_id] = MemoryLog(session_id, owner)
             return log
+
+    def verify(self, session_id: str) -> Verification:
+        """Always holds (see :meth:`MemoryLog.verify`)."""
+        return self.open(session_id).verify()
 
     def sessions(self) -> list[str]:
         """The ids of the sessions opened so far."""

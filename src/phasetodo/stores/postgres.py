@@ -13,7 +13,16 @@ A write is one transaction: it locks the session's row in ``phasetodo_sessions``
 for that transaction), reads the newest version, inserts the next row and sends
 ``NOTIFY phasetodo_events`` with the session id. A crash before ``COMMIT``
 leaves nothing behind; after it, the event is durable. Watchers ``LISTEN`` on
-that channel instead of polling. Reading never writes and creates nothing.
+that channel instead of polling; a notification only wakes a watcher, which then
+reads the log from the last version it saw, so none is missed or given twice.
+Reading never writes and creates nothing.
+
+Behind a pooler in transaction mode (PgBouncer's ``pool_mode=transaction``),
+LISTEN does not work: the listening server connection goes back to the pool.
+The store notices at the first wait (it sends itself a notification and waits
+:data:`PROBE` seconds for it) and then polls the newest version every
+:data:`POLL` seconds, so a watcher still wakes within a second. Statements are
+never prepared on the server, which such poolers cannot keep either.
 
 A lost connection (a server restart, a failover, an idle timeout, a terminated
 backend) is made again with bounded backoff, for up to ``reconnect`` seconds.
@@ -36,15 +45,20 @@ from typing import Any, Literal, TypeVar
 
 import attrs
 
-from ..errors import CorruptLog, StoreError, install_hint
+from ..errors import CorruptLog, InvalidOptionType, StoreError, install_hint
 from ._base import check_session_id
+from ._chain import Verification, unseal
 from ._dsn import redact
 from ._rows import RowLog
 
-__all__ = ["CHANNEL", "SCHEMA", "PostgresLog", "PostgresStore"]
+__all__ = ["CHANNEL", "POLL", "PROBE", "SCHEMA", "PostgresLog", "PostgresStore"]
 
 #: The LISTEN/NOTIFY channel; the payload is the session id.
 CHANNEL = "phasetodo_events"
+#: How long the first wait listens for its own notification before it takes LISTEN for broken.
+PROBE = 0.5
+#: How often a watcher looks at the newest version where LISTEN does not work, in seconds.
+POLL = 0.2
 
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS phasetodo_sessions (id text PRIMARY KEY, owner text)",
@@ -53,6 +67,14 @@ SCHEMA = (
     " PRIMARY KEY (session, version))",
     "CREATE INDEX IF NOT EXISTS phasetodo_checkpoints ON phasetodo_events (session, version)"
     " WHERE checkpoint",
+)
+#: Tables made before request ids existed gain the column (empty) and its index.
+_REQUEST_COLUMN = "ALTER TABLE phasetodo_events ADD COLUMN request text"
+#: Each row's hash as a column too (what the next write chains to, read without the body).
+_HASH_COLUMN = "ALTER TABLE phasetodo_events ADD COLUMN hash text"
+_REQUEST_INDEX = (
+    "CREATE INDEX IF NOT EXISTS phasetodo_requests ON phasetodo_events (session, request)"
+    " WHERE request IS NOT NULL"
 )
 #: Serializes schema creation between processes that start together.
 _SCHEMA_LOCK = 7_046_051_600
@@ -77,6 +99,7 @@ class _Step:
     session: str | None = None
     version: int = 0
     body: str | None = None
+    request: str | None = None
 
 
 def _psycopg() -> Any:
@@ -97,11 +120,19 @@ class PostgresStore:
     how long a call tries to make a lost connection again before it fails. A
     password may stay out of ``dsn``: libpq reads ``PGPASSWORD``, the passfile
     (``~/.pgpass`` or ``PGPASSFILE``) and service files (``PGSERVICE``).
+    ``listen`` says whether watchers wait on LISTEN/NOTIFY (``True``) or poll
+    (``False``); ``None`` (the default) finds out at the first wait, so that a
+    pooler in transaction mode (where LISTEN does not work) is polled.
     """
 
     storage: Literal["session"] = "session"
 
-    def __init__(self, dsn: str, *, timeout: float = 60.0, reconnect: float = 30.0) -> None:
+    def __init__(
+        self, dsn: str, *, timeout: float = 60.0, reconnect: float = 30.0, listen: bool | None = None
+    ) -> None:
+        if listen not in (None, True, False):
+            raise InvalidOptionType(f"listen: must be True, False or None, not {listen!r}")
+        self._listens: bool | None = listen
         self.dsn = dsn
         self.where = redact(dsn)
         self._timeout = timeout
@@ -120,7 +151,8 @@ class PostgresStore:
 
     def _connect(self, first: str | None = None) -> Any:
         """A new connection with our lock timeout; ``first`` is run on it too."""
-        conn = self._psycopg.connect(self.dsn, autocommit=True)
+        # Nothing is prepared on the server: a pooler in transaction mode could not keep it.
+        conn = self._psycopg.connect(self.dsn, autocommit=True, prepare_threshold=None)
         try:
             conn.execute(f"SET lock_timeout = {int(self._timeout * 1000)}")
             if first is not None:
@@ -240,8 +272,13 @@ class PostgresStore:
         events = [step for step in journal if step.session is not None]
 
         def bodies(conn: Any, _: bool) -> list[tuple[Any, ...]]:
-            return [
+            return [  # a write with a request id is looked up by it: that id is the write's identity
                 conn.execute(
+                    "SELECT body FROM phasetodo_events WHERE session = %s AND request = %s",
+                    (step.session, step.request),
+                ).fetchone()
+                if step.request is not None
+                else conn.execute(
                     "SELECT body FROM phasetodo_events WHERE session = %s AND version = %s",
                     (step.session, step.version),
                 ).fetchone()
@@ -300,6 +337,18 @@ class PostgresStore:
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
                 for statement in SCHEMA:
                     conn.execute(statement)
+                has = {
+                    row[0]
+                    for row in conn.execute(
+                        "SELECT column_name FROM information_schema.columns WHERE table_schema ="
+                        " current_schema() AND table_name = 'phasetodo_events'"
+                    ).fetchall()
+                }
+                if "request" not in has:  # checked first: ALTER TABLE would lock the table anyway
+                    conn.execute(_REQUEST_COLUMN)
+                    conn.execute(_REQUEST_INDEX)
+                if "hash" not in has:
+                    conn.execute(_HASH_COLUMN)
 
         with self._mutex, self._errors():
             self._run(create)
@@ -334,12 +383,13 @@ class PostgresStore:
                 self._depth, self._journal, self._reopen = 0, [], False
 
     def execute(
-        self, sql: str, args: tuple[Any, ...] = (), *, event: tuple[str, int, str] | None = None,
+        self, sql: str, args: tuple[Any, ...] = (), *,
+        event: tuple[str, int, str, str | None] | None = None,
         replayable: bool = True,
     ) -> list[Any]:
         """Run one statement inside :meth:`transaction` and return its rows.
 
-        ``event`` (session, version, body) marks the insert of an event;
+        ``event`` (session, version, body, request id) marks the insert of an event;
         ``replayable=False`` a statement that must not run again on a new connection.
         """
         step = _Step(sql, args) if event is None else _Step(sql, args, *event)
@@ -384,11 +434,41 @@ class PostgresStore:
         with self._errors():
             return self._connect_again(lambda: self._connect(f"LISTEN {CHANNEL}"))
 
+    @property
+    def listens(self) -> bool | None:
+        """Whether watchers wait on LISTEN/NOTIFY (None until the first wait found out)."""
+        return self._listens
+
+    def listen_works(self) -> bool:
+        """Whether LISTEN/NOTIFY reaches this store's listeners; probed once, at the first wait.
+
+        A new listener waits :data:`PROBE` seconds for a notification this store sends;
+        behind a pooler in transaction mode it never arrives, and watchers poll instead.
+        """
+        if self._listens is None:
+            token = f"phasetodo probe {os.getpid()} {os.urandom(8).hex()}"
+            conn = self.listener()
+            try:
+                self.read("SELECT pg_notify(%s, %s)", (CHANNEL, token))
+                deadline = time.monotonic() + PROBE
+                heard = False
+                while not heard and (left := deadline - time.monotonic()) > 0:
+                    with self._errors():
+                        heard = any(n.payload == token for n in conn.notifies(timeout=left, stop_after=1))
+                self._listens = heard
+            finally:
+                conn.close()
+        return self._listens
+
     def open(self, session_id: str, *, owner: str | None = None) -> PostgresLog:
         """Open the session; a new one records ``owner`` at its first write."""
         check_session_id(session_id)
         rows = self.read("SELECT owner FROM phasetodo_sessions WHERE id = %s", (session_id,))
         return PostgresLog(self, session_id, rows[0][0] if rows else owner, owner)
+
+    def verify(self, session_id: str) -> Verification:
+        """Check the hash chain and version order of the session's rows, as stored."""
+        return self.open(session_id).verify()
 
     def sessions(self) -> list[str]:
         """The ids of every session in the database."""
@@ -427,10 +507,12 @@ class PostgresLog(RowLog[PostgresStore]):
             self.owner = recorded
             yield
 
-    def _newest(self, *, checkpoint: bool) -> object:
+    def _newest(self, *, checkpoint: bool, upto: int | None = None) -> object:
         marked = " AND checkpoint" if checkpoint else ""
+        below = "" if upto is None else " AND version <= %s"
         rows = self.store.read(
-            f"SELECT max(version) FROM phasetodo_events WHERE session = %s{marked}", (self.session_id,)
+            f"SELECT max(version) FROM phasetodo_events WHERE session = %s{marked}{below}",
+            (self.session_id,) if upto is None else (self.session_id, upto),
         )
         return rows[0][0] if rows else None
 
@@ -441,29 +523,47 @@ class PostgresLog(RowLog[PostgresStore]):
             (self.session_id, after, limit),
         )
 
-    def _insert(self, version: int, body: str, checkpoint: bool) -> None:
+    def _insert(self, version: int, body: str, checkpoint: bool, request: str | None) -> None:
         store = self.store
         with store.transaction():
             store.execute(
-                "INSERT INTO phasetodo_events (session, version, checkpoint, body) VALUES (%s, %s, %s, %s)",
-                (self.session_id, version, checkpoint, body),
-                event=(self.session_id, version, body),
+                "INSERT INTO phasetodo_events (session, version, checkpoint, body, request, hash)"
+                " VALUES (%s, %s, %s, %s, %s, %s)",
+                (self.session_id, version, checkpoint, body, request, unseal(body)[1]),
+                event=(self.session_id, version, body, request),
             )
             store.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.session_id))
 
-    def _replace_all(self, rows: list[tuple[int, str, bool]]) -> None:
+    def _stored_hash(self, version: int) -> str | None:
+        rows = self.store.read(
+            "SELECT hash FROM phasetodo_events WHERE session = %s AND version = %s",
+            (self.session_id, version),
+        )
+        found = rows[0][0] if rows else None
+        return found if isinstance(found, str) else None
+
+    def _request_version(self, request_id: str) -> object:
+        rows = self.store.read(
+            "SELECT max(version) FROM phasetodo_events WHERE session = %s AND request = %s",
+            (self.session_id, request_id),
+        )
+        return rows[0][0] if rows else None
+
+    def _replace_all(self, rows: list[tuple[int, str, bool, str | None]]) -> None:
         store = self.store
         with store.transaction():
             store.execute(
                 "DELETE FROM phasetodo_events WHERE session = %s", (self.session_id,), replayable=False
             )
             store.execute_many(
-                "INSERT INTO phasetodo_events (session, version, checkpoint, body) VALUES (%s, %s, %s, %s)",
-                [(self.session_id, v, cp, body) for v, body, cp in rows],
+                "INSERT INTO phasetodo_events (session, version, checkpoint, body, request, hash)"
+                " VALUES (%s, %s, %s, %s, %s, %s)",
+                [(self.session_id, v, cp, body, rid, unseal(body)[1]) for v, body, cp, rid in rows],
             )
 
     def wait(self, after: int, timeout: float | None = None) -> bool:
-        """Wait on LISTEN/NOTIFY (no polling) until a version above ``after`` lands.
+        """Wait on LISTEN/NOTIFY until a version above ``after`` lands (polling where LISTEN
+        does not work, as behind a pooler in transaction mode).
 
         A lost listening connection is made again, and the newest version looked
         at once it listens, so nothing written in between is missed.
@@ -472,6 +572,8 @@ class PostgresLog(RowLog[PostgresStore]):
         if self._listen is not None and self._listen_pid != os.getpid():
             _INHERITED.append(self._listen)
             self._listen = None
+        if not self.store.listen_works():
+            return self._poll(after, deadline)
         while True:
             if self._listen is None or self._listen.closed:
                 self._listen = self.store.listener()
@@ -490,6 +592,15 @@ class PostgresLog(RowLog[PostgresStore]):
                     raise StoreError(f"{self.where}: {self.store._message(error)}") from error
                 self._listen.close()
                 self._listen = None
+
+    def _poll(self, after: int, deadline: float | None) -> bool:
+        """Look at the newest version every :data:`POLL` seconds (where LISTEN does not work)."""
+        while self.version() <= after:
+            left = POLL if deadline is None else min(POLL, deadline - time.monotonic())
+            if left <= 0:
+                return False
+            time.sleep(left)
+        return True
 
     def close(self) -> None:
         """Close the listening connection, if one was opened."""

@@ -40,6 +40,7 @@ from urllib.parse import quote
 
 from ..errors import CorruptLog, StoreError
 from ._base import check_session_id
+from ._chain import Verification, unseal
 from ._rows import RowLog
 
 __all__ = ["APPLICATION_ID", "SqliteLog", "SqliteStore"]
@@ -55,13 +56,20 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, owner TEXT)",
     "CREATE TABLE IF NOT EXISTS events (session TEXT NOT NULL, version INTEGER NOT NULL,"
-    " body TEXT NOT NULL, checkpoint INTEGER NOT NULL DEFAULT 1,"
+    " body TEXT NOT NULL, checkpoint INTEGER NOT NULL DEFAULT 1, request TEXT, hash TEXT,"
     " PRIMARY KEY (session, version)) WITHOUT ROWID",
 )
 #: Rows written before checkpoints existed each hold the whole list: default 1.
 _MIGRATE = "ALTER TABLE events ADD COLUMN checkpoint INTEGER NOT NULL DEFAULT 1"
 _INDEX = (
     "CREATE INDEX IF NOT EXISTS events_checkpoints ON events (session, version) WHERE checkpoint = 1"
+)
+#: Rows written before request ids existed have none: the column is added, empty.
+_MIGRATE_REQUEST = "ALTER TABLE events ADD COLUMN request TEXT"
+#: Each row's hash as a column too (what the next write chains to, read without the body).
+_MIGRATE_HASH = "ALTER TABLE events ADD COLUMN hash TEXT"
+_REQUEST_INDEX = (
+    "CREATE INDEX IF NOT EXISTS events_requests ON events (session, request) WHERE request IS NOT NULL"
 )
 #: The database file and the journal files SQLite makes beside it.
 _FILES = ("", "-wal", "-shm", "-journal")
@@ -128,7 +136,12 @@ class SqliteStore:
                         columns = [row[1] for row in conn.execute("PRAGMA table_info(events)")]
                         if "checkpoint" not in columns:
                             conn.execute(_MIGRATE)
+                        if "request" not in columns:
+                            conn.execute(_MIGRATE_REQUEST)
+                        if "hash" not in columns:
+                            conn.execute(_MIGRATE_HASH)
                         conn.execute(_INDEX)
+                        conn.execute(_REQUEST_INDEX)
                         conn.execute("COMMIT")
                     except BaseException:
                         if conn.in_transaction:
@@ -304,6 +317,10 @@ class SqliteStore:
             raise CorruptLog(self.path, 0, f"session {session_id!r}: owner is not text")
         return SqliteLog(self, session_id, recorded, owner)
 
+    def verify(self, session_id: str) -> Verification:
+        """Check the hash chain and version order of the session's rows, as stored."""
+        return self.open(session_id).verify()
+
     def sessions(self) -> list[str]:
         """The ids of every session in the database."""
         return [row[0] for row in self.read("SELECT id FROM sessions ORDER BY id", ())]
@@ -359,10 +376,12 @@ class SqliteLog(RowLog[SqliteStore]):
             self.owner = recorded
             yield conn
 
-    def _newest(self, *, checkpoint: bool) -> object:
+    def _newest(self, *, checkpoint: bool, upto: int | None = None) -> object:
         marked = " AND checkpoint = 1" if checkpoint and self.store._marked else ""
+        below = "" if upto is None else " AND version <= ?"
         rows = self.store.read(
-            f"SELECT max(version) FROM events WHERE session = ?{marked}", (self.session_id,)
+            f"SELECT max(version) FROM events WHERE session = ?{marked}{below}",
+            (self.session_id,) if upto is None else (self.session_id, upto),
         )
         return rows[0][0] if rows else None
 
@@ -373,17 +392,32 @@ class SqliteLog(RowLog[SqliteStore]):
             (self.session_id, after, limit),
         )
 
-    def _insert(self, version: int, body: str, checkpoint: bool) -> None:
+    def _insert(self, version: int, body: str, checkpoint: bool, request: str | None) -> None:
         with self.store.transaction() as conn:
             conn.execute(
-                "INSERT INTO events (session, version, body, checkpoint) VALUES (?, ?, ?, ?)",
-                (self.session_id, version, body, int(checkpoint)),
+                "INSERT INTO events (session, version, body, checkpoint, request, hash)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (self.session_id, version, body, int(checkpoint), request, unseal(body)[1]),
             )
 
-    def _replace_all(self, rows: list[tuple[int, str, bool]]) -> None:
+    def _replace_all(self, rows: list[tuple[int, str, bool, str | None]]) -> None:
         with self.store.transaction() as conn:
             conn.execute("DELETE FROM events WHERE session = ?", (self.session_id,))
             conn.executemany(
-                "INSERT INTO events (session, version, body, checkpoint) VALUES (?, ?, ?, ?)",
-                [(self.session_id, v, body, int(cp)) for v, body, cp in rows],
+                "INSERT INTO events (session, version, body, checkpoint, request, hash)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                [(self.session_id, v, body, int(cp), rid, unseal(body)[1]) for v, body, cp, rid in rows],
             )
+
+    def _stored_hash(self, version: int) -> str | None:
+        rows = self.store.read(
+            "SELECT hash FROM events WHERE session = ? AND version = ?", (self.session_id, version)
+        )
+        found = rows[0][0] if rows else None
+        return found if isinstance(found, str) else None
+
+    def _request_version(self, request_id: str) -> object:
+        rows = self.store.read(
+            "SELECT max(version) FROM events WHERE session = ? AND request = ?", (self.session_id, request_id)
+        )
+        return rows[0][0] if rows else None

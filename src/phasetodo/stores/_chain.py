@@ -1,0 +1,121 @@
+"""The hash chain that makes a log's history tamper-evident.
+
+Every record a store writes ends in ``"hash"``: the SHA-256 (hex) of the
+previous record's hash, a newline, and the record's JSON as written without its
+hash (the record's canonical form: the store's compact ASCII JSON, ``"hash"``
+last). The first record of a chain follows the empty hash. So altering a
+record breaks its own hash; removing or reordering records breaks the next
+record's; a record whose hash was removed breaks the chain where it stands.
+
+Records written before the chain existed carry no hash; a log's first hashed
+record may follow them (the chain starts there) and ``compact()`` gives every
+record one. Removing the *newest* records leaves a shorter chain that still
+holds: keep :attr:`Verification.head` somewhere else to notice that too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from typing import Any
+
+import attrs
+
+from ._records import loads
+
+__all__ = ["Verification", "follow", "seal", "unseal", "verify_records"]
+
+#: How a sealed record ends: its hash, as the last member of the object (75 bytes).
+_SEALED = re.compile(rb',"hash":"([0-9a-f]{64})"\}')
+_SEALED_SIZE = 75
+
+
+def _digest(previous: str | None, body: bytes) -> str:
+    return hashlib.sha256((previous or "").encode("ascii") + b"\n" + body).hexdigest()
+
+
+def seal(body: str, previous: str | None) -> tuple[str, str]:
+    """``body`` (a record's JSON object, without a hash) with its hash appended, and that hash."""
+    digest = _digest(previous, body.encode("utf-8", "surrogatepass"))
+    return f'{body[:-1]},"hash":"{digest}"}}', digest
+
+
+def unseal(raw: str | bytes) -> tuple[bytes, str | None]:
+    """A stored record as the bytes its hash covers, and the hash (None for an unsealed record)."""
+    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    match = _SEALED.fullmatch(data, max(0, len(data) - _SEALED_SIZE))  # the end only, in O(1)
+    if match is None:
+        return data, None
+    return data[: match.start()] + b"}", match.group(1).decode("ascii")
+
+
+def follow(raw: str | bytes, previous: str | None) -> tuple[str | None, str | None]:
+    """This record's hash and, when the chain breaks here, why (else None).
+
+    ``previous`` is the hash of the record before it (None: there is none, or it
+    has no hash, so the chain may start here).
+    """
+    body, digest = unseal(raw)
+    if digest is None:
+        return None, None if previous is None else "its hash is missing (the record before it has one)"
+    if digest != _digest(previous, body):
+        return digest, "its hash does not match its contents and the record before it"
+    return digest, None
+
+
+@attrs.frozen
+class Verification:
+    """What :meth:`Session.verify` found: ``ok``, or the first ``version`` whose record was
+    altered, removed or reordered, and ``reason``.
+
+    ``records`` counts the records read, ``chained`` those carrying a hash; ``head`` is
+    the newest record's hash (keep it elsewhere to notice the newest records removed).
+    """
+
+    ok: bool
+    records: int
+    chained: int
+    head: str | None = None
+    version: int | None = None
+    reason: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The result as JSON data."""
+        return attrs.asdict(self)
+
+    def __str__(self) -> str:
+        if self.ok:
+            chain = f"{self.chained} of them chained" if self.chained != self.records else "all chained"
+            return f"{self.records} records verified ({chain})"
+        return f"version {self.version}: {self.reason}"
+
+
+def verify_records(rows: Iterable[tuple[object, str | bytes]]) -> Verification:
+    """Walk ``(stored version or None, record)`` pairs in stored order; the first break, if any."""
+    previous: str | None = None
+    records = chained = 0
+    for expected, (stored, raw) in enumerate(rows, start=1):
+        records += 1
+        problem = _problem(expected, stored, raw)
+        digest = None
+        if problem is None:
+            digest, problem = follow(raw, previous)
+        if problem is not None:
+            return Verification(False, records, chained, previous, expected, problem)
+        chained += digest is not None
+        previous = digest
+    return Verification(True, records, chained, previous)
+
+
+def _problem(expected: int, stored: object, raw: str | bytes) -> str | None:
+    """Why the record stored at ``expected`` cannot be the event of that version, if it cannot."""
+    try:
+        data = loads(raw)
+    except ValueError as error:
+        return f"the record is not JSON ({error})"
+    version = data.get("version") if isinstance(data, dict) else None
+    if version != expected or (stored is not None and stored != expected):
+        found = version if version != expected else stored
+        return f"the record of version {expected} is missing or out of place (found {found!r})"
+    return None

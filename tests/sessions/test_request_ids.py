@@ -1,0 +1,256 @@
+"""Exactly-once writes: a call made again with its request id is answered from the log."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import phasetodo
+from phasetodo.cli import main
+from phasetodo.errors import InvalidOption, RequestIdReused
+from phasetodo.stores._requests import WINDOW
+
+INIT = {"ops": [{"op": "init", "list": [{"phase": "Fix", "items": ["Find it", "Patch it"]}]}]}
+DONE = {"ops": [{"op": "done", "task": "Find it"}]}
+
+
+def _reopen(store: phasetodo.Store, tmp_path: Path) -> phasetodo.Store:
+    """Another store object on the same place (what another process would open)."""
+    if isinstance(store, phasetodo.JsonlStore):
+        return phasetodo.JsonlStore(store.directory)
+    if isinstance(store, phasetodo.SqliteStore):
+        return phasetodo.SqliteStore(store.path)
+    if isinstance(store, phasetodo.PostgresStore):
+        return phasetodo.PostgresStore(store.dsn)
+    return store
+
+
+@pytest.fixture(params=["jsonl", "sqlite", "memory", "postgres"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[phasetodo.Store]:
+    """Each store kind, fresh (PostgreSQL on a real server)."""
+    made: phasetodo.Store
+    if request.param == "postgres":
+        yield request.getfixturevalue("postgres_store")
+        return
+    if request.param == "jsonl":
+        made = phasetodo.JsonlStore(tmp_path / "logs", fsync=False)
+    elif request.param == "sqlite":
+        made = phasetodo.SqliteStore(tmp_path / "s.db")
+    else:
+        made = phasetodo.MemoryStore()
+    yield made
+    made.close()
+
+
+class TestRetries:
+    def test_a_retry_returns_the_first_result_and_appends_nothing(self, store: phasetodo.Store) -> None:
+        """The same id and params: the same text and details, and the log stays at one event."""
+        with phasetodo.Session.open("s", store) as session:
+            first = session.todo_write(INIT, request_id="call-1")
+            again = session.todo_write(INIT, request_id="call-1")
+            assert again == first
+            assert session.version == 1
+
+    def test_a_retry_after_other_writes_returns_the_first_result(
+        self, store: phasetodo.Store, tmp_path: Path
+    ) -> None:
+        """Later writes do not change what a retry answers: the list as that call left it."""
+        with phasetodo.Session.open("s", store) as session:
+            first = session.todo_write(INIT, request_id="call-1")
+            session.todo_write(DONE, request_id="call-2")
+            other = _reopen(store, tmp_path)
+            with phasetodo.Session.open("s", other) as fresh:  # a new log object: nothing cached
+                assert fresh.todo_write(INIT, request_id="call-1") == first
+                assert fresh.version == 2
+            if other is not store:
+                other.close()
+
+    def test_a_reused_id_with_other_params_is_refused_naming_it(self, store: phasetodo.Store) -> None:
+        """RequestIdReused names the id and the version that holds it; nothing is appended."""
+        with phasetodo.Session.open("s", store) as session:
+            session.todo_write(INIT, request_id="call-1")
+            with pytest.raises(RequestIdReused, match=r"'call-1'.*version 1") as caught:
+                session.todo_write(DONE, request_id="call-1")
+            assert (caught.value.request_id, caught.value.version) == ("call-1", 1)
+            assert session.version == 1
+
+    def test_a_retry_wins_over_an_old_expected_version(self, store: phasetodo.Store) -> None:
+        """A retry of a call made with expected_version answers, though the log has moved on."""
+        with phasetodo.Session.open("s", store) as session:
+            first = session.todo_write(INIT, request_id="call-1", expected_version=0)
+            assert session.todo_write(INIT, request_id="call-1", expected_version=0) == first
+
+    def test_calls_without_an_id_are_made_each_time(self, store: phasetodo.Store) -> None:
+        """No request id: each call appends, as before."""
+        with phasetodo.Session.open("s", store) as session:
+            session.todo_write(INIT)
+            session.todo_write(INIT)
+            assert session.version == 2
+
+    def test_a_refused_call_is_not_remembered(self, store: phasetodo.Store) -> None:
+        """A strict call that fails appends nothing, so its id stays free for the fixed call."""
+        with phasetodo.Session.open("s", store, profile="strict") as session:
+            refused = session.todo_write({"ops": [{"op": "done", "task": "nothing"}]}, request_id="r")
+            assert refused.get("isError") is True
+            assert session.version == 0
+            session.todo_write(INIT, request_id="r")
+            assert session.version == 1
+
+    @pytest.mark.parametrize("bad", ["", "x" * 201, 7])
+    def test_a_bad_request_id_is_refused_naming_the_field(self, bad: Any) -> None:
+        """request_id must be a string of 1 to 200 characters."""
+        with (
+            phasetodo.Session.open("s", phasetodo.MemoryStore()) as session,
+            pytest.raises((InvalidOption, TypeError), match="request_id"),
+        ):
+            session.todo_write(INIT, request_id=bad)
+
+    def test_the_record_keeps_the_id_and_not_the_list_twice(self, tmp_path: Path) -> None:
+        """A JSONL record holds the id, the params' digest and the reply without a second copy of the list."""
+        store = phasetodo.JsonlStore(tmp_path, fsync=False)
+        with phasetodo.Session.open("s", store) as session:
+            session.todo_write(INIT, request_id="call-1")
+        record = json.loads((tmp_path / "s.jsonl").read_text().splitlines()[1])
+        assert record["request"]["id"] == "call-1"
+        assert record["request"]["reply"]["details"]["phases"] is None
+        assert len(record["request"]["params"]) == 64
+
+
+class TestOtherProcesses:
+    @pytest.mark.slow
+    @pytest.mark.parametrize("kind", ["jsonl", "sqlite", "postgres"])
+    def test_a_retry_from_another_process_is_answered_from_the_log(
+        self, kind: str, tmp_path: Path, request: pytest.FixtureRequest
+    ) -> None:
+        """A child process retries the call: same result, and the log holds one event."""
+        if kind == "postgres":
+            spec = request.getfixturevalue("postgres_store").dsn
+        elif kind == "jsonl":
+            spec = f"jsonl:{tmp_path / 'logs'}"
+        else:
+            spec = f"sqlite:{tmp_path / 's.db'}"
+        store = phasetodo.stores.store_from_url(spec)
+        with phasetodo.Session.open("s", store) as session:
+            first = session.todo_write(INIT, request_id="call-1")
+        store.close()
+        code = (
+            "import json, sys, phasetodo\n"
+            "store = phasetodo.stores.store_from_url(sys.argv[1])\n"
+            "s = phasetodo.Session.open('s', store)\n"
+            "print(json.dumps([s.todo_write(json.loads(sys.argv[2]), request_id='call-1'), s.version]))\n"
+        )
+        child = subprocess.run(
+            [sys.executable, "-c", code, spec, json.dumps(INIT)],
+            capture_output=True, text=True, timeout=120, check=True,
+        )
+        again, version = json.loads(child.stdout)
+        assert again == json.loads(json.dumps(first))
+        assert version == 1
+
+
+class TestWindow:
+    @pytest.mark.slow
+    @pytest.mark.parametrize("kind", ["jsonl", "sqlite", "memory"])
+    def test_an_id_is_remembered_for_the_last_10000_events(self, kind: str, tmp_path: Path) -> None:
+        """The oldest of the last WINDOW events is still answered by its id, by a fresh log object too."""
+        store: phasetodo.Store
+        if kind == "jsonl":
+            store = phasetodo.JsonlStore(tmp_path, fsync=False)
+        elif kind == "sqlite":
+            store = phasetodo.SqliteStore(tmp_path / "s.db")
+        else:
+            store = phasetodo.MemoryStore()
+        with phasetodo.Session.open("s", store, limits=None) as session:
+            first = session.todo_write(INIT, request_id="old")
+            log = store.open("s")
+            with log.lock():
+                latest = log.latest()
+                assert latest is not None
+                for version in range(2, WINDOW + 1):  # its event is the oldest of the last WINDOW
+                    log.append(phasetodo.stores.Event(version, "clear", float(version), latest.phases))
+            log.close()
+            assert session.version == WINDOW
+        again = _reopen(store, tmp_path)
+        with phasetodo.Session.open("s", again) as fresh:
+            assert fresh.todo_write(INIT, request_id="old") == first
+            assert fresh.version == WINDOW
+
+
+class TestCommand:
+    def test_apply_with_a_request_id_is_made_once(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """``apply --request-id`` twice prints the same result and leaves one event; reuse exits 2."""
+        argv = ["--store", str(tmp_path), "--session", "s", "apply", json.dumps(INIT), "--request-id", "r1"]
+        assert main([*argv, "--json"]) == 0
+        first = capsys.readouterr().out
+        assert main([*argv, "--json"]) == 0
+        assert capsys.readouterr().out == first
+        with phasetodo.Session.open("s", phasetodo.JsonlStore(tmp_path)) as session:
+            assert session.version == 1
+        reused = ["--store", str(tmp_path), "--session", "s", "apply", json.dumps(DONE), "--request-id", "r1"]
+        assert main(reused) == 2
+        assert "request_id 'r1'" in capsys.readouterr().err
+
+
+class TestOlderTables:
+    @pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+    def test_tables_without_the_new_columns_read_and_gain_them(
+        self, kind: str, tmp_path: Path, request: pytest.FixtureRequest
+    ) -> None:
+        """A database from before request ids and hashes (no such columns, bodies without a hash)
+        opens, reads, takes a write with a request id and verifies."""
+        import re
+        import sqlite3
+
+        store: phasetodo.Store
+        if kind == "sqlite":
+            store = phasetodo.SqliteStore(tmp_path / "s.db")
+        else:
+            store = request.getfixturevalue("postgres_store")
+        with phasetodo.Session.open("s", store) as session:
+            first = session.todo_write(INIT)
+        store.close()
+        table = "events" if kind == "sqlite" else "phasetodo_events"
+        statements = [
+            f"DROP INDEX {'events_requests' if kind == 'sqlite' else 'phasetodo_requests'}",
+            f"ALTER TABLE {table} DROP COLUMN request",
+            f"ALTER TABLE {table} DROP COLUMN hash",
+        ]
+        if kind == "sqlite":
+            conn = sqlite3.connect(tmp_path / "s.db")
+            (body,) = conn.execute("SELECT body FROM events").fetchone()
+            conn.execute("UPDATE events SET body = ?", (re.sub(r',"hash":"[0-9a-f]{64}"\}$', "}", body),))
+            for statement in statements:
+                conn.execute(statement)
+            conn.commit()
+            conn.close()
+            store = phasetodo.SqliteStore(tmp_path / "s.db")
+        else:
+            import psycopg
+
+            dsn = store.dsn  # type: ignore[attr-defined]
+            with psycopg.connect(dsn, autocommit=True) as pg:
+                (body,) = pg.execute("SELECT body FROM phasetodo_events").fetchone()  # type: ignore[misc]
+                pg.execute(
+                    "UPDATE phasetodo_events SET body = %s",
+                    (re.sub(r',"hash":"[0-9a-f]{64}"\}$', "}", body),),
+                )
+                for statement in statements:
+                    pg.execute(statement)  # type: ignore[arg-type]
+            store = phasetodo.PostgresStore(dsn)
+        with phasetodo.Session.open("s", store) as session:
+            assert session.version == 1
+            assert session.phases == tuple(phasetodo.load_phases(first["details"]["phases"]))
+            done = session.todo_write(DONE, request_id="new")
+            assert session.todo_write(DONE, request_id="new") == done
+            assert session.version == 2
+            found = session.verify()
+            assert (found.ok, found.records, found.chained) == (True, 2, 1)
+        store.close()
