@@ -190,7 +190,7 @@ class TestPlanLines:
         assert format_team_summary(phases, None) == (
             'Ready (2): "stale" (Odd), "w" (Odd)\n'
             "Blocked (1):\n"
-            '  ⊘ "multi\nline" (Odd) — r [w1]\n'
+            '  ⊘ "multi line" (Odd) — r [w1]\n'  # the lists show a task on one line
             "Plan (0/4 closed):\n"
             "  Odd:\n"
             "    ⊘ multi\nline [w1] — blocked: r (+1 note)\n"
