@@ -645,6 +645,9 @@ class JsonlLog(CachedLog):
                 return None
             if self._requests is None:
                 self._requests = self._index_requests()
+            if len(self._requests) > 2 * WINDOW:  # keep the index bounded: the newest WINDOW events'
+                oldest = self._latest_version() - WINDOW
+                self._requests = {rid: v for rid, v in self._requests.items() if v > oldest}
             version = self._requests.get(request_id)
         if version is None:
             return None
