@@ -90,7 +90,9 @@ def _mine(result: dict[str, Any], agent: str) -> str | None:
 
 
 def _open_left(result: dict[str, Any]) -> bool:
-    return any(t["status"] in ("pending", "in_progress") for p in result["details"]["phases"] for t in p["tasks"])
+    return any(
+        t["status"] in ("pending", "in_progress") for p in result["details"]["phases"] for t in p["tasks"]
+    )
 
 
 def agent_main(spec: str, agent: str, lease: float, work: float, out: Path) -> None:
@@ -104,7 +106,16 @@ def agent_main(spec: str, agent: str, lease: float, work: float, out: Path) -> N
         def write(ops: list[dict[str, Any]], what: str) -> dict[str, Any]:
             start = time.perf_counter()
             result = session.todo_write({"ops": ops})
-            log.write(json.dumps({"what": what, "ms": (time.perf_counter() - start) * 1e3, "text": result["content"][0]["text"][:200]}) + "\n")
+            log.write(
+                json.dumps(
+                    {
+                        "what": what,
+                        "ms": (time.perf_counter() - start) * 1e3,
+                        "text": result["content"][0]["text"][:200],
+                    }
+                )
+                + "\n"
+            )
             log.flush()
             return result
 
@@ -146,11 +157,37 @@ def run_fleet(
     claims = sum(1 for entries in logs for e in entries if e["what"] == "claimed")
     fenced = sum(1 for entries in logs for e in entries if e["what"] == "fenced")
     completed, twice, reclaimed = _audit(spec)
-    return FleetRun(spec.split(":")[0], agents, tasks, killed, seconds, claims, latencies, completed, twice, reclaimed, fenced)
+    return FleetRun(
+        spec.split(":")[0],
+        agents,
+        tasks,
+        killed,
+        seconds,
+        claims,
+        latencies,
+        completed,
+        twice,
+        reclaimed,
+        fenced,
+    )
 
 
 def _spawn(spec: str, agent: str, lease: float, work: float, out: Path) -> subprocess.Popen[bytes]:
-    argv = [sys.executable, "-m", "benchmarks.fleet", "--agent", agent, "--spec", spec, "--lease", str(lease), "--work", str(work), "--out", str(out)]
+    argv = [
+        sys.executable,
+        "-m",
+        "benchmarks.fleet",
+        "--agent",
+        agent,
+        "--spec",
+        spec,
+        "--lease",
+        str(lease),
+        "--work",
+        str(work),
+        "--out",
+        str(out),
+    ]
     root = Path(__file__).resolve().parent.parent
     return subprocess.Popen(argv, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
@@ -248,8 +285,18 @@ def main(argv: Sequence[str] | None = None) -> None:
         agent_main(args.spec, args.agent, args.lease, args.work, Path(args.out))
         return
     with tempfile.TemporaryDirectory() as tmp, _store_spec(args.store, Path(tmp), args.dsn) as spec:
-        run = run_fleet(spec, agents=args.agents, tasks=args.tasks, kill=args.kill, lease=args.lease, work=args.work, folder=Path(tmp))
-    print("store     agents  tasks killed  seconds  claims/s  p50 ms  p99 ms  completed  twice reclaimed fenced")
+        run = run_fleet(
+            spec,
+            agents=args.agents,
+            tasks=args.tasks,
+            kill=args.kill,
+            lease=args.lease,
+            work=args.work,
+            folder=Path(tmp),
+        )
+    print(
+        "store     agents  tasks killed  seconds  claims/s  p50 ms  p99 ms  completed  twice reclaimed fenced"
+    )
     print(_table(run))
     if run.completed != run.tasks or run.completed_twice:
         print(f"FAILED: {run.completed} of {run.tasks} completed, {run.completed_twice} completed twice")
