@@ -55,6 +55,7 @@ MODULES = (
     "phasetodo.integrations.wholelist",
     "phasetodo.integrations.claude_tasks",
     "phasetodo.integrations.acp",
+    "phasetodo.integrations.beads",
 )
 
 #: Public modules left out of the reference: the applications, documented as guides.
