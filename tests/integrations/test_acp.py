@@ -357,15 +357,19 @@ class ScriptedAgent:
         watcher = phasetodo.Session.open("plan", store=store, profile="team")
         agents = {a: phasetodo.Session.open("plan", store=store, profile="team", agent=a)
                   for a in ("lead", "w1", "w2")}
-        seen, caught_up = [0], asyncio.Event()
+        seen, caught_up, started = [0], asyncio.Event(), asyncio.Event()
         target = [None]
 
         def sent(version):
             seen[0] = version
+            started.set()
             if target[0] is not None and version >= target[0]:
                 caught_up.set()
 
         stream = asyncio.create_task(stream_plan(watcher, self.conn, session_id, plan_id=PLAN_ID, sent=sent))
+        # the empty plan goes first: write only once the stream has sent it, or the first
+        # write could land before the stream reads where it starts, and be its first update
+        await asyncio.wait_for(started.wait(), 20)
         for agent, params in WRITES:
             await asyncio.to_thread(agents[agent].todo_write, params)
         target[0] = watcher.version
