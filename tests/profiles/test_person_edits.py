@@ -102,7 +102,9 @@ class TestSameEverywhere:
         body = {"action": "status", "phase": 0, "task": 1, "status": "in_progress", "agent": "w2"}
         assert _board(by_board, body) == 200
         assert _phases(by_command) == _phases(by_board)
-        assert _phases(by_board)[0]["tasks"][1] == {"content": "y", "status": "in_progress", "owner": "w2"}
+        assert _phases(by_board)[0]["tasks"][1] == {
+            "content": "y", "status": "in_progress", "owner": "w2", "id": "t2"
+        }
 
 
 class TestLibrary:
