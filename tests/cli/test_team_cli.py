@@ -35,16 +35,16 @@ class TestReady:
         """ready names the ready tasks and what waits for what."""
         out = team.ok("ready")
         assert out.splitlines() == [
-            'Ready (2): "Parser" (Build), "Docs" (Build)',
+            'Ready (2): t1 "Parser" (Build), t3 "Docs" (Build)',
             "Waiting (1):",
-            '  "Tests" (Build) after "Parser"',
+            '  t2 "Tests" (Build) after "Parser"',
         ]
 
     def test_json(self, team: Cli) -> None:
         """ready --json gives the ready tasks with their phases."""
         assert json.loads(team.ok("ready", "--json")) == [
-            {"phase": "Build", "task": "Parser"},
-            {"phase": "Build", "task": "Docs"},
+            {"phase": "Build", "task": "Parser", "id": "t1"},
+            {"phase": "Build", "task": "Docs", "id": "t3"},
         ]
 
 
@@ -52,11 +52,11 @@ class TestAgent:
     def test_start_claims_as_the_agent(self, team: Cli) -> None:
         """start --agent with no target claims the next ready task for that agent."""
         out = team.ok("start", "--agent", "w1")
-        assert out.startswith('You (w1) are on "Parser" (Build).')
+        assert out.startswith('You (w1) are on t1 "Parser" (Build).')
         taken = team.run("start", "--agent", "w2", "Parser")
         assert taken.returncode == 1
         assert 'Task "Parser" is in progress for agent "w1"' in taken.stdout
-        assert team.ok("ready", "--agent", "w1").startswith('You (w1) are on "Parser" (Build).')
+        assert team.ok("ready", "--agent", "w1").startswith('You (w1) are on t1 "Parser" (Build).')
 
     def test_person_edits_follow_the_team_rules(self, team: Cli) -> None:
         """A person's done on a team plan claims nothing; a person's start is refused."""
@@ -84,6 +84,7 @@ class TestMarkdown:
         text = (tmp_path / "plan.md").read_text(encoding="utf-8")
         assert "  @owner w1\n" in text
         assert "  @after Parser\n" in text
+        assert "  @id t1\n" in text
         team.ok("import", "plan.md")
         assert team.phases() == before
 
@@ -114,3 +115,19 @@ class TestBeads:
         assert done.returncode == 0, done.stderr
         assert "issue 'x' is deleted (tombstone): not imported" in done.stderr
         assert "Kept" in team.ok("--session", "other", "show")
+
+
+class TestLease:
+    def test_lease_gives_the_claim_a_deadline(self, team: Cli) -> None:
+        """start --agent NAME --lease SECONDS claims with a lease that the plan records."""
+        team.ok("start", "--agent", "w1", "--lease", "30")
+        task = team.phases()[0]["tasks"][0]
+        assert task["owner"] == "w1"
+        assert task["lease"]["epoch"] == 1
+        assert task["lease"]["until"] > 0
+
+    def test_a_bad_lease_is_refused(self, team: Cli) -> None:
+        """--lease takes a positive number of seconds."""
+        refused = team.run("start", "--agent", "w1", "--lease", "-3")
+        assert refused.returncode == 2
+        assert "--lease" in refused.stderr

@@ -71,8 +71,8 @@ class TestTwoServers:
                 assert mine.structured_content["task"] == "Lexer"
 
                 seen = _text(await one.call_tool("todo_read", {}))
-                assert seen.startswith('You (w1) are on "Parser" (Build).')
-                assert '  w2 → "Lexer" (Build)' in seen
+                assert seen.startswith('You (w1) are on t1 "Parser" (Build).')
+                assert '  w2 → t2 "Lexer" (Build)' in seen
 
                 refused = await two.call_tool("todo_write", {"ops": [{"op": "done", "task": "Parser"}]})
                 assert refused.is_error is True  # w1 holds it and w2 is not the lead

@@ -164,8 +164,9 @@ def _task_row(task: Task) -> _Row:
     ]
     if task.notes:
         pieces.append((superscript(len(task.notes)), _STYLE["sup"]))
-    if task.has_team_fields:
-        pieces.append((visible(f"  {' · '.join(team_marks(task))}"), _STYLE["team"]))
+    marks = team_marks(task) if task.has_team_fields else []
+    if marks:  # an id or a lease alone shows nothing here
+        pieces.append((visible(f"  {' · '.join(marks)}"), _STYLE["team"]))
     children: tuple[tuple[Line, ...], ...] = ()
     if task.status is Status.IN_PROGRESS:
         children = tuple(
@@ -272,8 +273,9 @@ def _html_task(task: Task) -> str:
     if task.notes:
         count = len(task.notes)
         out.append(f'<sup title="{count} note{"" if count == 1 else "s"}">{count}</sup>')
-    if task.has_team_fields:
-        marks = " · ".join(_html_text(m) for m in team_marks(task))
+    shown = team_marks(task) if task.has_team_fields else []
+    if shown:
+        marks = " · ".join(_html_text(m) for m in shown)
         out.append(f' <span class="phasetodo-team" style="opacity:.7">{marks}</span>')
     if task.status is Status.IN_PROGRESS and task.notes:
         notes = "".join(
@@ -351,8 +353,9 @@ def render_markdown(phases: Iterable[Phase | Mapping[str, Any]], *, title: str |
             elif task.status is Status.IN_PROGRESS:
                 text = f"**{text}**"
             sup = f"<sup>{len(task.notes)}</sup>" if task.notes else ""
-            if task.has_team_fields:
-                sup += " · ".join(["", *(f"*{_md_text(m)}*" for m in team_marks(task))])
+            shown = team_marks(task) if task.has_team_fields else []
+            if shown:
+                sup += " · ".join(["", *(f"*{_md_text(m)}*" for m in shown)])
             out.append(f"- {CHECKBOX[task.status]} {text}{sup}")
             if task.status is Status.IN_PROGRESS:
                 for index, note in enumerate(task.notes):

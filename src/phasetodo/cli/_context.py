@@ -160,7 +160,8 @@ def _opened(store: Store, sid: str, spec: str, args: argparse.Namespace) -> Iter
                 lease=getattr(args, "lease", None),
             )
         else:
-            session = Session.open(sid, store=store, resume="keep")
+            # a team plan's verbs write with profile="team" per call: the lease goes with them
+            session = Session.open(sid, store=store, resume="keep", lease=getattr(args, "lease", None))
     except (PhasetodoError, OSError, sqlite3.Error) as error:
         usage(f"--store {spec}: cannot open session {sid!r}: {error}")
     try:
