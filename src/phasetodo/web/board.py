@@ -238,11 +238,13 @@ class Board:
             latest = self._latest(entry)
             owner = entry.log.owner
             agents = self._agents(entry, latest)
+            team = self._is_team(entry, latest)
         phases = phasetodo.dump_phases(latest.phases) if latest is not None else []
         return {
             "id": session_id,
             "owner": owner,
             "agents": agents,
+            "team": team,
             "read_only": self.read_only,
             "phases": phases,
             "counts": _counts(phases),
@@ -329,8 +331,8 @@ class Board:
             raise ValueError("expected_version: must be the version the page showed (an integer >= 0)")
         action = body.get("action")
         make = _ACTIONS.get(action) if isinstance(action, str) else None
-        if make is None and action != "status":
-            raise ValueError(f"action: must be one of {', '.join(['status', *_ACTIONS])}")
+        if make is None and action not in ("status", "unblock"):
+            raise ValueError(f"action: must be one of {', '.join(['status', 'unblock', *_ACTIONS])}")
         with self._use(session_id) as entry:  # unknown ids fail here: Session.open would create them
             profile = "team" if self._is_team(entry, self._latest(entry)) else "parity"
             session = phasetodo.Session.open(
@@ -341,6 +343,9 @@ class Board:
                 raise phasetodo.VersionConflict(session_id, expected, session.version)
             if action == "status":  # a person's status change: the same path as the command's
                 changed = _person_status(session, profile == "team", body)
+                return {"changed": changed, "plan": self.plan(session_id)}
+            if action == "unblock":  # the team engine's own op, as ``phasetodo unblock`` runs it
+                changed = _person_unblock(session, profile == "team", body)
                 return {"changed": changed, "plan": self.plan(session_id)}
             current = phasetodo.dump_phases(session.phases)
             assert make is not None
@@ -381,6 +386,20 @@ def _person_status(session: phasetodo.Session, team: bool, body: Mapping[str, An
         outcome = person.apply_edit(session, ops, source="board", team=team, agent=agent)
     if outcome.errors and not outcome.changed:
         raise ValueError("status: " + "; ".join(outcome.errors))
+    return outcome.changed
+
+
+def _person_unblock(session: phasetodo.Session, team: bool, body: Mapping[str, Any]) -> bool:
+    """Unblock the task the page showed at ``phase``/``task`` with the team profile's ``unblock``
+    op through :mod:`phasetodo.person` (the command's path); whether a ``user_edit`` was recorded."""
+    if not team:
+        raise ValueError("action: unblock is for team plans (blocked tasks belong to them)")
+    current = phasetodo.dump_phases(session.phases)
+    found = edits.task_at(current, body.get("phase"), body.get("task"), body.get("content"))
+    ops = [{"op": "unblock", "task": found["content"]}]
+    outcome = person.apply_edit(session, ops, source="board", team=True)
+    if outcome.errors and not outcome.changed:
+        raise ValueError("unblock: " + "; ".join(outcome.errors))
     return outcome.changed
 
 
