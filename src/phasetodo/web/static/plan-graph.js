@@ -112,7 +112,7 @@ function edge(from, to, critical) {
 function arrows() {
   const defs = svg("defs", {});
   for (const id of ["arrow", "arrow-critical"]) {
-    const marker = svg("marker", { id, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" });
+    const marker = svg("marker", { id, viewBox: "0 0 10 10", refX: 9, refY: 5, markerUnits: "userSpaceOnUse", markerWidth: 9, markerHeight: 9, orient: "auto" });
     marker.append(svg("path", { d: "M0 0 L10 5 L0 10 Z", class: id }));
     defs.append(marker);
   }

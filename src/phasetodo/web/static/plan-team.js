@@ -13,10 +13,11 @@ import { isReady, lanes, waitsFor } from "./team.js";
 
 const LIMIT = 200;
 
-function taskLine(task) {
+// A task's text and, in a lane (where no task row adds them), its id.
+function taskLine(task, withId = false) {
   return [
     h("span", { class: "content" }, task.content),
-    typeof task.id === "string" && task.id ? h("span", { class: "chip task-id", title: "task id" }, task.id) : null,
+    withId && typeof task.id === "string" && task.id ? h("span", { class: "chip task-id", title: "task id" }, task.id) : null,
   ];
 }
 
@@ -39,7 +40,7 @@ function lastDone(ev) {
 function lane(entry) {
   const { agent, task, last } = entry;
   const doing = task
-    ? h("p", { class: "lane-task st-" + task.status }, statusBadge(task.status), taskLine(task), leaseChip(task))
+    ? h("p", { class: "lane-task st-" + task.status }, statusBadge(task.status), taskLine(task, true), leaseChip(task))
     : h("p", { class: "lane-task muted" }, "Not on a task");
   return h("li", { class: "lane", "data-agent": agent }, h("h3", {}, icon("agent"), " ", agent), doing, lastDone(last));
 }
