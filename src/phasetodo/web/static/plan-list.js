@@ -32,7 +32,9 @@ function renameButton(ctx, key, task) {
 }
 
 export function taskActions(ctx, where) {
-  const buttons = statusChoices(where.task, ctx.index()).map((choice) => statusButton(ctx, where, choice));
+  // Only a task that comes after others needs the plan's index (a long plan's costs a while).
+  const index = where.task.after && where.task.after.length ? ctx.index() : null;
+  const buttons = statusChoices(where.task, index).map((choice) => statusButton(ctx, where, choice));
   return h("div", { class: "actions" }, buttons, renameButton(ctx, where.key, where.task));
 }
 

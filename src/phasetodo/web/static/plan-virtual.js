@@ -37,6 +37,7 @@ class VirtualList {
     this.space = h("div", { class: "vlist", "data-rows": rows.length }, this.win);
     this.space.style.height = rows.length * ROW + "px";
     this.shown = null;
+    this.made = new Map(); // row number -> its element, for the rows in the page
   }
 
   // Draw the rows now on screen (after the list is in the page, and on each scroll).
@@ -47,7 +48,11 @@ class VirtualList {
     const end = Math.min(this.rows.length, Math.ceil((top + window.innerHeight) / ROW) + OVERSCAN);
     if (this.shown && this.shown[0] === start && this.shown[1] === end) return;
     this.shown = [start, end];
-    this.win.replaceChildren(...this.rows.slice(start, end).map(this.drawRow));
+    // Rows still on screen keep their elements; only the ones scrolled into view are made.
+    const made = new Map();
+    for (let i = start; i < end; i += 1) made.set(i, this.made.get(i) || this.drawRow(this.rows[i]));
+    this.made = made;
+    this.win.replaceChildren(...made.values());
     this.win.style.transform = `translateY(${start * ROW}px)`;
   }
 }
