@@ -25,7 +25,7 @@ _WRITER = """
 import json, sys
 import phasetodo
 store = phasetodo.JsonlStore(sys.argv[1])
-session = phasetodo.Session.open(sys.argv[2], store, resume="keep", clear_delay=-1)
+session = phasetodo.Session.open(sys.argv[2], store, resume="keep", clear_delay=-1, profile=sys.argv[5])
 session.todo_write(json.loads(sys.argv[3]), agent=sys.argv[4] or None)
 print(session.version)
 session.close()
@@ -34,11 +34,15 @@ store.close()
 
 
 def write_from_another_process(
-    directory: Path, session_id: str, params: dict[str, Any], agent: str | None = None
+    directory: Path,
+    session_id: str,
+    params: dict[str, Any],
+    agent: str | None = None,
+    profile: str = "parity",
 ) -> int:
-    """Make one ``todo_write`` call from a child process; returns the version it wrote."""
+    """Make one ``todo_write`` call (with ``profile``) from a child process; returns the version it wrote."""
     done = subprocess.run(
-        [sys.executable, "-c", _WRITER, str(directory), session_id, json.dumps(params), agent or ""],
+        [sys.executable, "-c", _WRITER, str(directory), session_id, json.dumps(params), agent or "", profile],
         capture_output=True,
         text=True,
         timeout=120,

@@ -90,6 +90,12 @@ class TestPages:
         assert response.text.count("<script") == 1
         assert "Read the test" not in response.text
 
+    def test_the_shell_preloads_every_module(self, client: TestClient) -> None:
+        """board.html names each module main.js imports for preloading, so none waits on another."""
+        shell = client.get("/s/plan").text
+        preloaded = set(re.findall(r'<link rel="modulepreload" href="/static/([\w-]+\.js)">', shell))
+        assert preloaded == set(_modules(client)) - {"main.js"}
+
     def test_responses_carry_a_strict_content_security_policy(self, client: TestClient) -> None:
         """No inline script can run: scripts and styles come only from the board itself."""
         for path in ("/", "/api/sessions", "/static/main.js", "/static/plan-list.js"):
@@ -494,6 +500,46 @@ class TestTeamPlans:
         assert response.status_code == 200, response.text
         assert kinds(store, "crew")[-1] == ("user_edit", "board")
         assert self._unowned_active(latest(store, "crew")) == []
+
+    def test_unblock_runs_the_team_profiles_unblock(
+        self, client: TestClient, store: phasetodo.JsonlStore
+    ) -> None:
+        """Unblock from the board is the team op, as ``phasetodo unblock`` runs it: pending, no reason."""
+        self._crew(store)
+        with phasetodo.Session.open("crew", store, profile="team", agent="lead") as lead:
+            assert not lead.todo_write({"ops": [{"op": "block", "task": "C", "reason": "CI"}]}).get("isError")
+        body = {"expected_version": 3, "action": "unblock", "phase": 0, "task": 2, "content": "C"}
+        response = client.post("/api/sessions/crew/edit", json=body, headers=WRITE)
+        assert response.status_code == 200, response.text
+        assert response.json()["plan"]["team"] is True
+        task = latest(store, "crew")[0].tasks[2]
+        assert (task.status, task.owner, task.reason) == (phasetodo.Status.PENDING, None, None)
+        assert kinds(store, "crew")[-1] == ("user_edit", "board")
+
+    def test_unblock_of_a_task_that_is_not_blocked_changes_nothing(
+        self, client: TestClient, store: phasetodo.JsonlStore
+    ) -> None:
+        """The team engine refuses to unblock a task that is not blocked; nothing is recorded."""
+        self._crew(store)
+        body = {"expected_version": 2, "action": "unblock", "phase": 0, "task": 1, "content": "B"}
+        response = client.post("/api/sessions/crew/edit", json=body, headers=WRITE)
+        assert response.status_code == 400, response.text
+        assert len(kinds(store, "crew")) == 2
+
+    def test_unblock_is_for_team_plans(self, client: TestClient) -> None:
+        """A parity plan has no blocked tasks to unblock: the edit is refused, naming the action."""
+        body = {"expected_version": 2, "action": "unblock", "phase": 0, "task": 0, "content": "Read the test"}
+        response = _edit(client, body)
+        assert response.status_code == 400
+        assert "unblock is for team plans" in response.json()["message"]
+
+    def test_the_plan_says_whether_it_is_a_team_plan(
+        self, client: TestClient, store: phasetodo.JsonlStore
+    ) -> None:
+        """``team`` in a plan's JSON tells the page to offer the team view's parts."""
+        self._crew(store)
+        assert client.get("/api/sessions/crew").json()["team"] is True
+        assert client.get("/api/sessions/plan").json()["team"] is False
 
     def test_a_plan_with_no_team_writes_keeps_the_reference_rules(
         self, client: TestClient, store: phasetodo.JsonlStore

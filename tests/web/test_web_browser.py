@@ -22,66 +22,7 @@ import phasetodo
 import phasetodo.web
 
 from ..web_support import TOKEN, init, kinds, latest, running_board, write_from_another_process
-
-CHROMIUM = Path("/usr/bin/chromium")
-#: The board's static files as the package ships them.
-STATIC = Path(phasetodo.web.__file__).parent / "static"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-XSS = "<img src=x onerror=alert(1)>"
-DONE_READ = {"ops": [{"op": "done", "task": "Read the test"}]}
-#: How long a browser-side wait may take before the test fails (a bound, not a measurement).
-WAIT_MS = 15_000
-
-
-def _unavailable() -> str | None:
-    if not CHROMIUM.exists():
-        return f"{CHROMIUM} is missing (apt-get install -y chromium)"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "the playwright package is missing (pip install -e '.[test]')"
-    return None
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """One headless Chromium for the module; never downloaded, never skipped in CI."""
-    why = _unavailable()
-    if why is not None:
-        if os.environ.get("CI"):
-            pytest.fail(f"browser tests cannot run in CI: {why}")
-        pytest.skip(f"browser tests skipped outside CI: {why}")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as play:
-        chromium = play.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    """A fresh page (own storage) that records every dialog; a script error fails the test."""
-    context = browser.new_context(viewport={"width": 1200, "height": 800})
-    context.set_default_timeout(WAIT_MS)
-    page = context.new_page()
-    page.dialogs = []
-    page.errors = []
-    page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
-    page.on("pageerror", lambda error: page.errors.append(str(error)))
-    yield page
-    context.close()
-    assert page.errors == [], "the page's script failed"
+from .chromium import DONE_READ, STATIC, XSS
 
 
 @pytest.fixture

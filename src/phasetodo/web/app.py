@@ -277,7 +277,11 @@ def create_app(
 
     async def plan(request: Request) -> Response:
         sid = request.path_params["sid"]
-        return await guarded(lambda: board.plan(sid))
+        try:
+            _, text = await _run(lambda: board.plan_text(sid))
+        except LookupError as error:
+            return _error(404, "not_found", str(error))
+        return Response(text, media_type="application/json")
 
     async def markdown(request: Request) -> Response:
         sid = request.path_params["sid"]
@@ -341,9 +345,8 @@ def create_app(
                         continue
                     if version <= shown:  # a burst's older event: the plan sent already holds it
                         continue
-                    plan = await _run(lambda: board.plan(sid))
-                    shown = plan["version"]
-                    yield f"event: plan\ndata: {json.dumps(plan, separators=(',', ':'))}\n\n"
+                    shown, text = await _run(lambda: board.plan_text(sid))
+                    yield f"event: plan\ndata: {text}\n\n"
             except OSError as error:  # out of file handles: end the feed, the page reconnects
                 if error.errno not in (errno.EMFILE, errno.ENFILE):
                     raise
@@ -400,6 +403,9 @@ def create_app(
         Route("/", page),
         Route("/s/{sid}", page),
         Route("/s/{sid}/history", page),
+        Route("/s/{sid}/team", page),
+        Route("/s/{sid}/graph", page),
+        Route("/s/{sid}/activity", page),
         Route("/s/{sid}/v/{version:int}", page),
         Route("/api/sessions", sessions),
         Route("/api/stream", sessions_stream),

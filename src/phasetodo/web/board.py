@@ -9,8 +9,9 @@ unknown.
 
 from __future__ import annotations
 
+import json
 import threading
-from collections import OrderedDict, deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -31,24 +32,40 @@ MAX_PAGE = 100
 
 def _counts(phases: Sequence[Mapping[str, Any]]) -> dict[str, int]:
     counts = dict.fromkeys(edits.STATUSES, 0)
-    tasks = 0
-    for phase in phases:
-        for task in phase.get("tasks", []):
-            tasks += 1
-            status = task.get("status")
-            counts[status] = counts.get(status, 0) + 1
+    found = Counter(task.get("status") for phase in phases for task in phase.get("tasks", []))
+    counts.update(found)
+    tasks = sum(found.values())
     counts["tasks"] = tasks
     counts["open"] = tasks - counts["completed"] - counts["abandoned"]
     return counts
 
 
-def _task_owners(phases: Sequence[Mapping[str, Any]]) -> set[str]:
-    return {
-        task["owner"]
-        for phase in phases
-        for task in phase.get("tasks", [])
-        if isinstance(task.get("owner"), str)
-    }
+#: The keys a dumped task has only on team plans (what ``Task.has_team_fields`` tells).
+_TEAM_KEYS = frozenset(("owner", "reason", "after", "id", "lease"))
+
+
+@attrs.frozen
+class _Facts:
+    """What the board reads off one version's list, once: its task owners, whether a task
+    carries a team's field, and the counts by status."""
+
+    version: int
+    owners: frozenset[str]
+    team_fields: bool
+    counts: Mapping[str, int]
+
+
+def _facts_of(version: int, phases: Sequence[Mapping[str, Any]]) -> _Facts:
+    owners: set[str] = set()
+    team = False
+    for phase in phases:
+        for task in phase.get("tasks", []):
+            if not _TEAM_KEYS.isdisjoint(task):
+                team = True
+                owner = task.get("owner")
+                if isinstance(owner, str):
+                    owners.add(owner)
+    return _Facts(version, frozenset(owners), team, _counts(phases))
 
 
 def _event_head(event: phasetodo.Event | None) -> dict[str, Any]:
@@ -83,6 +100,8 @@ class _Entry:
         self.agents: set[str] = set()
         self.agents_version = 0
         self.team = False  # a write in the log was a team call (its recorded profile)
+        self.facts: _Facts | None = None  # the newest version's owners and team fields
+        self.text: tuple[int, str] | None = None  # the newest plan as JSON, with its version
 
 
 class Board:
@@ -149,7 +168,27 @@ class Board:
             latest = self._latest(entry)
         return latest.version if latest is not None else 0
 
-    def _agents(self, entry: _Entry, latest: phasetodo.Event | None) -> list[str]:
+    @staticmethod
+    def _facts(
+        entry: _Entry, latest: phasetodo.Event | None, phases: Sequence[Mapping[str, Any]] | None = None
+    ) -> _Facts:
+        """The owners and team fields of the newest list (``phases``, its dump, when at hand),
+        read once per version."""
+        version = latest.version if latest is not None else 0
+        with entry.lock:
+            known = entry.facts
+        if known is not None and known.version == version:
+            return known
+        if phases is None:
+            phases = phasetodo.dump_phases(latest.phases) if latest is not None else []
+        facts = _facts_of(version, phases)
+        with entry.lock:
+            entry.facts = facts
+        return facts
+
+    def _agents(
+        self, entry: _Entry, latest: phasetodo.Event | None, phases: Sequence[Mapping[str, Any]] | None = None
+    ) -> list[str]:
         """Every agent named in the log (owner, writers, task owners); rescanned only on change."""
         version = latest.version if latest is not None else 0
         with entry.lock:
@@ -167,26 +206,29 @@ class Board:
                 entry.agents_version = version
             names = set(entry.agents)
         if latest is not None:
-            names |= _task_owners(phasetodo.dump_phases(latest.phases))
+            names |= self._facts(entry, latest, phases).owners
         owner: str | None = entry.log.owner
         names.discard(owner)
         return ([owner] if owner else []) + sorted(names)
 
-    def _is_team(self, entry: _Entry, latest: phasetodo.Event | None) -> bool:
-        """:func:`phasetodo.person.is_team_plan`, with the log's profiles scanned incrementally."""
-        self._agents(entry, latest)  # the same incremental scan notes the profiles
+    def _is_team(
+        self, entry: _Entry, latest: phasetodo.Event | None, phases: Sequence[Mapping[str, Any]] | None = None
+    ) -> bool:
+        """:func:`phasetodo.person.is_team_plan`, with the log's profiles scanned incrementally
+        and the list's team fields read once per version."""
+        self._agents(entry, latest, phases)  # the same incremental scan notes the profiles
         with entry.lock:
             if entry.team:
                 return True
-        return latest is not None and person.is_team_plan(latest.phases)
+        return latest is not None and self._facts(entry, latest, phases).team_fields
 
     def summary(self, session_id: str, *, listed: bool = False) -> dict[str, Any]:
         """One session for the sessions page: progress, agents, last change."""
         with self._use(session_id, listed=listed) as entry:
             latest = self._latest(entry)
-            agents = self._agents(entry, latest)
+            phases = phasetodo.dump_phases(latest.phases) if latest is not None else []
+            agents = self._agents(entry, latest, phases)
             owner = entry.log.owner
-        phases = phasetodo.dump_phases(latest.phases) if latest is not None else []
         active = [
             task["content"]
             for phase in phases
@@ -237,17 +279,35 @@ class Board:
         with self._use(session_id) as entry:
             latest = self._latest(entry)
             owner = entry.log.owner
-            agents = self._agents(entry, latest)
-        phases = phasetodo.dump_phases(latest.phases) if latest is not None else []
+            phases = phasetodo.dump_phases(latest.phases) if latest is not None else []
+            agents = self._agents(entry, latest, phases)
+            team = self._is_team(entry, latest, phases)
+            counts = dict(self._facts(entry, latest, phases).counts)
         return {
             "id": session_id,
             "owner": owner,
             "agents": agents,
+            "team": team,
             "read_only": self.read_only,
             "phases": phases,
-            "counts": _counts(phases),
+            "counts": counts,
             **_event_head(latest),
         }
+
+    def plan_text(self, session_id: str) -> tuple[int, str]:
+        """:meth:`plan` as compact JSON with its version, made once per version (a long plan's
+        JSON takes a while, and every page that follows the plan wants the same text)."""
+        version = self.version(session_id)
+        with self._use(session_id) as entry:
+            cached = entry.text
+        if cached is not None and cached[0] == version:
+            return cached
+        plan = self.plan(session_id)
+        made = (plan["version"], json.dumps(plan, separators=(",", ":")))
+        with self._use(session_id) as entry:
+            if entry.text is None or entry.text[0] < made[0]:
+                entry.text = made
+        return made
 
     def markdown(self, session_id: str) -> dict[str, Any]:
         """The newest list as Markdown, for editing, with the version it shows."""
@@ -329,8 +389,8 @@ class Board:
             raise ValueError("expected_version: must be the version the page showed (an integer >= 0)")
         action = body.get("action")
         make = _ACTIONS.get(action) if isinstance(action, str) else None
-        if make is None and action != "status":
-            raise ValueError(f"action: must be one of {', '.join(['status', *_ACTIONS])}")
+        if make is None and action not in ("status", "unblock"):
+            raise ValueError(f"action: must be one of {', '.join(['status', 'unblock', *_ACTIONS])}")
         with self._use(session_id) as entry:  # unknown ids fail here: Session.open would create them
             profile = "team" if self._is_team(entry, self._latest(entry)) else "parity"
             session = phasetodo.Session.open(
@@ -341,6 +401,9 @@ class Board:
                 raise phasetodo.VersionConflict(session_id, expected, session.version)
             if action == "status":  # a person's status change: the same path as the command's
                 changed = _person_status(session, profile == "team", body)
+                return {"changed": changed, "plan": self.plan(session_id)}
+            if action == "unblock":  # the team engine's own op, as ``phasetodo unblock`` runs it
+                changed = _person_unblock(session, profile == "team", body)
                 return {"changed": changed, "plan": self.plan(session_id)}
             current = phasetodo.dump_phases(session.phases)
             assert make is not None
@@ -381,6 +444,20 @@ def _person_status(session: phasetodo.Session, team: bool, body: Mapping[str, An
         outcome = person.apply_edit(session, ops, source="board", team=team, agent=agent)
     if outcome.errors and not outcome.changed:
         raise ValueError("status: " + "; ".join(outcome.errors))
+    return outcome.changed
+
+
+def _person_unblock(session: phasetodo.Session, team: bool, body: Mapping[str, Any]) -> bool:
+    """Unblock the task the page showed at ``phase``/``task`` with the team profile's ``unblock``
+    op through :mod:`phasetodo.person` (the command's path); whether a ``user_edit`` was recorded."""
+    if not team:
+        raise ValueError("action: unblock is for team plans (blocked tasks belong to them)")
+    current = phasetodo.dump_phases(session.phases)
+    found = edits.task_at(current, body.get("phase"), body.get("task"), body.get("content"))
+    ops = [{"op": "unblock", "task": found["content"]}]
+    outcome = person.apply_edit(session, ops, source="board", team=True)
+    if outcome.errors and not outcome.changed:
+        raise ValueError("unblock: " + "; ".join(outcome.errors))
     return outcome.changed
 
 

@@ -8,7 +8,8 @@ import { kindName, plural, statusLabel } from "./pieces.js";
 
 const FIRST = 200; // the newest events shown at first; the rest on request
 
-function diffLines(diff) {
+// What one event changed, as [class, text] lines (class: add, del or chg).
+export function diffLines(diff) {
   const lines = [];
   for (const name of diff.phases_added) lines.push(["add", `+ phase “${name}”`]);
   for (const name of diff.phases_removed) lines.push(["del", `− phase “${name}”`]);

@@ -1,12 +1,14 @@
 // Pieces every page shows: status words and icons, progress bars, task rows, agent chips.
 import { h } from "./dom.js";
+import { icon } from "./icons.js";
+import { leaseState } from "./team.js";
 
 const STATUS = {
-  pending: { icon: "○", label: "pending" },
-  in_progress: { icon: "▶", label: "in progress" },
-  completed: { icon: "✓", label: "done" },
-  abandoned: { icon: "✕", label: "dropped" },
-  blocked: { icon: "⏸", label: "blocked" },
+  pending: { label: "pending" },
+  in_progress: { label: "in progress" },
+  completed: { label: "done" },
+  abandoned: { label: "dropped" },
+  blocked: { label: "blocked" },
 };
 const KINDS = { write: "agent write", user_edit: "person's edit", clear: "auto-clear" };
 
@@ -59,15 +61,33 @@ export function phaseProgress(phase, c) {
   return [h("span", { class: "phase-count" }, `${finished(c)} / ${c.tasks}`), bar(c, `Progress of ${phase.name}`)];
 }
 
-function statusBadge(status) {
-  const known = STATUS[status] || { icon: "?", label: String(status) };
-  return [h("span", { class: "st-icon", "aria-hidden": "true" }, known.icon), h("span", { class: "sr-only" }, known.label + ": ")];
+// A status's icon (SVG, so no font is needed) and, for screen readers, its word.
+export function statusBadge(status) {
+  const label = STATUS[status] ? STATUS[status].label : String(status);
+  return [h("span", { class: "st-icon", "aria-hidden": "true" }, icon(STATUS[status] ? status : "unknown")), h("span", { class: "sr-only" }, label + ": ")];
+}
+
+const LEASE_WORDS = {
+  held: (l) => `lease held (claim ${l.epoch})`,
+  soon: () => "lease about to lapse",
+  lapsed: () => "lease lapsed: another agent may take it over",
+  taken: (l) => `taken over from ${l.lapsed}`,
+};
+
+// A claim's lease as a chip (held, about to lapse, lapsed and reclaimable), or nothing
+// when the task has no lease: plans whose agents use no leases show none.
+export function leaseChip(task, now = Date.now() / 1000) {
+  const lease = leaseState(task, now);
+  if (!lease) return null;
+  const title = lease.until !== null ? "until " + new Date(lease.until * 1000).toLocaleString() : "no time limit";
+  return h("span", { class: "chip lease lease-" + lease.state, "data-lease": lease.state, title }, icon("lease"), " ", LEASE_WORDS[lease.state](lease));
 }
 
 function teamFields(task) {
   const out = [];
   if (typeof task.id === "string" && task.id) out.push(h("span", { class: "chip task-id", title: "task id" }, task.id));
   if (typeof task.owner === "string" && task.owner) out.push(h("span", { class: "chip owner", title: "owner" }, "@" + task.owner));
+  out.push(leaseChip(task));
   if (task.reason !== undefined && task.reason !== null && task.reason !== "")
     out.push(h("span", { class: "reason" }, "Blocked: ", String(task.reason)));
   const after = Array.isArray(task.after) ? task.after : task.after ? [task.after] : [];

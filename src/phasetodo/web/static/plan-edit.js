@@ -4,6 +4,7 @@ import { $, byKey } from "./dom.js";
 import { say } from "./frame.js";
 import { isClosed } from "./pieces.js";
 import { fetchPlan } from "./plan-live.js";
+import { mayStart } from "./team.js";
 
 const savedText = (reply, plan) => (reply.body.changed ? `Saved as version ${plan.version}.` : "Nothing to change.");
 
@@ -31,10 +32,14 @@ const edit = (ctx, body, done) => submit(ctx, { ...body, expected_version: ctx.u
 
 // -- status ------------------------------------------------------------------------------------
 
-// The status buttons a task gets: [label, the status it sets].
-export function statusChoices(status) {
+// The status buttons a task gets: [label, the status it sets] ("unblock": the team
+// profile's unblock). `index` (the plan's tasks by content) tells whether the task still
+// waits for others: no Start on a blocked task nor on one that waits.
+export function statusChoices(task, index) {
+  const { status } = task;
   const out = [];
-  if (status !== "in_progress" && !isClosed(status)) out.push(["Start", "in_progress"]);
+  if (mayStart(task, index)) out.push(["Start", "in_progress"]);
+  if (status === "blocked") out.push(["Unblock", "unblock"]);
   if (status !== "completed") out.push(["Done", "completed"]);
   if (!isClosed(status)) out.push(["Drop", "abandoned"]);
   if (isClosed(status) || status === "in_progress") out.push([status === "in_progress" ? "Pause" : "Reopen", "pending"]);
@@ -42,7 +47,9 @@ export function statusChoices(status) {
 }
 
 export const setStatus = (ctx, p, t, task, status) =>
-  edit(ctx, { action: "status", phase: p, task: t, content: task.content, status });
+  status === "unblock"
+    ? edit(ctx, { action: "unblock", phase: p, task: t, content: task.content })
+    : edit(ctx, { action: "status", phase: p, task: t, content: task.content, status });
 
 // -- renaming ------------------------------------------------------------------------------------
 

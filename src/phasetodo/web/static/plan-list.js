@@ -6,10 +6,11 @@ import { h, keepFocus, show } from "./dom.js";
 import { agentChip, bar, byAgent, counts, finished, isClosed, kindName, phaseProgress, plural, taskItem } from "./pieces.js";
 import { renamePhase, renameTask, setStatus, startRename, startTaskRename, statusChoices, toggleFold } from "./plan-edit.js";
 import { addForm, markdownEditor, newPhaseForm, renameField } from "./plan-forms.js";
-import { toolbar } from "./plan-toolbar.js";
+import { toolbar, viewTabs } from "./plan-toolbar.js";
+import { BIG_PLAN, virtualList } from "./plan-virtual.js";
 
 // Whether a task passes the filter and the "hide finished" box.
-function matches(ui, task) {
+export function matches(ui, task) {
   if (ui.hideClosed && isClosed(task.status)) return false;
   if (!ui.filter) return true;
   const needle = ui.filter.toLowerCase();
@@ -19,7 +20,7 @@ function matches(ui, task) {
 
 // -- one task ------------------------------------------------------------------------------------
 
-function statusButton(ctx, where, [label, status]) {
+export function statusButton(ctx, where, [label, status]) {
   const { key, p, t, task } = where;
   const attrs = { type: "button", class: "act act-" + status, "data-key": key + ":" + status, "aria-label": `${label}: ${task.content}` };
   return h("button", { ...attrs, onclick: () => setStatus(ctx, p, t, task, status) }, label);
@@ -30,12 +31,14 @@ function renameButton(ctx, key, task) {
   return h("button", { ...attrs, onclick: () => startTaskRename(ctx, key, task) }, "Rename");
 }
 
-function taskActions(ctx, where) {
-  const buttons = statusChoices(where.task.status).map((choice) => statusButton(ctx, where, choice));
+export function taskActions(ctx, where) {
+  // Only a task that comes after others needs the plan's index (a long plan's costs a while).
+  const index = where.task.after && where.task.after.length ? ctx.index() : null;
+  const buttons = statusChoices(where.task, index).map((choice) => statusButton(ctx, where, choice));
   return h("div", { class: "actions" }, buttons, renameButton(ctx, where.key, where.task));
 }
 
-function taskRow(ctx, phase, p, task, t) {
+export function taskRow(ctx, phase, p, task, t) {
   const key = `t:${phase.name}\u0000${task.content}`;
   const editing = ctx.ui.editing && ctx.ui.editing.key === key;
   const main = editing
@@ -104,7 +107,7 @@ function lastChange(plan) {
   return [" · last change ", timeEl(plan.time), plan.kind ? ` (${kindName(plan.kind)}${byAgent(plan)})` : ""];
 }
 
-function planHead(ctx) {
+export function planHead(ctx) {
   const plan = ctx.ui.plan;
   const total = plan.counts;
   const agents = plan.agents || [];
@@ -144,17 +147,31 @@ function phaseIndex(phases) {
   return h("nav", { class: "phase-index", "aria-label": "Phases" }, phases.map(link));
 }
 
+// A long plan: a virtual list of phase heads and tasks (only the rows on screen are drawn).
+function longList(ctx) {
+  const drawTask = (row) => taskRow(ctx, row.phase, row.p, row.task, row.t);
+  const drawHead = (row) => {
+    const c = counts(row.phase);
+    const key = `p:${row.phase.name}`;
+    return h("li", { class: "vphase" }, foldButton(ctx, row.phase, key, "phases"), h("h2", { id: `phase-${row.p}` }, row.phase.name), phaseProgress(row.phase, c));
+  };
+  return virtualList(ctx, matches, drawTask, drawHead);
+}
+
 function phaseList(ctx, phases) {
   if (!phases.length) return h("p", { class: "empty" }, "The list is empty.");
+  if (ctx.ui.plan.counts.tasks > BIG_PLAN) return longList(ctx);
   return h("div", { class: "phases" }, phases.map((phase, p) => phaseSection(ctx, phase, p)));
 }
 
 export function drawPlan(ctx) {
   const { plan, md } = ctx.ui;
   if (!plan) return;
+  ctx.vlist = null;
   keepFocus(() =>
     show(
       planHead(ctx),
+      viewTabs(ctx),
       toolbar(ctx),
       notice(plan),
       md ? markdownEditor(ctx) : null,
@@ -163,4 +180,5 @@ export function drawPlan(ctx) {
       ctx.writable() ? newPhaseForm(ctx) : null,
     ),
   );
+  if (ctx.vlist) ctx.vlist.update(); // a long plan's rows on screen, now that the page is laid out
 }

@@ -1,5 +1,5 @@
 // The plan page's toolbar: live updates on or off, the filter, hiding finished tasks,
-// the Markdown editor and the history.
+// the Markdown editor; and the links to the plan's views and history.
 import { pagePath } from "./api.js";
 import { h, withProps } from "./dom.js";
 import { openMarkdown } from "./plan-edit.js";
@@ -23,6 +23,29 @@ function hideFinished(ctx, on) {
   ctx.draw();
 }
 
+// Links to the plan's views (list, team, graph, activity) and its history; the one shown is marked.
+export function viewTabs(ctx) {
+  const link = (view, name) => {
+    const here = ctx.ui.view === view;
+    return h("a", { href: pagePath(ctx.sid, view === "list" ? "" : "/" + view), class: "tab" + (here ? " here" : ""), "aria-current": here ? "page" : null }, name);
+  };
+  return h(
+    "nav",
+    { class: "tabs", "aria-label": "Views of the plan" },
+    link("list", "List"),
+    link("team", "Team"),
+    link("graph", "Graph"),
+    link("activity", "Activity"),
+    h("a", { href: pagePath(ctx.sid, "/history"), class: "tab" }, "History"),
+  );
+}
+
+// The live-updates box alone (the views other than the list have no filter of tasks).
+export function liveBox(ctx) {
+  const box = checkbox("live-toggle", "tool:live", ctx.ui.liveOn, (on) => toggleLive(ctx, on));
+  return h("label", {}, box, " Live updates");
+}
+
 export function toolbar(ctx) {
   const { ui } = ctx;
   const liveBox = checkbox("live-toggle", "tool:live", ui.liveOn, (on) => toggleLive(ctx, on));
@@ -35,6 +58,5 @@ export function toolbar(ctx) {
     filterField(ctx),
     h("label", {}, hide, " Hide finished"),
     ctx.writable() && !ui.md ? h("button", { type: "button", "data-key": "tool:md", onclick: () => openMarkdown(ctx) }, "Edit as Markdown") : null,
-    h("a", { href: pagePath(ctx.sid, "/history"), class: "button-link" }, "History"),
   );
 }
