@@ -128,7 +128,7 @@ def _add_markdown(verb: _Verb, common: argparse.ArgumentParser) -> None:
         default="markdown",
         help="markdown (default) or beads: JSONL, one beads (bd) issue per line",
     )
-    export = verb("export", "write the list as Markdown (or beads JSONL)", parents=[formats])
+    export = verb("export", "write the list as Markdown (or beads JSONL)", parents=[common, formats])
     export.add_argument("path", nargs="?", metavar="PATH", help="the file (default: stdout)")
     imp = verb(
         "import",
