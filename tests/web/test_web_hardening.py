@@ -24,9 +24,6 @@ from phasetodo.web import Access, Board, Limits, access_for, create_app
 from phasetodo.web.server import make_server
 
 from ..web_support import TOKEN, init, kinds, write_from_another_process
-from . import test_web_browser
-
-browser, page = test_web_browser.browser, test_web_browser.page  # the browser tests' fixtures
 
 EDIT = {"expected_version": 2, "action": "add", "phase": "Fix", "content": "More"}
 
