@@ -90,11 +90,12 @@ SLOW_MODULES = frozenset(
         "test_team_cli",
         "test_team_mcp",
         "test_team_race",
+        "test_web_board_views",
         "test_web_browser",
         "test_web_hardening",
     }
 )
-BROWSER_MODULES = frozenset({"test_web_browser"})
+BROWSER_MODULES = frozenset({"test_web_board_views", "test_web_browser"})
 
 
 def _on_postgres(item: pytest.Item) -> bool:

@@ -67,6 +67,11 @@ function planContext(sid, view) {
   return ctx;
 }
 
+// Whether a task of the plan has a lease: its chip changes with time (held, about to lapse,
+// lapsed), so the page is drawn again every LEASE_TICK milliseconds while one does.
+const LEASE_TICK = 15000;
+const hasLeases = (plan) => Boolean(plan) && plan.phases.some((phase) => (phase.tasks || []).some((task) => task.lease));
+
 export function planPage(sid, view = "list") {
   title(view === "list" ? sid : `${sid} · ${VIEWS[view].name}`);
   const home = { text: "Sessions", href: "/" };
@@ -75,4 +80,7 @@ export function planPage(sid, view = "list") {
   const ctx = planContext(sid, view);
   loadPlan(ctx);
   ctx.live.open();
+  setInterval(() => {
+    if (hasLeases(ctx.ui.plan)) ctx.drawSoon();
+  }, LEASE_TICK);
 }
