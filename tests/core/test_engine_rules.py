@@ -121,3 +121,38 @@ class TestLosslessSwitch:
         text = phasetodo.phases_to_markdown(AS_STORED, lossless=True)
         for lead in (" \n", "\ufeff", "\u3000\t"):
             assert phasetodo.markdown_to_phases(lead + text) == (AS_STORED, [])
+
+
+class TestLoading:
+    """What ``apply`` takes: any iterable of values or dicts, plain JSON or not."""
+
+    PLAN = (Phase("P", (Task("a", Status.IN_PROGRESS), Task("b"))),)
+
+    def test_any_iterable_of_values(self) -> None:
+        """A generator or a list of ``Phase`` values gives what the tuple gives."""
+        expected = phasetodo.apply(self.PLAN, [Done(task="a")])
+        assert phasetodo.apply((p for p in self.PLAN), [Done(task="a")]) == expected
+        assert phasetodo.apply(list(self.PLAN), [Done(task="a")]) == expected
+        assert expected.phases[0].tasks[1].status is Status.IN_PROGRESS
+
+    def test_json_that_is_not_plain_goes_the_careful_way(self) -> None:
+        """Dicts the one-pass loader does not take (a key it does not know) load through the
+        converter and give the same outcome as the plain form."""
+        plain = [{"name": "P", "tasks": [{"content": "a", "status": "in_progress", "notes": ["n"]}]}]
+        odd = [{"name": "P", "tasks": [{"content": "a", "status": "in_progress", "notes": ["n"], "x": 1}]}]
+        assert phasetodo.apply(odd, [Note(task="a", text="m")]) == phasetodo.apply(plain, [Note(task="a", text="m")])
+
+    def test_malformed_json_names_the_place(self) -> None:
+        """A task without a content is refused, naming it."""
+        try:
+            phasetodo.apply([{"name": "P", "tasks": [{"status": "pending"}]}], [])
+        except phasetodo.InvalidPhases as error:
+            assert error.problems == ("[0].tasks[0].content: is required",)
+        else:
+            raise AssertionError("a task without a content was taken")
+
+    def test_the_outcome_keeps_its_working_copy(self) -> None:
+        """``Outcome.columns`` is the working copy the phases were frozen from."""
+        outcome = phasetodo.apply(self.PLAN, [Done(task="a")])
+        assert outcome.columns is not None
+        assert outcome.columns.phases() == outcome.phases

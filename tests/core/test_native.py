@@ -164,6 +164,22 @@ class TestPartsAndRender:
         assert C.parts(cols, _PREFIXES) == native._parts(cols, _PREFIXES)
 
     @settings(max_examples=examples(200))
+    @given(phase_lists(max_size=4, max_tasks=6))
+    def test_dumped_agrees_and_is_parts_details(self, phases: tuple[Phase, ...]) -> None:
+        """details.phases alone is equal from both, and is what parts gives as its fourth part."""
+        cols = _columns(phases)
+        assert C.dumped(cols) == native._dumped(cols) == native._parts(cols, _PREFIXES)[3]
+
+    def test_dumped_refuses_what_parts_refuses(self) -> None:
+        """A status outside the reference's four, or a list that is not one, is a TypeError."""
+        cols = _columns((Phase("P", (Task("t"),)),))
+        cols[0].statuses[0] = "nonsense"
+        with pytest.raises(TypeError):
+            C.dumped(cols)
+        with pytest.raises(TypeError):
+            C.dumped(tuple(cols))
+
+    @settings(max_examples=examples(200))
     @given(phase_lists(min_size=1, max_size=4, max_tasks=6))
     def test_render_agrees(self, phases: tuple[Phase, ...]) -> None:
         """The Markdown checklist is equal from both."""

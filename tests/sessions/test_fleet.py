@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from benchmarks.fleet import run_fleet
 
 from .. import postgres_support

@@ -1196,6 +1196,34 @@ done:
     return result;
 }
 
+/* details.phases alone: what parts writes last, for callers that write their own text. */
+static PyObject *
+dumped(PyObject *module, PyObject *cols)
+{
+    if (!ready()) {
+        return NULL;
+    }
+    if (!PyList_Check(cols)) {
+        PyErr_SetString(PyExc_TypeError, "dumped: cols must be a list");
+        return NULL;
+    }
+    Columns cs;
+    PyObject *out = NULL;
+    if (columns_read(cols, &cs) == 0) {
+        out = PyList_New(cs.size);
+        for (Py_ssize_t n = 0; out != NULL && n < cs.size; n++) {
+            PyObject *phase = phase_dict(&cs.cols[n]);
+            if (phase == NULL) {
+                Py_CLEAR(out);
+                break;
+            }
+            PyList_SET_ITEM(out, n, phase);
+        }
+    }
+    columns_clear(&cs);
+    return out;
+}
+
 /* -- index: the lookups a working copy needs ------------------------------------------- */
 
 /* One column into the lookups: the first phase of a name and of each content wins. */
@@ -2177,6 +2205,7 @@ static PyMethodDef speedups_methods[] = {
     {"scan", scan, METH_VARARGS, "scan(ops, max_content, max_name, max_note, max_payload, texts) -> -1, 0 or 1"},
     {"columns", columns, METH_VARARGS, "columns(phases, proto) -> (cols, by_name, by_content, active, count) from JSON phases"},
     {"parts", parts, METH_VARARGS, "parts(cols, prefixes) -> (tree, remaining, open, dumped, current)"},
+    {"dumped", dumped, METH_O, "dumped(cols) -> details.phases of the columns"},
     {"make_tasks", make_tasks, METH_VARARGS, "make_tasks(contents, statuses, notes=None) -> [Task]"},
     {"render", render, METH_VARARGS, "render(cols, markers) -> the Markdown checklist"},
     {"task_run", task_run, METH_VARARGS, "task_run(text, pos, status_of, known) -> (contents, statuses, end) of the plain task lines from pos"},
@@ -2209,7 +2238,7 @@ PyInit__speedups(void)
     }
     PyObject *module = PyModule_Create(&speedups_module);
     /* the interface version phasetodo._core.native checks: bump it with any change of a signature */
-    if (module != NULL && PyModule_AddIntConstant(module, "API", 4) < 0) {
+    if (module != NULL && PyModule_AddIntConstant(module, "API", 5) < 0) {
         Py_CLEAR(module);
     }
     return module;

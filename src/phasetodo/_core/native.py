@@ -36,6 +36,7 @@ __all__ = [
     "Parts",
     "Row",
     "columns",
+    "dumped",
     "index",
     "load_compiled",
     "make_tasks",
@@ -262,6 +263,22 @@ def _parts(cols: list[ColumnLike], prefixes: tuple[str, ...]) -> Parts:
     return "\n".join(tree), "\n".join(remaining), len(remaining), dumped, current
 
 
+def _dumped(cols: list[ColumnLike]) -> list[dict[str, Any]]:
+    """``details.phases`` of the columns alone: :func:`_parts`' fourth part, without the text."""
+    wires = _WIRE
+    out = []
+    for col in cols:
+        tasks: list[dict[str, Any]] = []
+        for c, s, n in zip(col.contents, col.statuses, col.notes, strict=True):
+            wire = wires[s]  # type: ignore[index]
+            task: dict[str, Any] = {"content": c, "status": wire}
+            if n:
+                task["notes"] = list(n)
+            tasks.append(task)
+        out.append({"name": col.name, "tasks": tasks})
+    return out
+
+
 def _render(cols: list[ColumnLike], markers: tuple[str, str, str, str]) -> str:
     """The reference's Markdown checklist of phases held as columns (at least one)."""
     marks = {s: f"- [{m}] " for s, m in zip(REFERENCE_STATUSES, markers, strict=True)}
@@ -443,7 +460,7 @@ def _scan(
 
 
 #: The interface version of the C module this code calls (its ``API`` constant).
-API = 4
+API = 5
 
 
 def load_compiled() -> ModuleType | None:
@@ -480,6 +497,7 @@ COMPILED: bool = _C is not None
 rows: Callable[[Sequence[Mapping[str, Any]]], list[Row]] = _C.rows if _C else _rows
 value_rows: Callable[[Sequence[Phase]], list[Row]] = _C.value_rows if _C else _value_rows
 parts: Callable[[list[Any], tuple[str, str, str, str]], Parts] = _C.parts if _C else _parts
+dumped: Callable[[list[Any]], list[dict[str, Any]]] = _C.dumped if _C else _dumped
 index: Callable[[list[Any]], Index] = _C.index if _C else _index
 columns: Callable[[Sequence[Mapping[str, Any]], Any], Loaded] = _C.columns if _C else _columns
 ops: Callable[[object], tuple[Op, ...]] = _C.ops if _C else _ops

@@ -15,8 +15,8 @@ from .._core.codec import dump_phases
 from .._core.model import Phase
 from .._views.diff import diff_phases
 from .._views.markdown import phases_to_markdown
-from ..integrations.beads import phases_to_beads
 from ..errors import InvalidSessionId, PhasetodoError
+from ..integrations.beads import phases_to_beads
 from ..stores import Verification, check_session_id
 from ._context import (
     DEFAULT_SESSION,

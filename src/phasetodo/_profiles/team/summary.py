@@ -13,7 +13,7 @@ from typing import Any
 
 from ..._core import native
 from ..._core.model import Phase, Status
-from ..._views.summary import PREFIXES, SYMBOLS
+from ..._views.summary import SYMBOLS
 from .engine import Place, TeamColumn, TeamWork, format_time
 
 __all__ = ["TEXT_LIMIT", "TeamView", "format_team_head", "format_team_summary", "team_view"]
@@ -104,24 +104,17 @@ def _tree(cols: Sequence[TeamColumn]) -> list[str]:
 
 
 class _Shown:
-    """A column as ``native.parts`` reads it, with the team's own tasks made plain.
-
-    A task whose only team field is its owner is shown as ``content [owner]``: the
-    reference's tree line for that content is the team's line for the task.
-    """
+    """A column as ``native.dumped`` reads it: the team's own tasks (blocked, waiting, with a
+    reason) made plain, since their dicts are written here instead."""
 
     __slots__ = ("contents", "name", "notes", "statuses")
 
-    def __init__(self, col: TeamColumn, owned: list[int], others: list[int]) -> None:
+    def __init__(self, col: TeamColumn, others: list[int]) -> None:
         self.name, self.contents = col.name, col.contents
         self.statuses, self.notes = col.statuses, col.notes
-        if owned:
-            self.contents = list(col.contents)
-            for index in owned:
-                self.contents[index] = f"{col.contents[index]} [{col.owners[index]}]"
         if others:
             self.statuses, self.notes = list(col.statuses), list(col.notes)
-            for index in others:  # their lines and dicts are written here, not by parts
+            for index in others:
                 self.statuses[index], self.notes[index] = _PENDING, None
 
 
@@ -148,50 +141,32 @@ def _special(col: TeamColumn) -> tuple[list[int], list[int]]:
     return owned, sorted(others)
 
 
-def _plan(cols: Sequence[TeamColumn]) -> tuple[list[str], list[dict[str, Any]]]:
-    """The plan's text (a phase's name, then a line per task) in pieces, and ``details.phases``.
+def _dumped(cols: Sequence[TeamColumn]) -> list[dict[str, Any]]:
+    """``details.phases`` of the shown phases (ids added after, by :func:`_add_ids`).
 
-    The plain tasks go through ``native.parts`` (the reference's tree line is the
-    team's line for a task with no team fields and no active notes, and for an owned
-    task shown as ``content [owner]``), a run of plain phases in one call; a phase
-    with the team's own tasks from its own call, those tasks' lines and dicts
-    replaced here.
+    The plain tasks go through ``native.dumped``, a run of plain phases in one call; a
+    phase with the team's own tasks from its own call, those tasks' dicts replaced here.
     """
-    pieces: list[str] = []
     dumped: list[dict[str, Any]] = []
     run: list[TeamColumn] = []
-
-    def flush() -> None:
-        if run:
-            tree, _, _, phases, _ = native.parts(run, PREFIXES)
-            pieces.append(tree)
-            dumped.extend(phases)
-            run.clear()
-
     for col in cols:
         owned, others = _special(col)
         if not owned and not others:
             run.append(col)
             continue
-        flush()
-        tree, _, _, phases, _ = native.parts([_Shown(col, owned, others)], PREFIXES)
+        if run:
+            dumped += native.dumped(run)
+            run.clear()
+        phases = native.dumped([_Shown(col, others)])
         tasks = phases[0]["tasks"]
         for index in owned:
-            task = tasks[index]
-            task["content"] = col.contents[index]
-            task["owner"] = col.owners[index]
-        if others:
-            lines = tree.split("\n")
-            if len(lines) != 1 + len(col.contents):  # a newline in a content, an owner or the name
-                lines = [f"  {col.name}:", *(_task_line(col, i) for i in range(len(col.contents)))]
-            for index in others:
-                lines[1 + index] = _task_line(col, index)
-                tasks[index] = _task_json(col, index)
-            tree = "\n".join(lines)
-        pieces.append(tree)
-        dumped.extend(phases)
-    flush()
-    return pieces, dumped
+            tasks[index]["owner"] = col.owners[index]
+        for index in others:
+            tasks[index] = _task_json(col, index)
+        dumped += phases
+    if run:
+        dumped += native.dumped(run)
+    return dumped
 
 
 class TeamView:
@@ -264,7 +239,7 @@ def team_view(
     cols = [c for c in work.cols if scope is None or c.name == scope]
     dumped: list[dict[str, Any]] = []
     if dump:
-        _, dumped = _plan(cols)
+        dumped = _dumped(cols)
         _add_ids(cols, dumped)
         mark = work.id_mark()
         if dumped and mark and scope is None:
