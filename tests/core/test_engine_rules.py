@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -140,16 +141,14 @@ class TestLoading:
         converter and give the same outcome as the plain form."""
         plain = [{"name": "P", "tasks": [{"content": "a", "status": "in_progress", "notes": ["n"]}]}]
         odd = [{"name": "P", "tasks": [{"content": "a", "status": "in_progress", "notes": ["n"], "x": 1}]}]
-        assert phasetodo.apply(odd, [Note(task="a", text="m")]) == phasetodo.apply(plain, [Note(task="a", text="m")])
+        ops = [Note(task="a", text="m")]
+        assert phasetodo.apply(odd, ops) == phasetodo.apply(plain, ops)
 
     def test_malformed_json_names_the_place(self) -> None:
         """A task without a content is refused, naming it."""
-        try:
+        with pytest.raises(phasetodo.InvalidPhases) as caught:
             phasetodo.apply([{"name": "P", "tasks": [{"status": "pending"}]}], [])
-        except phasetodo.InvalidPhases as error:
-            assert error.problems == ("[0].tasks[0].content: is required",)
-        else:
-            raise AssertionError("a task without a content was taken")
+        assert caught.value.problems == ("[0].tasks[0].content: is required",)
 
     def test_the_outcome_keeps_its_working_copy(self) -> None:
         """``Outcome.columns`` is the working copy the phases were frozen from."""
