@@ -323,17 +323,24 @@ def merge_events(
     def key_of(side: int, key: _Key, task: Task) -> _Key:
         return ("id", translate(side, task).id or "") if key[0] == "id" else key
 
-    for _, event, before, side in later:
-        same = _same_event(event)
-        if same in applied:  # a copy of an event a previous merge already brought over
-            first, first_side = applied[same]
-            _map_copies(sides, first, first_side, event, side)
+    copies: dict[tuple[Any, ...], list[tuple[tuple[float, bool, str], Event, tuple[Phase, ...], int]]] = {}
+    for item in later:
+        copies.setdefault(_same_event(item[1]), []).append(item)
+    for item in later:
+        same = _same_event(item[1])
+        if same in applied:
             continue
+        # A copy of an event a previous merge already brought over: the copy in the merged
+        # log (the higher version) is applied once, and the other copy's new ids are mapped to it.
+        _, event, before, side = max(copies[same], key=lambda c: (c[1].version, c[0]))
         applied[same] = (event, side)
         prior = merged.freeze()
         found = _apply(merged, side, before, event, translate, key_of)
         merged.mark = max([merged.mark, _mark(event.phases), *(_id_number(i) or 0 for i in merged.ids())])
         after = merged.freeze()
+        for _, other, _, other_side in copies[same]:
+            if other is not event:
+                _map_copies(sides, event, side, other, other_side)
         keep_ops = event.ops is not None and _bare(prior) == _bare(before) and after == event.phases
         out.append(
             Event(
