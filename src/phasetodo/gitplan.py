@@ -35,11 +35,13 @@ from .errors import CorruptLog, GitPlanError, InvalidEvent
 from .stores import Event, JsonlStore
 
 __all__ = [
+    "ATTRIBUTES_LINE",
     "CONFLICT_SOURCE",
     "STORE_DIR",
     "Conflict",
     "InitReport",
     "MergeResult",
+    "driver_command",
     "init_repo",
     "log_at",
     "merge_events",
@@ -47,6 +49,7 @@ __all__ = [
     "phases_at",
     "read_log",
     "store_at",
+    "top_level",
 ]
 
 #: The store folder, relative to the repository's top.
