@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import shlex
 import shutil
@@ -262,10 +263,33 @@ class _Side:
     ids: dict[str, str] = attrs.field(factory=dict)
 
 
-def _digest(event: Event, before: Sequence[Phase]) -> str:
-    """A hash of an event's content that does not depend on the side it came from."""
-    data = [event.kind, event.time, event.source, event.agent, dump_phases(before), dump_phases(event.phases)]
-    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
+#: One later event: its place in the merged order, the event, its side's list before it, its side.
+_Place = tuple[float, str, str, int]
+_Item = tuple[_Place, Event, tuple[Phase, ...], int]
+
+
+def _phases_hash(event: Event) -> str:
+    return hashlib.sha256(json.dumps(dump_phases(event.phases), sort_keys=True).encode()).hexdigest()
+
+
+def _signature(before: Sequence[Phase], after: Sequence[Phase]) -> frozenset[str]:
+    """The contents of the tasks an event added, changed or removed (told without task ids, which
+    a copy in a merged log may have others of, nor values, which a merge may have reconciled)."""
+    old, new = _keys(before), _keys(after)
+    out: set[str] = set()
+    for key, (phase, task) in new.items():
+        known = old.get(key)
+        if known is None or known[1] != task or known[0] != phase:
+            out.add(task.content)
+            if known is not None:
+                out.add(known[1].content)
+    out.update(task.content for key, (_, task) in old.items() if key not in new)
+    return frozenset(out)
+
+
+def _rank(event: Event) -> str:
+    """A hash of what makes an event itself, the same for its copies and on either side."""
+    return hashlib.sha256(json.dumps(_same_event(event), default=str).encode()).hexdigest()
 
 
 def _same_event(event: Event) -> tuple[Any, ...]:
@@ -290,13 +314,18 @@ def merge_events(
         common += 1
     start = tuple(ours[common - 1].phases) if common else ()
     start_mark = _mark(start)
-    later: list[tuple[tuple[float, bool, str], Event, tuple[Phase, ...], int]] = []
+    later: list[_Item] = []
     top = start_mark
     for side, events in ((0, ours[common:]), (1, theirs[common:])):
         before = start
+        key: _Place = (-math.inf, "", "", 0)  # the shared history comes first
         for event in events:
-            digest = _digest(event, before)
-            later.append(((event.time, event.source == CONFLICT_SOURCE, digest), event, before, side))
+            if event.source == CONFLICT_SOURCE:  # a previous merge's record stays after its change
+                key = (key[0], key[1], key[2], key[3] + 1)
+            else:
+                listed = sorted(_signature(before, event.phases))
+                key = (event.time, _rank(event), hashlib.sha256(repr(listed).encode()).hexdigest(), 0)
+            later.append((key, event, before, side))
             top = max(top, _mark(event.phases))
             before = event.phases
     later.sort(key=lambda item: item[0])
@@ -306,7 +335,6 @@ def merge_events(
     fresh = [top]  # the next id a collision gets is above every id either side issued
     out: list[Event] = list(ours[:common])
     conflicts: list[Conflict] = []
-    applied: dict[tuple[Any, ...], tuple[Event, int]] = {}
 
     def translate(side: int, task: Task) -> Task:
         number = _id_number(task.id)
@@ -326,22 +354,38 @@ def merge_events(
     def key_of(side: int, key: _Key, task: Task) -> _Key:
         return ("id", translate(side, task).id or "") if key[0] == "id" else key
 
-    copies: dict[tuple[Any, ...], list[tuple[tuple[float, bool, str], Event, tuple[Phase, ...], int]]] = {}
-    for item in later:
-        copies.setdefault(_same_event(item[1]), []).append(item)
-    for item in later:
-        same = _same_event(item[1])
-        if same in applied:
+    # A copy of an event a previous merge already brought over (same kind, time, agent, source
+    # and request id, on the other side, touching a task it touched, or one of them changing
+    # nothing) is applied once: the copy in the merged log (the higher version), the other
+    # copy's new ids mapped to it.
+    groups: dict[int, list[int]] = {}
+    group_of: dict[int, int] = {}
+    candidates: dict[tuple[Any, ...], list[tuple[int, frozenset[str]]]] = {}
+    for number, item in enumerate(later):
+        same, sign = _same_event(item[1]), _signature(item[2], item[1].phases)
+        for leader, other_sign in candidates.get(same, []):
+            sides_in = {later[i][3] for i in groups[leader]}
+            if item[3] not in sides_in and (sign & other_sign or not sign or not other_sign):
+                groups[leader].append(number)
+                group_of[number] = leader
+                break
+        else:
+            groups[number] = [number]
+            group_of[number] = number
+            candidates.setdefault(same, []).append((number, sign))
+    done: set[int] = set()
+    for number in range(len(later)):
+        leader = group_of[number]
+        if leader in done:
             continue
-        # A copy of an event a previous merge already brought over: the copy in the merged
-        # log (the higher version) is applied once, and the other copy's new ids are mapped to it.
-        _, event, before, side = max(copies[same], key=lambda c: (c[1].version, c[0]))
-        applied[same] = (event, side)
+        done.add(leader)
+        members = [later[i] for i in groups[leader]]
+        _, event, before, side = max(members, key=lambda c: (c[1].version, c[0], _phases_hash(c[1])))
         prior = merged.freeze()
         found = _apply(merged, side, before, event, translate, key_of)
         merged.mark = max([merged.mark, _mark(event.phases), *(_id_number(i) or 0 for i in merged.ids())])
         after = merged.freeze()
-        for _, other, _, other_side in copies[same]:
+        for _, other, _, other_side in members:
             if other is not event:
                 _map_copies(sides, event, side, other, other_side)
         keep_ops = event.ops is not None and _bare(prior) == _bare(before) and after == event.phases
@@ -404,17 +448,18 @@ def _apply(
             previous[id(task)] = last
             last = task
     for key, (phase, task) in new.items():
+        known = old.get(key)
+        if known is not None and known[1] == task and known[0] == phase:
+            continue  # unchanged on this side: nothing to look up
         mine = translate(side, task)
         where = merged.find(key_of(side, key, task))
         prior = previous[id(task)]
         anchor = translate(side, prior) if prior is not None else None
-        if key not in old:
+        if known is None:
             if where is None:
                 merged.insert(phase, mine, anchor, order)
             continue
-        was_phase, was = old[key]
-        if was == task and was_phase == phase:
-            continue
+        was_phase, was = known
         theirs = translate(side, was)
         if where is None:  # removed on the other side, changed on this one: nothing is lost
             merged.insert(phase, mine, anchor, order)
@@ -430,20 +475,19 @@ def _apply(
             if now != was_value and field in _REPORTED:
                 name = current.id or current.content
                 found.append(Conflict(name, field, _shown(new_value), _shown(now), event.time))
-        removed = Counter(was.notes) - Counter(task.notes)
-        added = Counter(task.notes) - Counter(was.notes)
-        if removed or added:
-            notes = list(current.notes)
-            for note, count in removed.items():
-                for _ in range(count):
+        if task.notes != was.notes:
+            notes = list(task.notes)
+            if current.notes != was.notes:  # the other side changed them too: both changes
+                notes = list(current.notes)
+                for note in (Counter(was.notes) - Counter(task.notes)).elements():
                     if note in notes:
                         notes.remove(note)
-            have = Counter(notes)
-            for note in task.notes:
-                if added[note] > 0 and have[note] < Counter(task.notes)[note]:
-                    notes.append(note)
-                    have[note] += 1
-                    added[note] -= 1
+                seen: Counter[str] = Counter()
+                old_count = Counter(was.notes)
+                for note in task.notes:  # this side's new notes, in its order
+                    seen[note] += 1
+                    if seen[note] > old_count[note]:
+                        notes.append(note)
             changes["notes"] = tuple(notes)
         updated = attrs.evolve(current, **changes) if changes else current
         if phase != was_phase and where[0] == was_phase:

@@ -16,7 +16,7 @@ from phasetodo import JsonlStore, Phase, Session
 from phasetodo._profiles.builtin import BUILTIN
 from phasetodo._profiles.registry import CallContext
 from phasetodo.errors import GitPlanError
-from phasetodo.gitplan import CONFLICT_SOURCE, merge_events, merge_files, read_log
+from phasetodo.gitplan import CONFLICT_SOURCE, _same_event, merge_events, merge_files, read_log
 from phasetodo.stores import Event
 
 from ..budget import examples
@@ -184,7 +184,8 @@ def test_merge_property(
     offset: int,
 ) -> None:
     """Two op sequences diverging from a common log merge, either way, into one log whose replay
-    is the merged list, that verifies, keeps ids unique and its mark at least both sides'."""
+    is the merged list, that verifies, keeps ids unique and its mark at least both sides'; a side
+    merged with its base is itself, and merging the result again with a side changes nothing."""
     base: list[Event] = []
     write(base, [INIT], 1.0)
     for i, ops in enumerate(common):
@@ -197,6 +198,11 @@ def test_merge_property(
     one, other = merge_events(base, ours, theirs), merge_events(base, theirs, ours)
     assert one.phases == other.phases
     assert one.events == other.events
+    assert merge_events(base, ours, base).phases == ours[-1].phases
+    if not {_same_event(e) for e in ours[len(base) :]} & {_same_event(e) for e in theirs[len(base) :]}:
+        # merging the result again with either side brings nothing over twice
+        assert merge_events(ours, list(one.events), ours).phases == one.phases
+        assert merge_events(theirs, theirs, list(one.events)).phases == one.phases
     ids = [t.id for p in one.phases for t in p.tasks]
     assert len(ids) == len(set(ids))
     marks = [max((p.last_id for p in e[-1].phases), default=0) for e in (ours, theirs)]
