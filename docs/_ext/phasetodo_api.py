@@ -42,6 +42,7 @@ MODULES = (
     "phasetodo.stores.postgres",
     "phasetodo.stores.memory",
     "phasetodo.person",
+    "phasetodo.gitplan",
     "phasetodo.transcript",
     "phasetodo.reminders",
     "phasetodo.testing",

@@ -10,6 +10,7 @@ __all__ = [
     "CorruptLog",
     "CorruptLogWarning",
     "FormerDefaultStoreWarning",
+    "GitPlanError",
     "InvalidBeads",
     "InvalidEvent",
     "InvalidOption",
@@ -196,6 +197,11 @@ class RequestIdReused(SessionError, ValueError):
 
 class InvalidEvent(SessionError, ValueError):
     """A stored event that does not have the event shape; the message names the field."""
+
+
+class GitPlanError(SessionError):
+    """A plan kept in a git repository could not be read, merged or set up (not a git
+    repository, no such ref, a file that is not a phasetodo log); the message names it."""
 
 
 class PhasetodoWarning(PhasetodoError, UserWarning):

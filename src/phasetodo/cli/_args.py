@@ -66,6 +66,13 @@ def _common() -> argparse.ArgumentParser:
         help=f"the session to work on (default {DEFAULT_SESSION})",
     )
     common.add_argument(
+        "--at",
+        metavar="REF",
+        default=argparse.SUPPRESS,
+        help="read the plan as committed at this git ref (.phasetodo/ID.jsonl there; show, export "
+        "and history only, read-only)",
+    )
+    common.add_argument(
         "--plain",
         action="store_true",
         default=argparse.SUPPRESS,
@@ -265,6 +272,30 @@ def _add_db(verb: _Verb, common: argparse.ArgumentParser) -> None:
     init.add_argument("dsn", metavar="DSN", help="the database, as postgresql://user@host/db")
 
 
+def _add_git(verb: _Verb, common: argparse.ArgumentParser) -> None:
+    git = verb("git", "keep the plan in a git repository: git init, and the merge driver git runs")
+    actions = git.add_subparsers(dest="action", metavar="ACTION", required=True)
+    init = actions.add_parser(
+        "init",
+        parents=[common],
+        help="make .phasetodo/ in the repository and register the merge driver (safe to repeat)",
+        description="make .phasetodo/ (a JSONL store to commit), give its logs merge=phasetodo in "
+        ".gitattributes and register the merge driver in the repository's git config; safe to repeat",
+    )
+    init.add_argument("-C", dest="repo", metavar="PATH", default=".", help="the repository (default: here)")
+    driver = actions.add_parser(
+        "merge-driver",
+        parents=[common],
+        help="merge three versions of a session log (git runs it: %%O %%A %%B %%P)",
+        description="merge the base, ours and theirs versions of one session log into OURS; "
+        "conflicts are recorded in the log, not fatal",
+    )
+    driver.add_argument("base", metavar="BASE")
+    driver.add_argument("ours", metavar="OURS")
+    driver.add_argument("theirs", metavar="THEIRS")
+    driver.add_argument("path", nargs="?", metavar="PATH", help="the file's path in the repository")
+
+
 def parser() -> argparse.ArgumentParser:
     """The ``phasetodo`` parser: ``args.verb`` names the verb (``None`` when none was given)."""
     common = _common()
@@ -293,4 +324,5 @@ def parser() -> argparse.ArgumentParser:
     _add_log(verb)
     _add_serving(verb)
     _add_db(verb, common)
+    _add_git(verb, common)
     return top

@@ -14,6 +14,7 @@ from ..errors import InvalidParams, PhasetodoError
 from ._args import parser
 from ._context import CLOSED_PIPE, OK, OP_ERRORS, USAGE, SafeOut, _Exit, json_text, safe
 from ._edit import run_append, run_apply, run_edit, run_import, run_undo
+from ._git import at_ref, run_git
 from ._read import run_export, run_history, run_show, run_verify
 from ._serve import run_mcp, run_serve
 from ._setup import run_db, run_demo
@@ -44,6 +45,7 @@ _VERBS: dict[str, Callable[[argparse.Namespace, IO[str]], int]] = {
     "mcp": run_mcp,
     "serve": run_serve,
     "db": run_db,
+    "git": run_git,
 }
 
 
@@ -118,7 +120,8 @@ def _main(argv: Sequence[str] | None) -> int:
     args.json = getattr(args, "json", False)
     out = cast(IO[str], SafeOut(sys.stdout))
     try:
-        return _VERBS[args.verb](args, out)
+        with at_ref(args):
+            return _VERBS[args.verb](args, out)
     except _Exit as stop:
         return _fail(args, stop.status, stop.message, stop.problems)
     except InvalidParams as error:  # a value over a limit, say: invalid input, nothing changed

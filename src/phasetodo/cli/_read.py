@@ -16,6 +16,7 @@ from .._core.model import Phase
 from .._views.diff import diff_phases
 from .._views.markdown import phases_to_markdown
 from ..errors import InvalidSessionId, PhasetodoError
+from ..gitplan import CONFLICT_SOURCE
 from ..integrations.beads import phases_to_beads
 from ..stores import Verification, check_session_id
 from ._context import (
@@ -108,6 +109,8 @@ def _history_rows(args: argparse.Namespace) -> list[dict[str, Any]]:
                     "summary": _change_summary(previous, phases),
                 }
             )
+            if event.source == CONFLICT_SOURCE:  # what a git merge of the plan could not reconcile
+                rows[-1]["conflicts"] = [n.text for n in diff_phases(previous, phases).notes_added]
             previous = phases
     return rows
 
@@ -124,6 +127,8 @@ def run_history(args: argparse.Namespace, out: IO[str]) -> int:
             f"{row['version']:>4}  {row['time']}  {kind:<18}  {plural(row['tasks'], 'task')}, "
             f"{row['open']} open  [{row['summary']}]\n"
         )
+        for text in row.get("conflicts", ()):
+            out.write(f"        {text}\n")
     if not rows:
         out.write("No events yet.\n")
     return OK

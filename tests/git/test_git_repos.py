@@ -1,0 +1,323 @@
+"""Plans in real git repositories: ``phasetodo git init``, merges through the driver (clean and
+conflicting), a rebase, a cherry-pick, compacted logs, worktrees and ``--at REF``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+
+from phasetodo import JsonlStore, Phase, Session, Task
+from phasetodo.gitplan import CONFLICT_SOURCE, init_repo, phases_at, read_log
+
+pytestmark = pytest.mark.slow
+
+GIT = "/usr/bin/git"
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A new git repository set up by ``phasetodo git init``, with no global or system config."""
+    if not Path(GIT).exists():
+        pytest.skip("needs git at /usr/bin/git")
+    home = tmp_path / "home"
+    home.mkdir()
+    for name, value in {
+        "HOME": str(home),
+        "GIT_CONFIG_GLOBAL": "/dev/null",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "Test",
+        "GIT_AUTHOR_EMAIL": "test@example.com",
+        "GIT_COMMITTER_NAME": "Test",
+        "GIT_COMMITTER_EMAIL": "test@example.com",
+        "GIT_EDITOR": "true",
+    }.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("PHASETODO_HOME", raising=False)
+    path = tmp_path / "repo"
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    assert cli(path, "git", "init").returncode == 0
+    return path
+
+
+def git(where: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([GIT, "-C", str(where), *args], capture_output=True, text=True, check=False)
+    if check and done.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)}: {done.stdout}{done.stderr}")
+    return done
+
+
+def cli(where: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "phasetodo.cli", *args], cwd=where, capture_output=True, text=True, check=False
+    )
+
+
+_clock = iter(range(1_000, 10**6))
+
+
+def write(where: Path, agent: str | None, *ops: dict[str, Any]) -> None:
+    """One team write into the repository's plan (session ``default``), at the next clock tick."""
+    now = float(next(_clock))
+    store = JsonlStore(where / ".phasetodo")
+    with Session.open("default", store=store, profile="team", agent=agent, clock=lambda: now) as session:
+        session.todo_write({"ops": list(ops)})
+
+
+def append(item: str) -> dict[str, Any]:
+    return {"op": "append", "phase": "Build", "items": [item]}
+
+
+def plan(where: Path) -> dict[str, Any]:
+    """Each task of the plan in ``where`` by its content."""
+    with Session.open("default", store=JsonlStore(where / ".phasetodo"), profile="team") as session:
+        return {t.content: t for p in session.phases for t in p.tasks}
+
+
+def start(repo: Path) -> None:
+    write(repo, "lead", {"op": "init", "list": [{"phase": "Build", "items": ["Parser", "Lexer", "Docs"]}]})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "plan")
+
+
+def commit(where: Path, message: str) -> None:
+    git(where, "commit", "-qam", message)
+
+
+def verified(where: Path) -> bool:
+    return JsonlStore(where / ".phasetodo").verify("default").ok
+
+
+class TestInit:
+    def test_sets_the_repository_up(self, repo: Path) -> None:
+        """git init makes the store and its .gitignore, the attributes line and the driver's config."""
+        assert (repo / ".phasetodo" / ".gitignore").exists()
+        assert ".phasetodo/*.jsonl merge=phasetodo" in (repo / ".gitattributes").read_text().splitlines()
+        driver = git(repo, "config", "merge.phasetodo.driver").stdout.strip()
+        assert driver.startswith(sys.executable)
+        assert driver.endswith("-m phasetodo.cli git merge-driver %O %A %B %P")
+        attr = git(repo, "check-attr", "merge", ".phasetodo/default.jsonl").stdout
+        assert attr.strip().endswith("phasetodo")
+
+    def test_idempotent(self, repo: Path) -> None:
+        """A second git init changes nothing and says so."""
+        before = (repo / ".gitattributes").read_text()
+        again = init_repo(repo)
+        assert (again.made_store, again.added_attributes, again.set_driver) == (False, False, False)
+        assert (repo / ".gitattributes").read_text() == before
+
+    def test_outside_a_repository(self, tmp_path: Path, repo: Path) -> None:
+        """Outside a git repository the command says so and exits 2."""
+        alone = tmp_path / "alone"
+        alone.mkdir()
+        done = cli(alone, "git", "init")
+        assert done.returncode == 2
+        assert "not in a git repository" in done.stderr
+
+
+class TestMerge:
+    def test_without_conflict(self, repo: Path) -> None:
+        """Both branches' changes are in the merged plan, ids unique, the log verifies."""
+        start(repo)
+        git(repo, "checkout", "-qb", "feature")
+        write(repo, "alice", {"op": "start", "task": "Parser"}, append("Tests"))
+        commit(repo, "feature")
+        git(repo, "checkout", "-q", "main")
+        write(repo, "bob", {"op": "note", "task": "Docs", "text": "API first"})
+        write(repo, "bob", {"op": "append", "phase": "Build", "items": ["Bench"]})
+        commit(repo, "main")
+        git(repo, "merge", "-q", "--no-edit", "feature")
+        tasks = plan(repo)
+        assert tasks["Parser"].owner == "alice"
+        assert tasks["Docs"].notes == ("API first",)
+        assert {"Tests", "Bench"} <= set(tasks)
+        ids = [t.id for t in tasks.values()]
+        assert len(ids) == len(set(ids))
+        assert verified(repo)
+        assert cli(repo, "verify").returncode == 0
+
+    def test_conflict_is_recorded(self, repo: Path) -> None:
+        """Both branches closed the same task differently and renamed another: the merge succeeds
+        and records the conflicts, which history shows."""
+        start(repo)
+        git(repo, "checkout", "-qb", "feature")
+        write(repo, "alice", {"op": "done", "task": "Lexer"})
+        rename(repo, "Docs", "Write the docs")
+        commit(repo, "feature")
+        git(repo, "checkout", "-q", "main")
+        write(repo, "bob", {"op": "drop", "task": "Lexer"})
+        rename(repo, "Docs", "Docs site")
+        commit(repo, "main")
+        done = git(repo, "merge", "--no-edit", "feature")
+        assert "merged; " in done.stderr
+        assert git(repo, "status", "--porcelain").stdout == ""
+        tasks = plan(repo)
+        assert "Docs site" in tasks  # main's rename came later
+        assert any("content Write the docs on one branch" in n for n in tasks["Docs site"].notes)
+        assert tasks["Lexer"].status.value == "abandoned"
+        events = read_log(repo / ".phasetodo" / "default.jsonl")
+        assert CONFLICT_SOURCE in [e.source for e in events]
+        history = cli(repo, "history")
+        assert "user_edit (merge-conflict)" in history.stdout
+        assert "merge conflict: status completed on one branch, abandoned on the other" in history.stdout
+        assert verified(repo)
+
+    def test_same_direction_either_way(self, repo: Path) -> None:
+        """Merging feature into main and main into feature give the same plan."""
+        start(repo)
+        git(repo, "checkout", "-qb", "feature")
+        write(repo, "alice", {"op": "done", "task": "Lexer"}, append("A"))
+        commit(repo, "feature")
+        git(repo, "checkout", "-q", "main")
+        write(repo, "bob", {"op": "drop", "task": "Lexer"}, append("B"))
+        commit(repo, "main")
+        git(repo, "branch", "main2")
+        git(repo, "merge", "-q", "--no-edit", "feature")
+        one = (repo / ".phasetodo" / "default.jsonl").read_bytes()
+        git(repo, "checkout", "-q", "feature")
+        git(repo, "merge", "-q", "--no-edit", "main2")
+        assert (repo / ".phasetodo" / "default.jsonl").read_bytes() == one
+
+    def test_after_both_compacted(self, repo: Path) -> None:
+        """Both sides ran compact(): the shared history is still found and both changes merge."""
+        start(repo)
+        git(repo, "checkout", "-qb", "feature")
+        write(repo, "alice", {"op": "start", "task": "Parser"})
+        compact(repo)
+        commit(repo, "feature")
+        git(repo, "checkout", "-q", "main")
+        write(repo, "bob", {"op": "note", "task": "Lexer", "text": "tabs"})
+        compact(repo)
+        commit(repo, "main")
+        git(repo, "merge", "-q", "--no-edit", "feature")
+        tasks = plan(repo)
+        assert tasks["Parser"].owner == "alice"
+        assert tasks["Lexer"].notes == ("tabs",)
+        assert len(read_log(repo / ".phasetodo" / "default.jsonl")) == 3
+        assert verified(repo)
+
+    def test_not_a_log_fails_the_merge(self, repo: Path) -> None:
+        """A .phasetodo/*.jsonl that is no session log makes the driver fail: git reports a conflict."""
+        (repo / ".phasetodo" / "notes.jsonl").write_text('{"a": 1}\n')
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", "notes")
+        git(repo, "checkout", "-qb", "feature")
+        (repo / ".phasetodo" / "notes.jsonl").write_text('{"a": 2}\n')
+        commit(repo, "feature")
+        git(repo, "checkout", "-q", "main")
+        (repo / ".phasetodo" / "notes.jsonl").write_text('{"a": 3}\n')
+        commit(repo, "main")
+        done = git(repo, "merge", "--no-edit", "feature", check=False)
+        assert done.returncode != 0
+        assert "not a phasetodo session log" in done.stderr + done.stdout
+
+
+class TestHistoryRewriting:
+    def test_rebase(self, repo: Path) -> None:
+        """A branch rebased onto main carries its plan changes over main's."""
+        start(repo)
+        git(repo, "checkout", "-qb", "feature")
+        write(repo, "alice", {"op": "start", "task": "Parser"})
+        commit(repo, "f1")
+        write(repo, "alice", {"op": "done", "task": "Parser"})
+        commit(repo, "f2")
+        git(repo, "checkout", "-q", "main")
+        write(repo, "bob", {"op": "append", "phase": "Build", "items": ["Bench"]})
+        commit(repo, "m1")
+        git(repo, "checkout", "-q", "feature")
+        git(repo, "rebase", "-q", "main")
+        tasks = plan(repo)
+        assert tasks["Parser"].status.value == "completed"
+        assert "Bench" in tasks
+        assert verified(repo)
+
+    def test_cherry_pick(self, repo: Path) -> None:
+        """A commit's plan change picked onto another branch lands there beside that branch's own."""
+        start(repo)
+        git(repo, "checkout", "-qb", "feature")
+        write(repo, "alice", {"op": "note", "task": "Docs", "text": "picked"})
+        commit(repo, "f1")
+        picked = git(repo, "rev-parse", "HEAD").stdout.strip()
+        git(repo, "checkout", "-q", "main")
+        write(repo, "bob", {"op": "drop", "task": "Lexer"})
+        commit(repo, "m1")
+        git(repo, "cherry-pick", picked)
+        tasks = plan(repo)
+        assert tasks["Docs"].notes == ("picked",)
+        assert tasks["Lexer"].status.value == "abandoned"
+        assert verified(repo)
+
+
+class TestWorktrees:
+    def test_change_in_a_worktree_and_merge_back(self, repo: Path, tmp_path: Path) -> None:
+        """A worktree's own plan changes merge back into main with main's."""
+        start(repo)
+        other = tmp_path / "wt"
+        git(repo, "worktree", "add", "-q", "-b", "side", str(other))
+        write(other, "carol", {"op": "start", "task": "Docs"})
+        commit(other, "side")
+        write(repo, "bob", {"op": "append", "phase": "Build", "items": ["Bench"]})
+        commit(repo, "main")
+        git(repo, "merge", "-q", "--no-edit", "side")
+        tasks = plan(repo)
+        assert tasks["Docs"].owner == "carol"
+        assert "Bench" in tasks
+        assert verified(repo)
+
+
+class TestAt:
+    def test_show_at_a_ref(self, repo: Path) -> None:
+        """--at REF show prints the plan as committed there; phases_at is the library call."""
+        start(repo)
+        write(repo, "alice", {"op": "done", "task": "Parser"})
+        commit(repo, "done")
+        done = cli(repo, "--at", "HEAD~1", "--json", "show")
+        assert done.returncode == 0, done.stderr
+        statuses = {t["content"]: t["status"] for p in json.loads(done.stdout) for t in p["tasks"]}
+        assert statuses["Parser"] == "pending"
+        now = {t.content: t.status.value for p in phases_at("HEAD", repo=repo) for t in p.tasks}
+        assert now["Parser"] == "completed"
+        assert cli(repo, "--at", "HEAD~1", "history").stdout.count("\n") == 1
+
+    def test_other_verbs_refuse_it(self, repo: Path) -> None:
+        """A verb that changes the plan refuses --at, changing nothing."""
+        start(repo)
+        before = (repo / ".phasetodo" / "default.jsonl").read_bytes()
+        done = cli(repo, "--at", "HEAD", "done", "Parser")
+        assert done.returncode == 2
+        assert "--at: only show, export, history" in done.stderr
+        assert (repo / ".phasetodo" / "default.jsonl").read_bytes() == before
+
+    def test_unknown_ref(self, repo: Path) -> None:
+        """A ref without the log exits 1 naming the ref and the file."""
+        start(repo)
+        done = cli(repo, "--at", "nope", "show")
+        assert done.returncode == 1
+        assert ".phasetodo/default.jsonl at nope" in done.stderr
+
+
+def rename(where: Path, old: str, new: str) -> None:
+    """A person renames a task (a user edit keeping its id), at the next clock tick."""
+    now = float(next(_clock))
+    store = JsonlStore(where / ".phasetodo")
+    with Session.open("default", store=store, profile="team", clock=lambda: now) as session:
+        phases = tuple(
+            Phase(p.name, tuple(t if t.content != old else _renamed(t, new) for t in p.tasks), p.last_id)
+            for p in session.phases
+        )
+        session.user_edit(phases, source="cli")
+
+
+def _renamed(task: Task, new: str) -> Task:
+    return attrs.evolve(task, content=new)
+
+
+def compact(where: Path) -> None:
+    with Session.open("default", store=JsonlStore(where / ".phasetodo"), profile="team") as session:
+        session.compact()
