@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,6 +16,8 @@ from phasetodo._profiles.team import team_call, team_text
 from phasetodo._profiles.team.engine import apply_team, team_problems
 from phasetodo._profiles.team.schema import parse_team_params
 from phasetodo._profiles.team.summary import TEXT_LIMIT, format_team_summary
+
+from ..budget import examples
 
 AGENTS = ["w1", "w2", "w3", None]
 TEXT = st.text(min_size=1, max_size=3000)
@@ -46,7 +49,7 @@ def plans(draw: st.DrawFn) -> tuple[Phase, ...]:
 
 class TestBound:
     @given(plans(), st.sampled_from(AGENTS), st.lists(TEXT, max_size=30))
-    @settings(max_examples=60, deadline=None)
+    @settings(max_examples=examples(60), deadline=None)
     def test_any_plan_any_caller_fits(
         self, phases: tuple[Phase, ...], agent: str | None, errors: list[str]
     ) -> None:
@@ -55,7 +58,7 @@ class TestBound:
         assert len(format_team_summary(fixed, agent, errors, now=0.0)) <= TEXT_LIMIT
 
     @given(plans(), plans())
-    @settings(max_examples=40, deadline=None)
+    @settings(max_examples=examples(40), deadline=None)
     def test_with_the_changes_since_the_last_look(
         self, seen: tuple[Phase, ...], now: tuple[Phase, ...]
     ) -> None:
@@ -100,6 +103,7 @@ def _big_plan(tasks: int) -> list[dict[str, Any]]:
 
 
 class TestHundredThousand:
+    @pytest.mark.slow  # works a 100,000-task plan
     def test_a_100000_task_plan_reads_in_under_4000_characters(self) -> None:
         """On 100,000 tasks the summary stays bounded and details.phases holds every task."""
         plan = team_call({"ops": [{"op": "note", "task": "t30000", "text": "x"}]},

@@ -67,6 +67,7 @@ def durable(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[phasetod
 
 
 class TestEventsAfter:
+    @pytest.mark.slow  # logs of 700-1,500 events on durable stores
     def test_every_event_after_a_version_comes_once_in_order(self, store: phasetodo.Store) -> None:
         """Whatever the distance (within the recent events a log keeps, or past them), from a
         fresh log object too, events(after) is exactly the versions above ``after``."""
@@ -77,6 +78,7 @@ class TestEventsAfter:
                 assert [e.version for e in log.events(after)] == list(range(after + 1, 901)), back
                 log.close()
 
+    @pytest.mark.slow  # logs of 700-1,500 events on durable stores
     def test_the_lists_of_a_far_read_are_those_of_a_full_replay(self, store: phasetodo.Store) -> None:
         """A read started from a checkpoint materializes the same lists as one from the start."""
         _fill(store, 900)
@@ -86,6 +88,7 @@ class TestEventsAfter:
         assert [e.phases for e in log.events(300)] == [e.phases for e in full[300:]]
         log.close()
 
+    @pytest.mark.slow  # logs of 700-1,500 events on durable stores
     def test_reading_the_last_events_costs_what_they_are(self, durable: phasetodo.Store) -> None:
         """On a fresh log object, events(after) reads about the records after ``after`` plus one
         stretch between checkpoints: counts of records read, not times."""
@@ -104,6 +107,7 @@ class TestEventsAfter:
 
 
 class TestWatch:
+    @pytest.mark.slow  # logs of 700-1,500 events on durable stores
     def test_a_watcher_far_behind_gets_every_event_once(self, store: phasetodo.Store) -> None:
         """watch(after=...) 600 events behind, then new writes from another thread: each once, in order."""
         _fill(store, 700)
