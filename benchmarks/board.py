@@ -31,20 +31,11 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
+from tests.web.chromium import ARGS, CHROMIUM
 
 import phasetodo
 from phasetodo.web import Board, create_app
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 TOKEN = "bench-token-0123456789"
 
 #: One write from another process; it prints the wall time once the write is recorded.
@@ -160,7 +151,7 @@ def main() -> None:
             f"built in {time.perf_counter() - started:.1f} s"
         )
         with serve(store) as url, sync_playwright() as play:
-            browser = play.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            browser = play.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
             page = browser.new_page(viewport={"width": 1200, "height": 800})
             started = time.perf_counter()
             page.goto(f"{url}/s/big?token={TOKEN}")

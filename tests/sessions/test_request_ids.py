@@ -16,36 +16,16 @@ from phasetodo.cli import main
 from phasetodo.errors import InvalidOption, RequestIdReused
 from phasetodo.stores._requests import WINDOW
 
+from ..store_kinds import fresh, same_place
+
 INIT = {"ops": [{"op": "init", "list": [{"phase": "Fix", "items": ["Find it", "Patch it"]}]}]}
 DONE = {"ops": [{"op": "done", "task": "Find it"}]}
-
-
-def _reopen(store: phasetodo.Store, tmp_path: Path) -> phasetodo.Store:
-    """Another store object on the same place (what another process would open)."""
-    if isinstance(store, phasetodo.JsonlStore):
-        return phasetodo.JsonlStore(store.directory)
-    if isinstance(store, phasetodo.SqliteStore):
-        return phasetodo.SqliteStore(store.path)
-    if isinstance(store, phasetodo.PostgresStore):
-        return phasetodo.PostgresStore(store.dsn)
-    return store
 
 
 @pytest.fixture(params=["jsonl", "sqlite", "memory", "postgres"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[phasetodo.Store]:
     """Each store kind, fresh (PostgreSQL on a real server)."""
-    made: phasetodo.Store
-    if request.param == "postgres":
-        yield request.getfixturevalue("postgres_store")
-        return
-    if request.param == "jsonl":
-        made = phasetodo.JsonlStore(tmp_path / "logs", fsync=False)
-    elif request.param == "sqlite":
-        made = phasetodo.SqliteStore(tmp_path / "s.db")
-    else:
-        made = phasetodo.MemoryStore()
-    yield made
-    made.close()
+    yield from fresh(request, tmp_path)
 
 
 class TestRetries:
@@ -64,7 +44,7 @@ class TestRetries:
         with phasetodo.Session.open("s", store) as session:
             first = session.todo_write(INIT, request_id="call-1")
             session.todo_write(DONE, request_id="call-2")
-            other = _reopen(store, tmp_path)
+            other = same_place(store)
             with phasetodo.Session.open("s", other) as fresh:  # a new log object: nothing cached
                 assert fresh.todo_write(INIT, request_id="call-1") == first
                 assert fresh.version == 2
@@ -176,7 +156,7 @@ class TestWindow:
                     log.append(phasetodo.stores.Event(version, "clear", float(version), latest.phases))
             log.close()
             assert session.version == WINDOW
-        again = _reopen(store, tmp_path)
+        again = same_place(store)
         with phasetodo.Session.open("s", again) as fresh:
             assert fresh.todo_write(INIT, request_id="old") == first
             assert fresh.version == WINDOW

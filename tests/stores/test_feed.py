@@ -12,6 +12,8 @@ import pytest
 import phasetodo
 from phasetodo.stores import Event
 
+from ..store_kinds import fresh, same_place
+
 TASKS = 200
 
 
@@ -29,41 +31,16 @@ def _fill(store: phasetodo.Store, events: int) -> None:
     log.close()
 
 
-def _again(store: phasetodo.Store) -> phasetodo.Store:
-    if isinstance(store, phasetodo.JsonlStore):
-        return phasetodo.JsonlStore(store.directory, fsync=False)
-    if isinstance(store, phasetodo.SqliteStore):
-        return phasetodo.SqliteStore(store.path)
-    if isinstance(store, phasetodo.PostgresStore):
-        return phasetodo.PostgresStore(store.dsn)
-    return store
-
-
-def _made(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[phasetodo.Store]:
-    made: phasetodo.Store
-    if request.param == "postgres":
-        yield request.getfixturevalue("postgres_store")
-        return
-    if request.param == "jsonl":
-        made = phasetodo.JsonlStore(tmp_path / "logs", fsync=False)
-    elif request.param == "sqlite":
-        made = phasetodo.SqliteStore(tmp_path / "s.db")
-    else:
-        made = phasetodo.MemoryStore()
-    yield made
-    made.close()
-
-
 @pytest.fixture(params=["jsonl", "sqlite", "memory", "postgres"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[phasetodo.Store]:
     """Each store kind, fresh (PostgreSQL on a real server)."""
-    yield from _made(request, tmp_path)
+    yield from fresh(request, tmp_path)
 
 
 @pytest.fixture(params=["jsonl", "sqlite", "postgres"])
 def durable(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[phasetodo.Store]:
     """Each store that reads records from a file or a database, fresh."""
-    yield from _made(request, tmp_path)
+    yield from fresh(request, tmp_path)
 
 
 class TestEventsAfter:
@@ -73,7 +50,7 @@ class TestEventsAfter:
         fresh log object too, events(after) is exactly the versions above ``after``."""
         _fill(store, 900)
         for back in (0, 1, 10, 511, 512, 513, 600, 899, 900):
-            for log in (store.open("s"), _again(store).open("s")):
+            for log in (store.open("s"), same_place(store).open("s")):
                 after = 900 - back
                 assert [e.version for e in log.events(after)] == list(range(after + 1, 901)), back
                 log.close()
@@ -82,7 +59,7 @@ class TestEventsAfter:
     def test_the_lists_of_a_far_read_are_those_of_a_full_replay(self, store: phasetodo.Store) -> None:
         """A read started from a checkpoint materializes the same lists as one from the start."""
         _fill(store, 900)
-        log = _again(store).open("s")
+        log = same_place(store).open("s")
         full = list(log.events())
         assert list(log.events(300)) == full[300:]
         assert [e.phases for e in log.events(300)] == [e.phases for e in full[300:]]
@@ -94,7 +71,7 @@ class TestEventsAfter:
         stretch between checkpoints: counts of records read, not times."""
         store = durable
         _fill(store, 1500)
-        log = _again(store).open("s")
+        log = same_place(store).open("s")
         read = log.records_read  # type: ignore[attr-defined]
         assert [e.version for e in log.events(1500 - 700)] == list(range(801, 1501))
         near = log.records_read - read  # type: ignore[attr-defined]
@@ -111,7 +88,7 @@ class TestWatch:
     def test_a_watcher_far_behind_gets_every_event_once(self, store: phasetodo.Store) -> None:
         """watch(after=...) 600 events behind, then new writes from another thread: each once, in order."""
         _fill(store, 700)
-        other = _again(store)
+        other = same_place(store)
         seen: list[int] = []
         with phasetodo.Session.open("s", store, resume="keep") as watcher:
 
@@ -147,7 +124,7 @@ class TestLargeLogs:
         _fill(store, 6000)
         costs = {}
         for back in (10, 100, 1000, 5999):
-            log = _again(store).open("s")
+            log = same_place(store).open("s")
             log.events(6000 - 512)  # a fresh log: go past its recent events before counting
             read = log.records_read  # type: ignore[attr-defined]
             assert len(list(log.events(6000 - back))) == back
@@ -165,7 +142,7 @@ class TestWatchAcrossCompaction:
     ) -> None:
         """Another store object compacts the log mid-watch, then writes: each event once, in order."""
         _fill(durable, 40)
-        other = _again(durable)
+        other = same_place(durable)
         seen: list[int] = []
         with phasetodo.Session.open("s", durable, resume="keep") as watcher:
             for event in watcher.watch(timeout=5.0, after=30):
