@@ -31,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -95,8 +95,13 @@ def _open_left(result: dict[str, Any]) -> bool:
     )
 
 
-def agent_main(spec: str, agent: str, lease: float, work: float, out: Path) -> None:
-    """One agent process: claim, work, close, until no task is open; every write timed to ``out``."""
+def agent_main(spec: str, agent: str, lease: float, work: float, out: Path, stall_at: int = 0) -> None:
+    """One agent process: claim, work, close, until no task is open; every write timed to ``out``.
+
+    With ``stall_at`` N, the agent hangs holding its Nth claim (until it is killed), so a
+    victim is sure to die with a claim however fast the others finish the plan.
+    """
+    claims = 0
     store = store_from_url(spec)
     with (
         out.open("a", encoding="utf-8") as log,
@@ -129,7 +134,8 @@ def agent_main(spec: str, agent: str, lease: float, work: float, out: Path) -> N
                 continue
             log.write(json.dumps({"what": "claimed", "task": task}) + "\n")
             log.flush()
-            time.sleep(work)
+            claims += 1
+            time.sleep(3600 if claims == stall_at else work)
             done = write([{"op": "done", "task": task}], "done")
             if done.get("isError"):
                 log.write(json.dumps({"what": "fenced", "task": task}) + "\n")
@@ -146,8 +152,11 @@ def run_fleet(
         lead.todo_write(_plan(tasks))
     store.close()
     started = time.perf_counter()
-    procs = [_spawn(spec, f"a{n}", lease, work, folder / f"a{n}.log") for n in range(agents)]
-    victims = random.Random(7).sample(range(agents), round(agents * kill))
+    chance = random.Random(7)
+    victims = {n: chance.randint(1, 3) for n in chance.sample(range(agents), round(agents * kill))}
+    procs = [
+        _spawn(spec, f"a{n}", lease, work, folder / f"a{n}.log", victims.get(n, 0)) for n in range(agents)
+    ]
     killed = _kill_holding(procs, victims, folder)
     for proc in procs:
         proc.wait(timeout=600)
@@ -172,7 +181,9 @@ def run_fleet(
     )
 
 
-def _spawn(spec: str, agent: str, lease: float, work: float, out: Path) -> subprocess.Popen[bytes]:
+def _spawn(
+    spec: str, agent: str, lease: float, work: float, out: Path, stall_at: int
+) -> subprocess.Popen[bytes]:
     argv = [
         sys.executable,
         "-m",
@@ -187,12 +198,14 @@ def _spawn(spec: str, agent: str, lease: float, work: float, out: Path) -> subpr
         str(work),
         "--out",
         str(out),
+        "--stall-at",
+        str(stall_at),
     ]
     root = Path(__file__).resolve().parent.parent
     return subprocess.Popen(argv, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def _kill_holding(procs: Sequence[subprocess.Popen[bytes]], victims: Sequence[int], folder: Path) -> int:
+def _kill_holding(procs: Sequence[subprocess.Popen[bytes]], victims: Iterable[int], folder: Path) -> int:
     """SIGKILL each victim once its log shows a claim it has not closed; the count killed."""
     killed, waiting = 0, set(victims)
     deadline = time.monotonic() + 120
@@ -280,9 +293,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--agent", help=argparse.SUPPRESS)
     parser.add_argument("--spec", help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
+    parser.add_argument("--stall-at", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.agent:
-        agent_main(args.spec, args.agent, args.lease, args.work, Path(args.out))
+        agent_main(args.spec, args.agent, args.lease, args.work, Path(args.out), args.stall_at)
         return
     with tempfile.TemporaryDirectory() as tmp, _store_spec(args.store, Path(tmp), args.dsn) as spec:
         run = run_fleet(

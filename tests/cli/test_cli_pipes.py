@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -66,3 +67,15 @@ class TestClosedPipe:
         with phasetodo.Session.open("default", store, resume="keep") as session:
             assert session.phases[0].tasks[0].status is phasetodo.Status.COMPLETED
         store.close()
+
+
+def test_the_escaping_stream_does_not_fail_after_its_stream_closed() -> None:
+    """Flushing (as happens when the wrapper is collected) after the stream under it closed is quiet."""
+    from phasetodo.cli._context import SafeOut
+
+    under = io.StringIO()
+    out = SafeOut(under)
+    out.write("a\x1bb\n")
+    assert under.getvalue() == "a\\x1bb\n"
+    under.close()
+    out.flush()

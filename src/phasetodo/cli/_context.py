@@ -205,7 +205,8 @@ class SafeOut(io.TextIOBase):
         return len(text)
 
     def flush(self) -> None:
-        self.raw.flush()
+        if not self.raw.closed:  # also called when this object goes away, maybe after its stream
+            self.raw.flush()
 
     def isatty(self) -> bool:
         return self.raw.isatty()
