@@ -155,6 +155,19 @@ def _columns(phases: tuple[Phase, ...]) -> list[Any]:
     return cols
 
 
+class _WithIds:
+    """A column with a team plan's ``ids`` beside the core's fields."""
+
+    def __init__(self, col: Any, ids: Any) -> None:
+        self.name, self.contents, self.statuses, self.notes = col.name, col.contents, col.statuses, col.notes
+        if ids is not None:
+            self.ids = ids
+
+
+def _id_lists(size: int) -> st.SearchStrategy[list[str | None]]:
+    return st.lists(st.none() | st.from_regex(r"[0-9]{1,3}", fullmatch=True), min_size=size, max_size=size)
+
+
 class TestPartsAndRender:
     @settings(max_examples=examples(200))
     @given(phase_lists(max_size=4, max_tasks=6))
@@ -169,6 +182,48 @@ class TestPartsAndRender:
         """details.phases alone is equal from both, and is what parts gives as its fourth part."""
         cols = _columns(phases)
         assert C.dumped(cols) == native._dumped(cols) == native._parts(cols, _PREFIXES)[3]
+
+    @settings(max_examples=examples(200))
+    @given(phase_lists(max_size=4, max_tasks=6), st.data())
+    def test_dumped_with_ids_agrees(self, phases: tuple[Phase, ...], data: st.DataObject) -> None:
+        """A column's ``ids`` (a team plan's) give each task with one its ``"id"``, last, in both."""
+        cols = [_WithIds(col, data.draw(_id_lists(len(col.contents)))) for col in _columns(phases)]
+        got = C.dumped(cols)
+        assert got == native._dumped(cols)
+        for col, phase in zip(cols, got, strict=True):
+            for ident, task in zip(col.ids, phase["tasks"], strict=True):
+                assert task.get("id") == ident
+                assert ident is None or list(task)[-1] == "id"
+
+    def test_dumped_refuses_ids_of_another_length(self) -> None:
+        """An ``ids`` list that is not one of the column's length is a TypeError from both."""
+        (col,) = _columns((Phase("P", (Task("t"), Task("u"))),))
+        for ids in (["a"], ("a", "b"), None):
+            cols = [_WithIds(col, ids)]
+            if ids is None:
+                assert C.dumped(cols) == native._dumped(cols)
+                continue
+            with pytest.raises(TypeError):
+                C.dumped(cols)
+            with pytest.raises(TypeError):
+                native._dumped(cols)
+
+    def test_dumped_survives_ids_that_empty_the_column(self) -> None:
+        """Reading ``ids`` may run code that empties the column: a TypeError, no crash."""
+
+        class Emptying:
+            name = "P"
+
+            def __init__(self) -> None:
+                self.contents, self.statuses, self.notes = ["t"], [Status.PENDING], [None]
+
+            @property
+            def ids(self) -> list[str | None]:
+                self.contents.clear()
+                return ["1"]
+
+        with pytest.raises(TypeError):
+            C.dumped([Emptying()])
 
     def test_dumped_refuses_what_parts_refuses(self) -> None:
         """A status outside the reference's four, or a list that is not one, is a TypeError."""

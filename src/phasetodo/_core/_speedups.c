@@ -30,7 +30,7 @@ static int g_wire_count = -1; /* -1: the lookup dict has a key that is not an ex
 static int g_ready;
 
 /* Interned strings used as keys and attribute names. */
-static PyObject *s_name, *s_tasks, *s_content, *s_status, *s_notes, *s_contents, *s_statuses;
+static PyObject *s_name, *s_tasks, *s_content, *s_status, *s_notes, *s_contents, *s_statuses, *s_id, *s_ids;
 
 static int
 ready(void)
@@ -582,9 +582,10 @@ slot(PyObject *obj, Py_ssize_t offset)
     return value;
 }
 
-/* Task i of a phase into place i of the columns; 0 on success. */
+/* Task i of a phase into place i of the columns, and its id into ids unless that is NULL
+ * (then the task may have none); 0 on success. */
 static int
-take_value(PyObject *task, Py_ssize_t i, PyObject *contents, PyObject *statuses, PyObject *notes)
+take_value_id(PyObject *task, Py_ssize_t i, PyObject *contents, PyObject *statuses, PyObject *notes, PyObject *ids)
 {
     if (Py_TYPE(task) != g_task_type) {
         PyErr_SetString(PyExc_TypeError, "a task must be a Task");
@@ -598,7 +599,8 @@ take_value(PyObject *task, Py_ssize_t i, PyObject *contents, PyObject *statuses,
     }
     if (!PyUnicode_CheckExact(field[0]) || !is_note_tuple(field[2]) || status_index(field[1]) < 0
         || field[3] != Py_None || field[4] != Py_None || !PyTuple_CheckExact(field[5])
-        || PyTuple_GET_SIZE(field[5]) || field[6] != Py_None || field[7] != Py_None) {
+        || PyTuple_GET_SIZE(field[5]) || field[7] != Py_None
+        || (field[6] != Py_None && (ids == NULL || !PyUnicode_CheckExact(field[6])))) {
         /* a team plan's fields (or a bad value): the general engine carries them */
         PyErr_SetString(PyExc_TypeError, "not a plain task of the reference's statuses");
         return -1;
@@ -606,26 +608,43 @@ take_value(PyObject *task, Py_ssize_t i, PyObject *contents, PyObject *statuses,
     PyList_SET_ITEM(contents, i, Py_NewRef(field[0]));
     PyList_SET_ITEM(statuses, i, Py_NewRef(field[1]));
     PyList_SET_ITEM(notes, i, Py_NewRef(field[2]));
+    if (ids != NULL) {
+        PyList_SET_ITEM(ids, i, Py_NewRef(field[6]));
+    }
+    return 0;
+}
+
+static int
+take_value(PyObject *task, Py_ssize_t i, PyObject *contents, PyObject *statuses, PyObject *notes)
+{
+    return take_value_id(task, i, contents, statuses, notes, NULL);
+}
+
+/* A Phase value's name and tasks tuple (borrowed), checked; -1 with an error if not one. */
+static int
+phase_fields(PyObject *phase, PyObject **name, PyObject **tasks)
+{
+    if (Py_TYPE(phase) != g_phase_type) {
+        PyErr_SetString(PyExc_TypeError, "a phase must be a Phase");
+        return -1;
+    }
+    *name = slot(phase, g_phase_slot[0]);
+    *tasks = *name == NULL ? NULL : slot(phase, g_phase_slot[1]);
+    if (*tasks == NULL) {
+        return -1;
+    }
+    if (!PyUnicode_CheckExact(*name) || !PyTuple_CheckExact(*tasks)) {
+        PyErr_SetString(PyExc_TypeError, "a phase's name must be a string, its tasks a tuple");
+        return -1;
+    }
     return 0;
 }
 
 static PyObject *
 value_row(PyObject *phase)
 {
-    if (Py_TYPE(phase) != g_phase_type) {
-        PyErr_SetString(PyExc_TypeError, "a phase must be a Phase");
-        return NULL;
-    }
-    PyObject *name = slot(phase, g_phase_slot[0]);
-    PyObject *tasks = name == NULL ? NULL : slot(phase, g_phase_slot[1]);
-    if (tasks == NULL) {
-        return NULL;
-    }
-    if (!PyUnicode_CheckExact(name) || !PyTuple_CheckExact(tasks)) {
-        PyErr_SetString(PyExc_TypeError, "a phase's name must be a string, its tasks a tuple");
-        return NULL;
-    }
-    return build_row(name, tasks, take_value);
+    PyObject *name, *tasks;
+    return phase_fields(phase, &name, &tasks) < 0 ? NULL : build_row(name, tasks, take_value);
 }
 
 static PyObject *
@@ -634,15 +653,73 @@ value_rows(PyObject *module, PyObject *phases)
     return each_row(phases, value_row);
 }
 
+/* value_row with the tasks' ids as a fifth list: a team plan's phase whose tasks carry an
+ * id and nothing else of a team's. Name and tasks are held meanwhile, as in build_row. */
+static PyObject *
+id_row(PyObject *phase)
+{
+    PyObject *name, *tasks;
+    if (phase_fields(phase, &name, &tasks) < 0) {
+        return NULL;
+    }
+    Py_INCREF(name);
+    Py_INCREF(tasks);
+    Py_ssize_t count = PyTuple_GET_SIZE(tasks);
+    PyObject *lists[4] = {PyList_New(count), PyList_New(count), PyList_New(count), PyList_New(count)};
+    PyObject *row = NULL;
+    if (lists[0] != NULL && lists[1] != NULL && lists[2] != NULL && lists[3] != NULL) {
+        Py_ssize_t i = 0;
+        while (i < count && take_value_id(PyTuple_GET_ITEM(tasks, i), i, lists[0], lists[1], lists[2], lists[3]) == 0) {
+            i++;
+        }
+        if (i == count) {
+            row = PyTuple_Pack(5, name, lists[0], lists[1], lists[2], lists[3]);
+        }
+    }
+    for (int k = 0; k < 4; k++) {
+        Py_XDECREF(lists[k]);
+    }
+    Py_DECREF(name);
+    Py_DECREF(tasks);
+    return row;
+}
+
+static PyObject *
+id_rows(PyObject *module, PyObject *phases)
+{
+    return each_row(phases, id_row);
+}
+
 /* -- parts: the summary lines and details.phases from columns ------------------------- */
 
-/* A column's four fields; read_column takes a reference of its own to each (refs). */
+/* A column's four fields, and its ids when asked for and it has them (else NULL);
+ * read_column takes a reference of its own to each (refs). */
+#define COLUMN_REFS 5
 typedef struct {
-    PyObject *name, *contents, *statuses, *notes;
+    PyObject *name, *contents, *statuses, *notes, *ids;
 } Column;
 
+/* The column's "ids" list into refs[4] (NULL when it has none); -1 on a bad one. */
 static int
-read_column(PyObject *borrowed, Column *out, PyObject *refs[4])
+read_ids(PyObject *col, PyObject *refs[COLUMN_REFS])
+{
+    refs[4] = PyObject_GetAttr(col, s_ids);
+    if (refs[4] == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            return -1;
+        }
+        PyErr_Clear();
+        return 0;
+    }
+    if (!PyList_CheckExact(refs[4]) || PyList_GET_SIZE(refs[4]) != PyList_GET_SIZE(refs[1])) {
+        PyErr_SetString(PyExc_TypeError, "a column's ids are a list of its length");
+        return -1;
+    }
+    return 0;
+}
+
+static int
+read_column(PyObject *borrowed, Column *out, PyObject *refs[COLUMN_REFS], int want_ids)
 {
     /* the attribute lookups can run Python code that drops the caller's list's reference */
     PyObject *col = Py_NewRef(borrowed);
@@ -650,13 +727,16 @@ read_column(PyObject *borrowed, Column *out, PyObject *refs[4])
     refs[1] = refs[0] ? PyObject_GetAttr(col, s_contents) : NULL;
     refs[2] = refs[1] ? PyObject_GetAttr(col, s_statuses) : NULL;
     refs[3] = refs[2] ? PyObject_GetAttr(col, s_notes) : NULL;
+    int failed = refs[3] == NULL || (want_ids && PyList_CheckExact(refs[1]) && read_ids(col, refs) < 0);
     Py_DECREF(col);
-    if (refs[3] == NULL) {
+    if (failed) {
         return -1;
     }
+    /* checked after the lookups: the last of them can run code that changes the lists */
     if (!PyUnicode_Check(refs[0]) || !PyList_CheckExact(refs[1]) || !PyList_CheckExact(refs[2])
         || !PyList_CheckExact(refs[3]) || PyList_GET_SIZE(refs[1]) != PyList_GET_SIZE(refs[2])
-        || PyList_GET_SIZE(refs[1]) != PyList_GET_SIZE(refs[3])) {
+        || PyList_GET_SIZE(refs[1]) != PyList_GET_SIZE(refs[3])
+        || (refs[4] != NULL && PyList_GET_SIZE(refs[4]) != PyList_GET_SIZE(refs[1]))) {
         PyErr_SetString(PyExc_TypeError, "a column is a name and three lists of one length");
         return -1;
     }
@@ -664,13 +744,14 @@ read_column(PyObject *borrowed, Column *out, PyObject *refs[4])
     out->contents = refs[1];
     out->statuses = refs[2];
     out->notes = refs[3];
+    out->ids = refs[4];
     return 0;
 }
 
 static void
-drop_refs(PyObject *refs[4])
+drop_refs(PyObject *refs[COLUMN_REFS])
 {
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < COLUMN_REFS; i++) {
         Py_CLEAR(refs[i]);
     }
 }
@@ -1038,6 +1119,21 @@ task_dict(PyObject *content, int status, PyObject *cell, Py_ssize_t noted)
     return task;
 }
 
+/* A task dict's "id" (last, as dump_task puts it), from place i of ids, unless None. The
+ * dict's allocations can have run code that shortened the list: its length is read again. */
+static int
+add_id(PyObject *task, PyObject *ids, Py_ssize_t i)
+{
+    if (i >= PyList_GET_SIZE(ids)) {
+        PyErr_SetString(PyExc_ValueError, "a column changed while it was read");
+        return -1;
+    }
+    PyObject *ident = Py_NewRef(PyList_GET_ITEM(ids, i));
+    int failed = ident != Py_None && PyDict_SetItem(task, s_id, ident) < 0;
+    Py_DECREF(ident);
+    return failed ? -1 : 0;
+}
+
 /* One phase's details dict. Making dicts can run a collection, and so code that changes
  * the column: each cell is read again, checked, and held while it is used. */
 static PyObject *
@@ -1052,6 +1148,9 @@ phase_dict(Column *col)
         Cell c;
         PyObject *task = read_cell(col, i, &c) == 0 ? task_dict(c.content, c.status, c.cell, c.noted) : NULL;
         drop_cell(&c);
+        if (task != NULL && col->ids != NULL && add_id(task, col->ids, i) < 0) {
+            Py_CLEAR(task);
+        }
         if (task == NULL) {
             Py_DECREF(tasks);
             return NULL;
@@ -1071,17 +1170,17 @@ phase_dict(Column *col)
     return phase;
 }
 
-/* The columns of a list, each with references of our own to its four fields. */
+/* The columns of a list, each with references of our own to its fields. */
 typedef struct {
     Column *cols;
-    PyObject **refs; /* 4 per column */
+    PyObject **refs; /* COLUMN_REFS per column */
     Py_ssize_t size;
 } Columns;
 
 static void
 columns_clear(Columns *cs)
 {
-    for (Py_ssize_t i = 0; i < 4 * cs->size; i++) {
+    for (Py_ssize_t i = 0; i < COLUMN_REFS * cs->size; i++) {
         Py_CLEAR(cs->refs[i]);
     }
     PyMem_Free(cs->cols);
@@ -1094,7 +1193,7 @@ columns_clear(Columns *cs)
 /* Every column of cols, read once; 0 on success. Reading an attribute can run code that
  * changes cols: its length is read again before each column, as a list iterator does. */
 static int
-columns_read(PyObject *cols, Columns *cs)
+columns_read(PyObject *cols, Columns *cs, int want_ids)
 {
     Py_ssize_t room = 0;
     cs->cols = NULL;
@@ -1109,17 +1208,19 @@ columns_read(PyObject *cols, Columns *cs)
                 return -1;
             }
             cs->cols = more;
-            PyObject **refs = PyMem_Realloc(cs->refs, (size_t)room * 4 * sizeof(PyObject *));
+            PyObject **refs = PyMem_Realloc(cs->refs, (size_t)room * COLUMN_REFS * sizeof(PyObject *));
             if (refs == NULL) {
                 PyErr_NoMemory();
                 return -1;
             }
             cs->refs = refs;
         }
-        PyObject **refs = cs->refs + 4 * cs->size;
-        refs[0] = refs[1] = refs[2] = refs[3] = NULL;
+        PyObject **refs = cs->refs + COLUMN_REFS * cs->size;
+        for (int k = 0; k < COLUMN_REFS; k++) {
+            refs[k] = NULL;
+        }
         cs->size++;
-        if (read_column(PyList_GET_ITEM(cols, n), &cs->cols[cs->size - 1], refs) < 0) {
+        if (read_column(PyList_GET_ITEM(cols, n), &cs->cols[cs->size - 1], refs, want_ids) < 0) {
             return -1;
         }
     }
@@ -1151,7 +1252,7 @@ parts(PyObject *module, PyObject *args)
             return NULL;
         }
     }
-    if (columns_read(cols, &cs) < 0) {
+    if (columns_read(cols, &cs, 0) < 0) {
         goto done;
     }
     /* pass 1 checks and measures, pass 2 writes: nothing in between runs Python code */
@@ -1196,7 +1297,8 @@ done:
     return result;
 }
 
-/* details.phases alone: what parts writes last, for callers that write their own text. */
+/* details.phases alone: what parts writes last, for callers that write their own text; a
+ * column with an "ids" list gives each task dict with an id its "id" too. */
 static PyObject *
 dumped(PyObject *module, PyObject *cols)
 {
@@ -1209,7 +1311,7 @@ dumped(PyObject *module, PyObject *cols)
     }
     Columns cs;
     PyObject *out = NULL;
-    if (columns_read(cols, &cs) == 0) {
+    if (columns_read(cols, &cs, 1) == 0) {
         out = PyList_New(cs.size);
         for (Py_ssize_t n = 0; out != NULL && n < cs.size; n++) {
             PyObject *phase = phase_dict(&cs.cols[n]);
@@ -1230,9 +1332,9 @@ dumped(PyObject *module, PyObject *cols)
 static int
 index_column(PyObject *col, PyObject *by_name, PyObject *by_content, PyObject *active, Py_ssize_t *total)
 {
-    PyObject *refs[4] = {NULL};
+    PyObject *refs[COLUMN_REFS] = {NULL};
     Column c;
-    int failed = read_column(col, &c, refs) < 0 || PyDict_SetDefault(by_name, c.name, col) == NULL;
+    int failed = read_column(col, &c, refs, 0) < 0 || PyDict_SetDefault(by_name, c.name, col) == NULL;
     Py_ssize_t count = failed ? 0 : PyList_GET_SIZE(c.contents);
     /* hashing a content (a str subclass's __hash__) can run code that changes the lists:
      * the content is held meanwhile and the place checked again before each read */
@@ -2096,7 +2198,7 @@ render(PyObject *module, PyObject *args)
     }
     Writer w = {NULL};
     Columns cs;
-    if (columns_read(cols, &cs) == 0) {
+    if (columns_read(cols, &cs, 0) == 0) {
         /* pass 1 checks and measures, pass 2 writes: nothing in between runs Python code */
         int failed = 0;
         for (Py_ssize_t n = 0; n < cs.size && !failed; n++) {
@@ -2199,6 +2301,7 @@ static PyMethodDef speedups_methods[] = {
     {"setup", setup, METH_VARARGS, "setup(statuses, wire, blocked, lookup, team_keys, whitespace, task_type, phase_type)"},
     {"rows", rows, METH_O, "rows(phases) -> [(name, contents, statuses, notes)] from JSON phases"},
     {"value_rows", value_rows, METH_O, "value_rows(phases) -> [(name, contents, statuses, notes)] from Phase values"},
+    {"id_rows", id_rows, METH_O, "id_rows(phases) -> [(name, contents, statuses, notes, ids)] from Phase values"},
     {"index", index_columns, METH_O, "index(cols) -> (by_name, by_content, active, count)"},
     {"setup_ops", setup_ops, METH_VARARGS, "setup_ops(((name, class, fields), ...), phase_items_class)"},
     {"ops", ops, METH_O, "ops(params) -> the op values of tool arguments of the common plain shape"},
@@ -2226,6 +2329,8 @@ PyInit__speedups(void)
     s_notes = PyUnicode_InternFromString("notes");
     s_contents = PyUnicode_InternFromString("contents");
     s_statuses = PyUnicode_InternFromString("statuses");
+    s_id = PyUnicode_InternFromString("id");
+    s_ids = PyUnicode_InternFromString("ids");
     g_empty_tuple = PyTuple_New(0);
     s_ops = PyUnicode_InternFromString("ops");
     for (int k = 0; k < F_KEYS; k++) {
@@ -2233,12 +2338,12 @@ PyInit__speedups(void)
             return NULL;
         }
     }
-    if (!s_ops || !s_name || !s_tasks || !s_content || !s_status || !s_notes || !s_contents || !s_statuses || !g_empty_tuple) {
+    if (!s_ops || !s_name || !s_tasks || !s_content || !s_status || !s_notes || !s_contents || !s_statuses || !s_id || !s_ids || !g_empty_tuple) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&speedups_module);
     /* the interface version phasetodo._core.native checks: bump it with any change of a signature */
-    if (module != NULL && PyModule_AddIntConstant(module, "API", 5) < 0) {
+    if (module != NULL && PyModule_AddIntConstant(module, "API", 6) < 0) {
         Py_CLEAR(module);
     }
     return module;

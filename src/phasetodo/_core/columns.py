@@ -117,11 +117,11 @@ class _Col:
         if not self.holes:
             return
         keep = [i for i, s in enumerate(self.statuses) if s is not None]
+        extra = [getattr(self, field) for field in self.EXTRA]  # read while the lists agree
         self.contents = [self.contents[i] for i in keep]
         self.statuses = [self.statuses[i] for i in keep]
         self.notes = [self.notes[i] for i in keep]
-        for field in self.EXTRA:
-            values = getattr(self, field)
+        for field, values in zip(self.EXTRA, extra, strict=True):
             setattr(self, field, [values[i] for i in keep])
         if self.tasks is not None:
             self.tasks = [self.tasks[i] for i in keep]

@@ -31,12 +31,14 @@ from .ops import OPS, Append, Done, Drop, Init, Note, Op, PhaseItems, Rm, Start,
 __all__ = [
     "API",
     "COMPILED",
+    "IdRow",
     "Index",
     "Loaded",
     "Parts",
     "Row",
     "columns",
     "dumped",
+    "id_rows",
     "index",
     "load_compiled",
     "make_tasks",
@@ -53,6 +55,8 @@ __all__ = [
 
 #: A phase as columns: its name, contents, statuses and notes (``None``, a list or a tuple).
 Row = tuple[str, list[str], list[Status | None], list[Any]]
+#: A team plan's phase as columns: a :data:`Row` and its tasks' ids.
+IdRow = tuple[str, list[str], list[Status | None], list[Any], list[str | None]]
 
 
 class ColumnLike(Protocol):
@@ -71,6 +75,7 @@ _ONLY_DICT = frozenset((dict,))
 _ONLY_TUPLE = frozenset((tuple,))
 _ONLY_TASK = frozenset((Task,))
 _ONLY_NONE = frozenset((None,))
+_ONLY_ID = frozenset((str, type(None)))
 _WIRE = {s: s.value for s in Status}
 _ONLY_PHASE = frozenset((Phase,))
 _content, _status, _notes = attrgetter("content"), attrgetter("status"), attrgetter("notes")
@@ -128,6 +133,24 @@ def _value_rows(phases: Sequence[Phase]) -> list[Row]:
 
     Each check runs once over every task of the list (``map`` in C), not once per task.
     """
+    return _plain_rows(phases, with_ids=False)  # type: ignore[return-value]
+
+
+def _id_rows(phases: Sequence[Phase]) -> list[IdRow]:
+    """:func:`_value_rows` with each phase's ids as a fifth list: a team plan's phases
+    whose tasks carry an id (a string) and nothing else of a team's."""
+    return _plain_rows(phases, with_ids=True)  # type: ignore[return-value]
+
+
+def _ids_ok(tasks: list[Task], with_ids: bool) -> bool:
+    """Whether every id is a string or None (with ``with_ids``), else None."""
+    if with_ids:
+        return _ONLY_ID.issuperset(map(type, map(_id, tasks)))
+    return _ONLY_NONE.issuperset(map(_id, tasks))
+
+
+def _plain_rows(phases: Sequence[Phase], *, with_ids: bool) -> list[Row] | list[IdRow]:
+    """The rows of both: one check over every task per field, then the lists cut per phase."""
     if not _ONLY_PHASE.issuperset(map(type, phases)):
         raise TypeError
     names = list(map(_name, phases))
@@ -138,7 +161,7 @@ def _value_rows(phases: Sequence[Phase]) -> list[Row]:
     if not _ONLY_TASK.issuperset(map(type, tasks)):
         raise TypeError
     if not tasks:
-        return [(name, [], [], []) for name in names]
+        return [(name, [], [], [], []) if with_ids else (name, [], [], []) for name in names]  # type: ignore[return-value]
     contents = list(map(_content, tasks))
     statuses = list(map(_status, tasks))
     notes = list(map(_notes, tasks))
@@ -151,15 +174,17 @@ def _value_rows(phases: Sequence[Phase]) -> list[Row]:
         or not _ONLY_NONE.issuperset(map(_reason, tasks))
         or not _ONLY_TUPLE.issuperset(map(type, map(_after, tasks)))
         or any(map(_after, tasks))
-        or not _ONLY_NONE.issuperset(map(_id, tasks))
+        or not _ids_ok(tasks, with_ids)
         or not _ONLY_NONE.issuperset(map(_lease, tasks))
     ):
         raise TypeError  # a team plan's fields (the general engine carries them), or a bad type
-    out: list[Row] = []
+    ids = list(map(_id, tasks)) if with_ids else None
+    out: list[Any] = []
     start = 0
     for name, group in zip(names, groups, strict=True):
         end = start + len(group)
-        out.append((name, contents[start:end], statuses[start:end], notes[start:end]))
+        row = (name, contents[start:end], statuses[start:end], notes[start:end])
+        out.append(row if ids is None else (*row, ids[start:end]))
         start = end
     return out
 
@@ -264,16 +289,25 @@ def _parts(cols: list[ColumnLike], prefixes: tuple[str, ...]) -> Parts:
 
 
 def _dumped(cols: list[ColumnLike]) -> list[dict[str, Any]]:
-    """``details.phases`` of the columns alone: :func:`_parts`' fourth part, without the text."""
+    """``details.phases`` of the columns alone: :func:`_parts`' fourth part, without the text.
+
+    A column with an ``ids`` list (a team plan's) gives each task that has an id its
+    ``"id"``, last, as ``dump_task`` puts it.
+    """
     wires = _WIRE
     out = []
     for col in cols:
         tasks: list[dict[str, Any]] = []
-        for c, s, n in zip(col.contents, col.statuses, col.notes, strict=True):
+        ids = getattr(col, "ids", None)
+        if ids is not None and (not isinstance(ids, list) or len(ids) != len(col.contents)):
+            raise TypeError("a column's ids are a list of its length")
+        for i, (c, s, n) in enumerate(zip(col.contents, col.statuses, col.notes, strict=True)):
             wire = wires[s]  # type: ignore[index]
             task: dict[str, Any] = {"content": c, "status": wire}
             if n:
                 task["notes"] = list(n)
+            if ids is not None and ids[i] is not None:
+                task["id"] = ids[i]
             tasks.append(task)
         out.append({"name": col.name, "tasks": tasks})
     return out
@@ -460,7 +494,7 @@ def _scan(
 
 
 #: The interface version of the C module this code calls (its ``API`` constant).
-API = 5
+API = 6
 
 
 def load_compiled() -> ModuleType | None:
@@ -496,6 +530,7 @@ COMPILED: bool = _C is not None
 
 rows: Callable[[Sequence[Mapping[str, Any]]], list[Row]] = _C.rows if _C else _rows
 value_rows: Callable[[Sequence[Phase]], list[Row]] = _C.value_rows if _C else _value_rows
+id_rows: Callable[[Sequence[Phase]], list[IdRow]] = _C.id_rows if _C else _id_rows
 parts: Callable[[list[Any], tuple[str, str, str, str]], Parts] = _C.parts if _C else _parts
 dumped: Callable[[list[Any]], list[dict[str, Any]]] = _C.dumped if _C else _dumped
 index: Callable[[list[Any]], Index] = _C.index if _C else _index

@@ -34,6 +34,7 @@ import time
 from collections.abc import Iterable, Sequence
 from itertools import compress, count, repeat
 from operator import attrgetter, is_, is_not
+from typing import Any
 
 import attrs
 
@@ -89,6 +90,10 @@ class TeamOutcome(Outcome):
     changes: tuple[str, ...] = ()
 
 
+#: The value of each task in a team field's list before it is set (see ``TeamColumn``).
+_EMPTY: dict[str, object] = {"owners": None, "reasons": None, "afters": (), "leases": None}
+
+
 class TeamColumn(Column):
     """A phase of a team plan as columns: the core's three, and owners, reasons, ``after``
     and ids.
@@ -99,6 +104,10 @@ class TeamColumn(Column):
 
     EXTRA = ("owners", "reasons", "afters", "ids", "leases")
     __slots__ = ("afters", "ids", "leases", "owners", "plain", "reasons")
+    owners: list[str | None]
+    reasons: list[str | None]
+    afters: list[tuple[str, ...]]
+    leases: list[Lease | None]
 
     def __init__(
         self,
@@ -114,14 +123,28 @@ class TeamColumn(Column):
         leases: list[Lease | None] | None = None,
     ) -> None:
         super().__init__(name, contents, statuses, notes, source)
-        self.owners = owners if owners is not None else []
-        self.reasons = reasons if reasons is not None else []
-        self.afters = afters if afters is not None else []
+        # a field not given is made on its first read (``__getattr__``): most phases of a
+        # big plan are plain, and their owners, reasons, ``after`` and leases never read
+        if owners is not None:
+            self.owners = owners
+        if reasons is not None:
+            self.reasons = reasons
+        if afters is not None:
+            self.afters = afters
         self.ids: list[str | None] = ids if ids is not None else [None] * len(contents)
-        self.leases: list[Lease | None] = leases if leases is not None else [None] * len(contents)
+        if leases is not None:
+            self.leases = leases
         #: Known to hold no owner, reason, ``after`` or blocked task (read so, and untouched
         #: since): the team's checks skip it. ``False`` means "look".
         self.plain = False
+
+    def __getattr__(self, field: str) -> Any:
+        """An owners, reasons, afters or leases list not made yet: made now, empty of them."""
+        if field not in _EMPTY:
+            raise AttributeError(field)
+        made = [_EMPTY[field]] * len(self.contents)
+        setattr(self, field, made)
+        return made
 
     def position(self, content: str) -> int:
         place = self.place
@@ -212,10 +235,10 @@ def _read_fields(phase: Phase) -> tuple[bool, tuple[tuple[object, ...], ...]]:
 def team_columns(phases: Sequence[Phase]) -> list[TeamColumn]:
     """``Phase`` values as team columns.
 
-    A phase without a team plan's fields (most, in a plan with few owners) is read by
-    ``native.value_rows``, as a parity list is; the others field by field, once per
-    phase value (see ``_READ``). A phase whose tasks carry ids and nothing else of a
-    team's is still plain: the checks that skip plain columns need no ids.
+    A phase whose tasks carry ids and nothing else of a team's (most, in a plan with few
+    owners) is read by ``native.id_rows``, as a parity list is read by ``value_rows``,
+    and is plain: the checks that skip plain columns need no ids. The others are read
+    field by field, once per phase value (see ``_READ``).
     """
     out = []
     read = _READ
@@ -224,29 +247,24 @@ def team_columns(phases: Sequence[Phase]) -> list[TeamColumn]:
             known = read.get(id(phase))
             if known is not None and known[0] is phase:
                 raise TypeError  # read before: it has a team's fields
-            ((name, contents, statuses, notes),) = native.value_rows((phase,))
+            ((name, contents, statuses, notes, ids),) = native.id_rows((phase,))
         except TypeError:  # an owner, a reason, an ``after``, an id, a lease or a blocked task
             plain, fields = _read_fields(phase)
-            size = len(phase.tasks)
             if plain:
-                contents_, statuses_, notes_, ids = map(list, fields)
-                empty: list[str | None] = [None] * size
+                contents_, statuses_, notes_, ids_ = map(list, fields)
                 col = TeamColumn(
-                    phase.name, contents_, statuses_, notes_,  # type: ignore[arg-type]
-                    empty, empty[:], [()] * size, phase, ids, [None] * size,  # type: ignore[arg-type]
+                    phase.name, contents_, statuses_, notes_, source=phase, ids=ids_  # type: ignore[arg-type]
                 )
                 col.plain = True
             else:
-                contents_, statuses_, notes_, owners, reasons, afters, ids, leases = map(list, fields)
+                contents_, statuses_, notes_, owners, reasons, afters, ids_, leases = map(list, fields)
                 col = TeamColumn(
                     phase.name, contents_, statuses_, notes_,  # type: ignore[arg-type]
-                    owners, reasons, afters, phase, ids, leases,  # type: ignore[arg-type]
+                    owners, reasons, afters, phase, ids_, leases,  # type: ignore[arg-type]
                 )
             out.append(col)
             continue
-        size = len(contents)
-        none: list[str | None] = [None] * size
-        col = TeamColumn(name, contents, statuses, notes, none, none[:], [()] * size, phase)
+        col = TeamColumn(name, contents, statuses, notes, source=phase, ids=ids)
         col.plain = True
         out.append(col)
     return out

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import compress, count, islice, repeat
-from operator import is_, is_not, setitem
+from operator import is_, is_not
 from typing import Any
 
 from ..._core import native
@@ -79,21 +79,6 @@ def _task_json(col: TeamColumn, index: int) -> dict[str, Any]:
     return out
 
 
-def _add_ids(cols: Sequence[TeamColumn], dumped: list[dict[str, Any]]) -> None:
-    """Each dumped task's ``"id"`` (last, as ``dump_task`` puts it)."""
-    for col, phase in zip(cols, dumped, strict=True):
-        ids = col.ids
-        if ids.count(None) == len(ids):
-            continue
-        tasks = phase["tasks"]
-        if None in ids:
-            for task, ident in zip(tasks, ids, strict=True):
-                if ident is not None:
-                    task["id"] = ident
-        else:  # every task has one (a repaired plan): set them all in C
-            any(map(setitem, tasks, repeat("id"), ids))
-
-
 def _tree(cols: Sequence[TeamColumn]) -> list[str]:
     """The plan's lines: a phase's name, then a line per task with its id."""
     out: list[str] = []
@@ -107,10 +92,10 @@ class _Shown:
     """A column as ``native.dumped`` reads it: the team's own tasks (blocked, waiting, with a
     reason) made plain, since their dicts are written here instead."""
 
-    __slots__ = ("contents", "name", "notes", "statuses")
+    __slots__ = ("contents", "ids", "name", "notes", "statuses")
 
     def __init__(self, col: TeamColumn, others: list[int]) -> None:
-        self.name, self.contents = col.name, col.contents
+        self.name, self.contents, self.ids = col.name, col.contents, col.ids
         self.statuses, self.notes = col.statuses, col.notes
         if others:
             self.statuses, self.notes = list(col.statuses), list(col.notes)
@@ -142,10 +127,11 @@ def _special(col: TeamColumn) -> tuple[list[int], list[int]]:
 
 
 def _dumped(cols: Sequence[TeamColumn]) -> list[dict[str, Any]]:
-    """``details.phases`` of the shown phases (ids added after, by :func:`_add_ids`).
+    """``details.phases`` of the shown phases.
 
-    The plain tasks go through ``native.dumped``, a run of plain phases in one call; a
-    phase with the team's own tasks from its own call, those tasks' dicts replaced here.
+    The plain tasks (ids included) go through ``native.dumped``, a run of plain phases in
+    one call; a phase with the team's own tasks from its own call, those tasks' dicts
+    replaced here (an owner goes before the id, as ``dump_task`` orders them).
     """
     dumped: list[dict[str, Any]] = []
     run: list[TeamColumn] = []
@@ -159,9 +145,7 @@ def _dumped(cols: Sequence[TeamColumn]) -> list[dict[str, Any]]:
             run.clear()
         phases = native.dumped([_Shown(col, others)])
         tasks = phases[0]["tasks"]
-        for index in owned:
-            tasks[index]["owner"] = col.owners[index]
-        for index in others:
+        for index in (*owned, *others):
             tasks[index] = _task_json(col, index)
         dumped += phases
     if run:
@@ -240,7 +224,6 @@ def team_view(
     dumped: list[dict[str, Any]] = []
     if dump:
         dumped = _dumped(cols)
-        _add_ids(cols, dumped)
         mark = work.id_mark()
         if dumped and mark and scope is None:
             dumped[0]["last_id"] = mark
