@@ -234,6 +234,26 @@ async def _run(call: Callable[[], Any]) -> Any:
     return await anyio.to_thread.run_sync(call)
 
 
+def _since(request: Request) -> int | None:
+    """The version a plan page already shows: ``Last-Event-ID`` (a reconnect), else ``?since=``;
+    None when it names none (or not a version)."""
+    given = request.headers.get("last-event-id") or request.query_params.get("since")
+    return int(given) if given is not None and given.isdigit() and len(given) < 19 else None
+
+
+def _plan_message(board: Board, sid: str, shown: int) -> tuple[int, str]:
+    """The live feed's message for a page that shows version ``shown`` (-1: none): what changed
+    since then (``delta``), or the whole plan (``plan``) when the board cannot tell that. Each
+    carries its version as the event id, which the browser sends back when it reconnects; the
+    version sent comes back with the message."""
+    delta = board.plan_delta(sid, shown) if shown >= 0 else None
+    if delta is not None:
+        version, text = delta
+        return version, f"event: delta\nid: {version}\ndata: {text}\n\n"
+    version, text = board.plan_text(sid)
+    return version, f"event: plan\nid: {version}\ndata: {text}\n\n"
+
+
 def create_app(
     board: Board,
     *,
@@ -329,7 +349,10 @@ def create_app(
         return streaming(events())
 
     async def plan_stream(request: Request) -> Response:
+        # A page that shows version N says so (``?since=N``, or ``Last-Event-ID`` when the browser
+        # reconnects): it gets what changed since N. Without it, the whole plan comes first.
         sid = request.path_params["sid"]
+        since = _since(request)
         try:
             await _run(lambda: board.version(sid))
         except LookupError as error:
@@ -337,7 +360,7 @@ def create_app(
 
         async def events() -> AsyncIterator[str]:
             yield "retry: 1000\n\n"
-            shown = -1
+            shown = -1 if since is None else since
             try:
                 async for version in versions(board, sid, idle=KEEP_ALIVE):
                     if version is None:  # nothing new: a comment, so a gone client is noticed
@@ -345,8 +368,8 @@ def create_app(
                         continue
                     if version <= shown:  # a burst's older event: the plan sent already holds it
                         continue
-                    shown, text = await _run(lambda: board.plan_text(sid))
-                    yield f"event: plan\ndata: {text}\n\n"
+                    shown, message = await _run(partial(_plan_message, board, sid, shown))
+                    yield message
             except OSError as error:  # out of file handles: end the feed, the page reconnects
                 if error.errno not in (errno.EMFILE, errno.ENFILE):
                     raise
