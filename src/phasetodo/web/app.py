@@ -361,11 +361,15 @@ def create_app(
         async def events() -> AsyncIterator[str]:
             yield "retry: 1000\n\n"
             shown = -1 if since is None else since
+            first = True
             try:
                 async for version in versions(board, sid, idle=KEEP_ALIVE):
                     if version is None:  # nothing new: a comment, so a gone client is noticed
                         yield ": keep-alive\n\n"
                         continue
+                    if first and version < shown:  # a version this plan never reached: start afresh
+                        shown = -1
+                    first = False
                     if version <= shown:  # a burst's older event: the plan sent already holds it
                         continue
                     shown, message = await _run(partial(_plan_message, board, sid, shown))

@@ -38,7 +38,8 @@ export function applyDelta(plan, delta) {
       phases[change.at] = { ...old, tasks };
     }
   }
-  if (phases.length !== length || phases.some((phase) => !phase)) return null;
+  if (phases.length !== length) return null;
+  for (let p = 0; p < length; p += 1) if (!phases[p]) return null; // a hole (`some` would skip it)
   return { ...head, phases };
 }
 
