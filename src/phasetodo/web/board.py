@@ -151,6 +151,7 @@ class _Entry:
         self.team = False  # a write in the log was a team call (its recorded profile)
         self.facts: _Facts | None = None  # the newest version's owners and team fields
         self.text: tuple[int, str] | None = None  # the newest plan as JSON, with its version
+        self.making = threading.Lock()  # held while ``text`` is made, so it is made once
         #: The lists of the last versions read (the feed's deltas start from one of them).
         self.lists: OrderedDict[int, tuple[phasetodo.Phase, ...]] = OrderedDict()
         #: Each phase of the newest list read, with its facts, by the phase object's id.
@@ -176,6 +177,7 @@ class Board:
         self._keep_open = keep_open
         self._lock = threading.Lock()
         self._open: OrderedDict[str, _Entry] = OrderedDict()
+        self._warming: set[str] = set()
 
     # -- sessions --------------------------------------------------------------------------------
 
@@ -397,18 +399,39 @@ class Board:
 
     def plan_text(self, session_id: str) -> tuple[int, str]:
         """:meth:`plan` as compact JSON with its version, made once per version (a long plan's
-        JSON takes a while, and every page that follows the plan wants the same text)."""
-        version = self.version(session_id)
-        with self._use(session_id) as entry:
+        JSON takes a while, and every page that follows the plan wants the same text): callers
+        that ask at once wait for the one making it."""
+        with self._use(session_id) as entry, entry.making:
+            latest = self._latest(entry)
+            version = latest.version if latest is not None else 0
             cached = entry.text
-        if cached is not None and cached[0] == version:
-            return cached
-        plan = self.plan(session_id)
-        made = (plan["version"], json.dumps(plan, separators=(",", ":")))
-        with self._use(session_id) as entry:
+            if cached is not None and cached[0] == version:
+                return cached
+            plan = self.plan(session_id)
+            made = (plan["version"], json.dumps(plan, separators=(",", ":")))
             if entry.text is None or entry.text[0] < made[0]:
                 entry.text = made
         return made
+
+    def warm(self, session_id: str) -> None:
+        """Make the plan's JSON in a background thread, once at a time per session: its page was
+        just asked for, and its script asks for the plan a moment later (a big plan's first read
+        then finds it made, or under way). An unknown session is left alone."""
+        with self._lock:
+            if session_id in self._warming or self.closing.is_set():
+                return
+            self._warming.add(session_id)
+
+        def make() -> None:
+            try:
+                self.plan_text(session_id)
+            except (LookupError, OSError, phasetodo.PhasetodoError):
+                pass  # the page's own read reports it
+            finally:
+                with self._lock:
+                    self._warming.discard(session_id)
+
+        threading.Thread(target=make, name=f"phasetodo-warm-{session_id}", daemon=True).start()
 
     def markdown(self, session_id: str) -> dict[str, Any]:
         """The newest list as Markdown, for editing, with the version it shows."""
