@@ -150,6 +150,42 @@ class TestCheckpointPolicy:
             count += 1
         assert count == 16
 
+    def test_a_record_that_alone_outweighs_the_checkpoint_is_the_checkpoint(self) -> None:
+        """One record as big as the tail's checkpoint (or the minimum tail) makes itself the checkpoint."""
+        assert _records.Tail().outweighs(4096)
+        assert not _records.Tail().outweighs(4095)
+        assert _records.Tail(base=10_000).outweighs(10_000)
+        assert not _records.Tail(base=10_000).outweighs(9_999)
+
+    @pytest.mark.parametrize("kind", ["jsonl", "sqlite"])
+    def test_a_big_first_write_is_a_checkpoint_so_the_next_writer_writes_a_delta(
+        self, kind: str, tmp_path: Path
+    ) -> None:
+        """A 10,000-task init is kept with its list; a write from a new log object is then a small
+        delta, and the log replays, verifies and reopens as before."""
+        store = _store(kind, tmp_path)
+        with phasetodo.Session.open("big", store) as session:
+            session.todo_write(_big(10_000))
+        size = _size(store, kind, tmp_path)
+        other = _store(kind, tmp_path)
+        with phasetodo.Session.open("big", other, resume="keep", clear_delay=-1) as session:
+            session.todo_write({"ops": [{"op": "done", "task": "task 3-7 with a realistic name"}]})
+            live = session.phases
+        assert _size(store, kind, tmp_path) - size < 1024
+        events = list(store.open("big").events())
+        assert [e.version for e in events] == [1, 2]
+        assert events[1].phases == live
+        assert store.verify("big").ok
+        with phasetodo.Session.open("big", _store(kind, tmp_path), resume="keep") as again:
+            assert (again.version, again.phases) == (2, live)
+        if kind == "jsonl":
+            lines = (tmp_path / "logs" / "big.jsonl").read_text().splitlines()[1:]
+            records = [json.loads(line) for line in lines]
+            assert [_records.is_checkpoint(r) for r in records] == [True, False]
+            assert records[0]["ops"][0]["op"] == "init"  # the checkpoint keeps its ops, for the history
+        for made in (store, other):
+            made.close()
+
     @pytest.mark.slow
     def test_reopening_after_whole_list_writes_on_10000_tasks_replays_a_bounded_tail(
         self, tmp_path: Path

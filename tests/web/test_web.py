@@ -648,6 +648,54 @@ class TestLive:
                     break
         assert seen == [2, 3]
 
+    def test_a_page_that_shows_a_version_gets_only_what_changed(
+        self, store: phasetodo.JsonlStore, tmp_path: Path
+    ) -> None:
+        """With ``?since=`` the feed sends nothing for the version shown, then a delta of the
+        changed tasks (by position) with the plan's head; each message carries its version as its id."""
+        with (
+            running_board(store) as (url, _board),
+            httpx.Client(base_url=url, timeout=30) as http,
+        ):
+            shown = http.get("/api/sessions/plan").json()
+            with http.stream("GET", f"/api/sessions/plan/stream?since={shown['version']}") as stream:
+                lines: list[str] = []
+                write_from_another_process(
+                    tmp_path / "store", "plan", {"ops": [{"op": "done", "task": "Read the test"}]}
+                )
+                for line in stream.iter_lines():
+                    lines.append(line)
+                    if line.startswith("data: "):
+                        break
+            now = http.get("/api/sessions/plan").json()
+        assert lines[-3:] == ["event: delta", f"id: {shown['version'] + 1}", lines[-1]]
+        delta = json.loads(lines[-1].removeprefix("data: "))
+        assert (delta["since"], delta["version"]) == (shown["version"], now["version"])
+        assert delta["length"] == len(now["phases"])
+        explore = now["phases"][0]["tasks"]  # done, and the next task started: those two only
+        assert delta["changes"] == [{"at": 0, "tasks": [[0, explore[0]], [1, explore[1]]]}]
+        assert {k: v for k, v in delta.items() if k not in ("since", "length", "changes")} == {
+            k: v for k, v in now.items() if k != "phases"
+        }
+
+    def test_a_reconnecting_page_names_its_version_in_last_event_id(
+        self, store: phasetodo.JsonlStore, tmp_path: Path
+    ) -> None:
+        """``Last-Event-ID`` (what the browser sends when it reconnects) wins over ``?since=``; a
+        version the board does not hold, or one the plan has not reached, gets the whole plan."""
+        with (
+            running_board(store) as (url, board),
+            httpx.Client(base_url=url, timeout=30) as http,
+        ):
+            version = board.plan("plan")["version"]
+            done = {"ops": [{"op": "done", "task": "Patch it"}]}
+            write_from_another_process(tmp_path / "store", "plan", done)
+            for header, kind in ((str(version), "delta"), ("0", "plan"), ("12345", "plan")):
+                path = "/api/sessions/plan/stream?since=0"
+                with http.stream("GET", path, headers={"last-event-id": header}) as stream:
+                    first = next(line for line in stream.iter_lines() if line.startswith("event: "))
+                assert first == f"event: {kind}", header
+
     def test_the_feed_follows_a_postgresql_store(self, postgres_store: phasetodo.PostgresStore) -> None:
         """On PostgreSQL the plan stream sends a write made by another process (LISTEN/NOTIFY)."""
         with phasetodo.Session.open("plan", postgres_store) as session:

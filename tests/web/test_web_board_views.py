@@ -132,6 +132,24 @@ class TestTeamView:
             expect(_in(page, _part(page, "ready"), "Docs")).to_be_visible()
         assert kinds(store, "team")[-1] == ("user_edit", "board")
 
+    def test_no_start_in_the_list_of_a_team_plan(self, page: Any, store: phasetodo.JsonlStore) -> None:
+        """A team plan's list offers no Start, even on a ready task (a claim needs an agent and the
+        board is none, so the board would refuse it), as the team view offers none; Done stays."""
+        from playwright.sync_api import expect
+
+        work = {"op": "init", "list": [{"phase": "Work", "items": ["Ready", "Taken"]}]}
+        with phasetodo.Session.open("crew", store=store, profile="team", agent="lead") as lead:
+            lead.todo_write({"ops": [work, {"op": "start", "task": "Taken"}]})
+        with phasetodo.Session.open("solo", store=store) as solo:
+            solo.todo_write({"ops": [work]})
+        with running_board(store) as (url, _):
+            page.goto(f"{url}/s/crew?token={TOKEN}")
+            ready = _task(page, "Ready")
+            expect(ready.get_by_role("button", name="Done: Ready")).to_be_visible()
+            assert ready.get_by_role("button", name="Start: Ready").count() == 0
+            page.goto(f"{url}/s/solo")
+            expect(_task(page, "Taken").get_by_role("button", name="Start: Taken")).to_be_visible()
+
     def test_no_start_on_a_blocked_or_waiting_task(self, page: Any, store: phasetodo.JsonlStore) -> None:
         """The list offers Unblock, not Start, on a blocked task, and no Start on a task that waits."""
         from playwright.sync_api import expect

@@ -139,6 +139,126 @@ class TestPlanPage:
             assert page.get_by_role("button", name="Done").count() == 0
 
 
+class TestLiveDeltas:
+    """The plan's feed sends what changed (a delta) and the page applies it to the plan shown."""
+
+    @staticmethod
+    def _plan_reads(page: Any) -> list[str]:
+        """Every read of the whole plan the page makes from now on (not its feed)."""
+        reads: list[str] = []
+        whole = "/api/sessions/plan"
+        page.on("request", lambda r: reads.append(r.url) if urlsplit(r.url).path == whole else None)
+        return reads
+
+    def test_a_write_from_another_process_arrives_as_a_delta(
+        self, page: Any, store: phasetodo.JsonlStore, tmp_path: Path
+    ) -> None:
+        """Another process's write shows up through a delta: no reload, no new read of the whole plan,
+        and its hostile text stays text."""
+        from playwright.sync_api import expect
+
+        with running_board(store) as (url, _):
+            page.goto(f"{url}/s/plan")
+            expect(page.locator("#live")).to_have_text("● live")
+            reads = self._plan_reads(page)
+            page.evaluate("window.stillTheSamePage = true")
+            ops = [{"op": "append", "phase": "Fix", "items": [XSS]}, {"op": "done", "task": "Read the test"}]
+            params = {"ops": ops}
+            write_from_another_process(tmp_path / "store", "plan", params)
+            expect(page.locator(".meta .version")).to_have_text("version 2")
+            expect(_task(page, XSS).locator("span.content")).to_have_text(XSS)
+            expect(_task(page, "Read the test")).to_have_attribute("data-status", "completed")
+            expect(page.locator(".overall .count")).to_contain_text("1 of 4 done")
+            assert page.locator("img").count() == 0
+            assert page.evaluate("window.stillTheSamePage") is True
+            assert reads == []
+
+    def test_a_paused_page_catches_up_from_the_version_it_shows(
+        self, page: Any, store: phasetodo.JsonlStore, tmp_path: Path
+    ) -> None:
+        """Writes made while live updates were paused all show once they resume, as one delta."""
+        from playwright.sync_api import expect
+
+        with running_board(store) as (url, _):
+            page.goto(f"{url}/s/plan?token={TOKEN}")
+            expect(page.locator("#live")).to_have_text("● live")
+            page.get_by_label("Live updates").uncheck()
+            expect(page.locator("#live")).to_have_text("paused")
+            write_from_another_process(tmp_path / "store", "plan", DONE_READ)
+            append = {"ops": [{"op": "append", "phase": "Explore", "items": ["Seen after the pause"]}]}
+            write_from_another_process(tmp_path / "store", "plan", append)
+            reads = self._plan_reads(page)
+            page.get_by_label("Live updates").check()
+            expect(page.locator(".meta .version")).to_have_text("version 3")
+            expect(_task(page, "Seen after the pause")).to_be_visible()
+            expect(_task(page, "Read the test")).to_have_attribute("data-status", "completed")
+            assert reads == []
+
+    def test_a_page_the_board_cannot_give_a_delta_gets_the_whole_plan(
+        self, page: Any, store: phasetodo.JsonlStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """When the board no longer holds the list a page shows, the feed sends the whole plan."""
+        from playwright.sync_api import expect
+
+        monkeypatch.setattr(phasetodo.web.board, "RECENT_LISTS", 1)
+        with running_board(store) as (url, board):
+            page.goto(f"{url}/s/plan?token={TOKEN}")
+            expect(page.locator("#live")).to_have_text("● live")
+            page.get_by_label("Live updates").uncheck()
+            expect(page.locator("#live")).to_have_text("paused")
+            write_from_another_process(tmp_path / "store", "plan", DONE_READ)
+            assert board.plan("plan")["version"] == 2  # the board now holds version 2's list only
+            append = {"ops": [{"op": "append", "phase": "Fix", "items": ["After the gap"]}]}
+            write_from_another_process(tmp_path / "store", "plan", append)
+            page.get_by_label("Live updates").check()
+            expect(page.locator(".meta .version")).to_have_text("version 3")
+            expect(_task(page, "After the gap")).to_be_visible()
+            expect(_task(page, "Read the test")).to_have_attribute("data-status", "completed")
+
+    def test_a_delta_that_does_not_fit_the_plan_shown_is_refused(
+        self, page: Any, store: phasetodo.JsonlStore
+    ) -> None:
+        """applyDelta applies a delta only to the version it starts from, by phase and by task."""
+        with running_board(store) as (url, _):
+            page.goto(f"{url}/s/plan")
+            page.locator("li.task").first.wait_for()
+            got = page.evaluate(
+                """async () => {
+                  const { applyDelta } = await import("/static/plan-live.js");
+                  const task = (content, status = "pending") => ({ content, status });
+                  const plan = { version: 4, counts: {}, phases: [
+                    { name: "A", tasks: [task("a1"), task("a2")] },
+                    { name: "B", tasks: [task("b1")] },
+                  ] };
+                  const head = { version: 5, counts: { tasks: 2 } };
+                  const delta = (since, length, changes) => ({ ...head, since, length, changes });
+                  const tasks = delta(4, 2, [{ at: 0, tasks: [[1, task("a2", "completed")]] }]);
+                  const cut = delta(4, 1, []);
+                  const phase = delta(4, 3, [{ at: 2, phase: { name: "C", tasks: [] } }]);
+                  const hole = delta(4, 4, [{ at: 3, phase: { name: "D", tasks: [] } }]);
+                  const behind = delta(3, 2, []);
+                  return {
+                    tasks: applyDelta(plan, tasks),
+                    cut: applyDelta(plan, cut).phases.map((p) => p.name),
+                    phase: applyDelta(plan, phase).phases.map((p) => p.name),
+                    hole: applyDelta(plan, hole),
+                    behind: applyDelta(plan, behind),
+                    untouched: plan.phases[0].tasks[1].status,
+                  };
+                }"""
+            )
+        assert got["tasks"]["version"] == 5
+        assert "since" not in got["tasks"]
+        assert "changes" not in got["tasks"]
+        assert [t["status"] for t in got["tasks"]["phases"][0]["tasks"]] == ["pending", "completed"]
+        assert got["tasks"]["phases"][1]["name"] == "B"
+        assert got["cut"] == ["A"]
+        assert got["phase"] == ["A", "B", "C"]
+        assert got["hole"] is None
+        assert got["behind"] is None
+        assert got["untouched"] == "pending"
+
+
 class TestTeamFields:
     def test_owner_reason_and_after_are_shown_when_a_plan_has_them(
         self, page: Any, store: phasetodo.JsonlStore

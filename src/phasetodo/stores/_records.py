@@ -34,6 +34,7 @@ __all__ = [
     "decode",
     "dumps",
     "encode",
+    "encode_next",
     "is_checkpoint",
     "is_slow",
     "loads",
@@ -101,6 +102,12 @@ class Tail:
             return True
         return self.slow >= _REPLAY_PASSES * max(1, _SMALL_LIST // max(self.base, 1))
 
+    def outweighs(self, record_bytes: int) -> bool:
+        """Whether one record of ``record_bytes`` would by itself make a checkpoint due (a list
+        built in one write, such as a first ``init`` of 100,000 tasks): that record is then
+        the checkpoint, so the next writer does not pay for one (and no reader replays it)."""
+        return record_bytes >= max(self.base, _MIN_TAIL_BYTES)
+
     def add(self, record_bytes: int, checkpoint_bytes: int | None, *, slow: bool = True) -> None:
         """Account for one more record (``checkpoint_bytes``: the size of its list, if it has one)."""
         if checkpoint_bytes is not None:
@@ -139,6 +146,19 @@ def encode(event: Event, before: tuple[Phase, ...], *, checkpoint: bool) -> dict
     if checkpoint:
         out["phases"] = dump_phases(event.phases)
     return out
+
+
+def encode_next(
+    event: Event, before: tuple[Phase, ...], tail: Tail, *, checkpoint: bool = False
+) -> tuple[dict[str, Any], bool]:
+    """The record of ``event`` as a log with ``tail`` appends it, and whether it is a checkpoint:
+    when ``checkpoint`` is asked, when the tail is due, or when the delta alone outweighs the
+    tail's checkpoint (:meth:`Tail.outweighs`)."""
+    checkpoint = checkpoint or tail.due()
+    record = encode(event, before, checkpoint=checkpoint)
+    if not checkpoint and tail.outweighs(len(dumps(record))):
+        return encode(event, before, checkpoint=True), True
+    return record, checkpoint
 
 
 def is_checkpoint(data: object) -> bool:

@@ -20,7 +20,7 @@ from .._core.model import Phase
 from ..errors import CorruptLog, TamperedLogWarning, VersionConflict
 from ._base import CachedLog, Event
 from ._chain import Verification, follow, seal, unseal, verify_records
-from ._records import Tail, decode, dumps, encode, is_checkpoint, is_slow, loads
+from ._records import Tail, decode, dumps, encode_next, is_checkpoint, is_slow, loads
 
 __all__ = ["RowLog", "RowStore"]
 
@@ -271,9 +271,8 @@ class RowLog(CachedLog, Generic[_S]):
             version = latest.version if latest is not None else 0
             if event.version != version + 1:
                 raise VersionConflict(self.session_id, event.version - 1, version)
-            checkpoint = self._tail.due()
             before = latest.phases if latest is not None else ()
-            record = encode(event, before, checkpoint=checkpoint)
+            record, checkpoint = encode_next(event, before, self._tail)
             # Chained to the newest row as stored: another process may have compacted (and so
             # re-hashed) the log since this one read it.
             previous = self._stored_hash(version) if version > 0 else None
@@ -290,8 +289,7 @@ class RowLog(CachedLog, Generic[_S]):
             previous: str | None = None  # the chain starts again, over every record
             events = list(self.events())
             for event in events:
-                checkpoint = tail.due() or event is events[-1]
-                record = encode(event, before, checkpoint=checkpoint)
+                record, checkpoint = encode_next(event, before, tail, checkpoint=event is events[-1])
                 body, previous = seal(dumps(record), previous)
                 rows.append((event.version, body, checkpoint, event.request.id if event.request else None))
                 tail.add(len(body), len(body) if checkpoint else None, slow=is_slow(record))

@@ -49,7 +49,7 @@ from ..errors import (
 )
 from ._base import CachedLog, Event, check_session_id
 from ._chain import Verification, follow, seal, unseal, verify_records
-from ._records import FORMAT, Tail, decode, dumps, encode, is_checkpoint, is_slow, loads
+from ._records import FORMAT, Tail, decode, dumps, encode_next, is_checkpoint, is_slow, loads
 from ._requests import WINDOW, request_from_json
 
 try:  # POSIX; elsewhere only threads of one process are kept apart.
@@ -680,8 +680,7 @@ class JsonlLog(CachedLog):
             if event.version != version + 1:
                 raise VersionConflict(self.session_id, event.version - 1, version)
             before = latest.phases if latest is not None else ()
-            checkpoint = self._format == 1 or self._tail.due()
-            record = encode(event, before, checkpoint=checkpoint)
+            record, checkpoint = encode_next(event, before, self._tail, checkpoint=self._format == 1)
             line, digest = _sealed_line(record, self._head)
             self._write(line)
             self._head = digest
@@ -704,8 +703,8 @@ class JsonlLog(CachedLog):
                     tail, before = Tail(), cast("tuple[Phase, ...]", ())
                     previous: str | None = None  # the chain starts again, over every record
                     for event in self.events():
-                        checkpoint = tail.due() or event.version == self._latest_version()
-                        record = encode(event, before, checkpoint=checkpoint)
+                        last = event.version == self._latest_version()
+                        record, checkpoint = encode_next(event, before, tail, checkpoint=last)
                         line, previous = _sealed_line(record, previous)
                         out.write(line)
                         size = _checkpoint_size(line) if checkpoint else None

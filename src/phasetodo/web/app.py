@@ -234,6 +234,26 @@ async def _run(call: Callable[[], Any]) -> Any:
     return await anyio.to_thread.run_sync(call)
 
 
+def _since(request: Request) -> int | None:
+    """The version a plan page already shows: ``Last-Event-ID`` (a reconnect), else ``?since=``;
+    None when it names none (or not a version)."""
+    given = request.headers.get("last-event-id") or request.query_params.get("since")
+    return int(given) if given is not None and given.isdigit() and len(given) < 19 else None
+
+
+def _plan_message(board: Board, sid: str, shown: int) -> tuple[int, str]:
+    """The live feed's message for a page that shows version ``shown`` (-1: none): what changed
+    since then (``delta``), or the whole plan (``plan``) when the board cannot tell that. Each
+    carries its version as the event id, which the browser sends back when it reconnects; the
+    version sent comes back with the message."""
+    delta = board.plan_delta(sid, shown) if shown >= 0 else None
+    if delta is not None:
+        version, text = delta
+        return version, f"event: delta\nid: {version}\ndata: {text}\n\n"
+    version, text = board.plan_text(sid)
+    return version, f"event: plan\nid: {version}\ndata: {text}\n\n"
+
+
 def create_app(
     board: Board,
     *,
@@ -262,6 +282,14 @@ def create_app(
 
     async def page(request: Request) -> Response:
         return FileResponse(_STATIC / "board.html", media_type="text/html")
+
+    async def plan_page(request: Request) -> Response:
+        # A plan's page asks for the plan once its script has loaded: start reading it now (a
+        # private board only for a request that carries its token, as its reads want).
+        given = _token_given(request.scope, dict(request.scope["headers"])).encode("utf-8", "replace")
+        if not access.private or secrets.compare_digest(given, token.encode()):
+            board.warm(request.path_params["sid"])
+        return await page(request)
 
     async def guarded(call: Callable[[], Any]) -> Response:
         try:
@@ -329,7 +357,10 @@ def create_app(
         return streaming(events())
 
     async def plan_stream(request: Request) -> Response:
+        # A page that shows version N says so (``?since=N``, or ``Last-Event-ID`` when the browser
+        # reconnects): it gets what changed since N. Without it, the whole plan comes first.
         sid = request.path_params["sid"]
+        since = _since(request)
         try:
             await _run(lambda: board.version(sid))
         except LookupError as error:
@@ -337,16 +368,20 @@ def create_app(
 
         async def events() -> AsyncIterator[str]:
             yield "retry: 1000\n\n"
-            shown = -1
+            shown = -1 if since is None else since
+            first = True
             try:
                 async for version in versions(board, sid, idle=KEEP_ALIVE):
                     if version is None:  # nothing new: a comment, so a gone client is noticed
                         yield ": keep-alive\n\n"
                         continue
+                    if first and version < shown:  # a version this plan never reached: start afresh
+                        shown = -1
+                    first = False
                     if version <= shown:  # a burst's older event: the plan sent already holds it
                         continue
-                    shown, text = await _run(lambda: board.plan_text(sid))
-                    yield f"event: plan\ndata: {text}\n\n"
+                    shown, message = await _run(partial(_plan_message, board, sid, shown))
+                    yield message
             except OSError as error:  # out of file handles: end the feed, the page reconnects
                 if error.errno not in (errno.EMFILE, errno.ENFILE):
                     raise
@@ -401,11 +436,11 @@ def create_app(
 
     routes = [
         Route("/", page),
-        Route("/s/{sid}", page),
+        Route("/s/{sid}", plan_page),
         Route("/s/{sid}/history", page),
-        Route("/s/{sid}/team", page),
-        Route("/s/{sid}/graph", page),
-        Route("/s/{sid}/activity", page),
+        Route("/s/{sid}/team", plan_page),
+        Route("/s/{sid}/graph", plan_page),
+        Route("/s/{sid}/activity", plan_page),
         Route("/s/{sid}/v/{version:int}", page),
         Route("/api/sessions", sessions),
         Route("/api/stream", sessions_stream),

@@ -23,11 +23,13 @@ import phasetodo
 from .. import person
 from . import edits
 
-__all__ = ["MAX_PAGE", "PAGE", "Board", "Listing"]
+__all__ = ["MAX_PAGE", "PAGE", "Board", "Listing", "plan_changes"]
 
 #: Sessions on one page of the sessions page, by default and at most.
 PAGE = 50
 MAX_PAGE = 100
+#: How many recent versions' lists a session keeps, for the live feed's deltas from them.
+RECENT_LISTS = 16
 
 
 def _counts(phases: Sequence[Mapping[str, Any]]) -> dict[str, int]:
@@ -68,6 +70,53 @@ def _facts_of(version: int, phases: Sequence[Mapping[str, Any]]) -> _Facts:
     return _Facts(version, frozenset(owners), team, _counts(phases))
 
 
+def _combine(version: int, parts: Sequence[_Facts]) -> _Facts:
+    """The facts of a whole list from those of its phases."""
+    owners: set[str] = set()
+    counts: Counter[str] = Counter()
+    for part in parts:
+        owners |= part.owners
+        counts.update(part.counts)
+    return _Facts(version, frozenset(owners), any(p.team_fields for p in parts), {**_counts([]), **counts})
+
+
+def plan_changes(
+    before: Sequence[phasetodo.Phase], after: Sequence[phasetodo.Phase], *, most: int
+) -> list[dict[str, Any]] | None:
+    """What turns the list ``before`` into ``after``, by position, for a page that shows
+    ``before``: ``{"at": i, "phase": ...}`` replaces phase ``i`` (a new or reshaped phase),
+    ``{"at": i, "tasks": [[t, task], ...]}`` replaces tasks ``t`` of phase ``i`` (same name
+    and number of tasks); the page cuts its list to ``len(after)`` phases. None when more
+    than ``most`` tasks would be sent: then the whole list is cheaper.
+
+    Phases and tasks the engine left alone are the same objects in both lists, so this
+    costs what changed (plus a pass over the tasks of a changed phase), not the list.
+    """
+    out: list[dict[str, Any]] = []
+    sent = 0
+    for at, phase in enumerate(after):
+        old = before[at] if at < len(before) else None
+        if old is phase:
+            continue
+        if old is not None and (old.name, old.last_id, len(old.tasks)) == (
+            phase.name, phase.last_id, len(phase.tasks)
+        ):
+            pairs = enumerate(zip(old.tasks, phase.tasks, strict=True))
+            moved = [(t, task) for t, (was, task) in pairs if was is not task and was != task]
+            if not moved:
+                continue
+            dumped = phasetodo.dump_phases([phasetodo.Phase(phase.name, tuple(task for _, task in moved))])
+            tasks = dumped[0]["tasks"]
+            out.append({"at": at, "tasks": [[t, d] for (t, _), d in zip(moved, tasks, strict=True)]})
+            sent += len(moved)
+        elif old != phase:
+            out.append({"at": at, "phase": phasetodo.dump_phases([phase])[0]})
+            sent += len(phase.tasks) + 1
+        if sent > most:
+            return None
+    return out
+
+
 def _event_head(event: phasetodo.Event | None) -> dict[str, Any]:
     if event is None:
         return {"version": 0, "time": None, "kind": None, "source": None, "agent": None}
@@ -102,6 +151,11 @@ class _Entry:
         self.team = False  # a write in the log was a team call (its recorded profile)
         self.facts: _Facts | None = None  # the newest version's owners and team fields
         self.text: tuple[int, str] | None = None  # the newest plan as JSON, with its version
+        self.making = threading.Lock()  # held while ``text`` is made, so it is made once
+        #: The lists of the last versions read (the feed's deltas start from one of them).
+        self.lists: OrderedDict[int, tuple[phasetodo.Phase, ...]] = OrderedDict()
+        #: Each phase of the newest list read, with its facts, by the phase object's id.
+        self.phase_facts: dict[int, tuple[phasetodo.Phase, _Facts]] = {}
 
 
 class Board:
@@ -123,6 +177,7 @@ class Board:
         self._keep_open = keep_open
         self._lock = threading.Lock()
         self._open: OrderedDict[str, _Entry] = OrderedDict()
+        self._warming: set[str] = set()
 
     # -- sessions --------------------------------------------------------------------------------
 
@@ -158,8 +213,15 @@ class Board:
 
     @staticmethod
     def _latest(entry: _Entry) -> phasetodo.Event | None:
-        """The newest event of the log, read from its end (not a scan of the history)."""
+        """The newest event of the log, read from its end (not a scan of the history); its
+        list is kept among the recent ones, for deltas from it."""
         latest: phasetodo.Event | None = entry.log.latest()
+        if latest is not None:
+            with entry.lock:
+                entry.lists[latest.version] = latest.phases
+                entry.lists.move_to_end(latest.version)
+                while len(entry.lists) > RECENT_LISTS:
+                    entry.lists.popitem(last=False)
         return latest
 
     def version(self, session_id: str, *, listed: bool = False) -> int:
@@ -179,9 +241,21 @@ class Board:
             known = entry.facts
         if known is not None and known.version == version:
             return known
-        if phases is None:
-            phases = phasetodo.dump_phases(latest.phases) if latest is not None else []
-        facts = _facts_of(version, phases)
+        if latest is None:
+            facts = _facts_of(version, [])
+        else:  # by phase: a phase the version left alone keeps the facts worked out before
+            with entry.lock:
+                cached = entry.phase_facts
+            kept: dict[int, tuple[phasetodo.Phase, _Facts]] = {}
+            for at, phase in enumerate(latest.phases):
+                found = cached.get(id(phase))
+                if found is None or found[0] is not phase:
+                    dumped = [phases[at]] if phases is not None else phasetodo.dump_phases([phase])
+                    found = (phase, _facts_of(version, dumped))
+                kept[id(phase)] = found
+            facts = _combine(version, [kept[id(phase)][1] for phase in latest.phases])
+            with entry.lock:
+                entry.phase_facts = kept
         with entry.lock:
             entry.facts = facts
         return facts
@@ -195,6 +269,8 @@ class Board:
             if version != entry.agents_version:
                 if latest is not None and version == entry.agents_version + 1:
                     events: Iterator[phasetodo.Event] = iter((latest,))
+                elif 0 < entry.agents_version < version:  # only what is new (a watcher's step)
+                    events = entry.log.events(entry.agents_version)
                 else:
                     entry.agents = set()
                     events = entry.log.events()
@@ -274,40 +350,88 @@ class Board:
 
     # -- one plan --------------------------------------------------------------------------------
 
+    def _plan_head(
+        self,
+        session_id: str,
+        entry: _Entry,
+        latest: phasetodo.Event | None,
+        phases: Sequence[Mapping[str, Any]] | None = None,
+    ) -> dict[str, Any]:
+        """Everything :meth:`plan` tells but the list itself."""
+        return {
+            "id": session_id,
+            "owner": entry.log.owner,
+            "agents": self._agents(entry, latest, phases),
+            "team": self._is_team(entry, latest, phases),
+            "read_only": self.read_only,
+            "counts": dict(self._facts(entry, latest, phases).counts),
+            **_event_head(latest),
+        }
+
     def plan(self, session_id: str) -> dict[str, Any]:
         """The newest list of one session with its version and last change."""
         with self._use(session_id) as entry:
             latest = self._latest(entry)
-            owner = entry.log.owner
             phases = phasetodo.dump_phases(latest.phases) if latest is not None else []
-            agents = self._agents(entry, latest, phases)
-            team = self._is_team(entry, latest, phases)
-            counts = dict(self._facts(entry, latest, phases).counts)
-        return {
-            "id": session_id,
-            "owner": owner,
-            "agents": agents,
-            "team": team,
-            "read_only": self.read_only,
-            "phases": phases,
-            "counts": counts,
-            **_event_head(latest),
-        }
+            head = self._plan_head(session_id, entry, latest, phases)
+        return {**head, "phases": phases}
+
+    def plan_delta(self, session_id: str, since: int) -> tuple[int, str] | None:
+        """The newest plan as a change from version ``since``, as compact JSON with its version:
+        :meth:`plan`'s fields but ``phases``, with ``since``, ``length`` (the number of phases)
+        and ``changes`` (see :func:`plan_changes`). None when the board no longer holds the
+        list of ``since`` (one of the last :data:`RECENT_LISTS` versions read), when nothing
+        is newer, or when the change is most of the list: the whole plan is sent then.
+        """
+        with self._use(session_id) as entry:
+            latest = self._latest(entry)
+            with entry.lock:
+                before = entry.lists.get(since)
+            if latest is None or before is None or latest.version <= since:
+                return None
+            total = sum(len(phase.tasks) for phase in latest.phases)
+            changes = plan_changes(before, latest.phases, most=max(64, total // 4))
+            if changes is None:
+                return None
+            head = self._plan_head(session_id, entry, latest)
+        delta = {**head, "since": since, "length": len(latest.phases), "changes": changes}
+        return latest.version, json.dumps(delta, separators=(",", ":"))
 
     def plan_text(self, session_id: str) -> tuple[int, str]:
         """:meth:`plan` as compact JSON with its version, made once per version (a long plan's
-        JSON takes a while, and every page that follows the plan wants the same text)."""
-        version = self.version(session_id)
-        with self._use(session_id) as entry:
+        JSON takes a while, and every page that follows the plan wants the same text): callers
+        that ask at once wait for the one making it."""
+        with self._use(session_id) as entry, entry.making:
+            latest = self._latest(entry)
+            version = latest.version if latest is not None else 0
             cached = entry.text
-        if cached is not None and cached[0] == version:
-            return cached
-        plan = self.plan(session_id)
-        made = (plan["version"], json.dumps(plan, separators=(",", ":")))
-        with self._use(session_id) as entry:
+            if cached is not None and cached[0] == version:
+                return cached
+            plan = self.plan(session_id)
+            made = (plan["version"], json.dumps(plan, separators=(",", ":")))
             if entry.text is None or entry.text[0] < made[0]:
                 entry.text = made
         return made
+
+    def warm(self, session_id: str) -> None:
+        """Make the plan's JSON in a background thread, once at a time per session: its page was
+        just asked for, and its script asks for the plan a moment later (a big plan's first read
+        then finds it made, or under way). An unknown session is left alone."""
+        with self._lock:
+            if session_id in self._warming or self.closing.is_set():
+                return
+            self._warming.add(session_id)
+
+        def make() -> None:
+            try:
+                self.plan_text(session_id)
+            except (LookupError, OSError, phasetodo.PhasetodoError):
+                pass  # the page's own read reports it
+            finally:
+                with self._lock:
+                    self._warming.discard(session_id)
+
+        threading.Thread(target=make, name=f"phasetodo-warm-{session_id}", daemon=True).start()
 
     def markdown(self, session_id: str) -> dict[str, Any]:
         """The newest list as Markdown, for editing, with the version it shows."""

@@ -78,18 +78,21 @@ async def versions(
     Yields None after ``idle`` seconds without an event (for a keep-alive) and
     stops when the board closes (within ``wait`` seconds). A burst may yield
     versions the consumer has already shown: it skips those. The session is
-    opened without an agent, so watching claims and creates nothing.
+    opened without an agent, so watching claims and creates nothing; a write that lands
+    while it opens is still yielded (the watch starts after the first version yielded).
     """
     limiter = _WATCHERS.get(None)
     if limiter is None:
         limiter = anyio.CapacityLimiter(WATCHERS)
         _WATCHERS.set(limiter)
+    # The version first, from the board's own open log (which the page's first read has just
+    # decoded): the watching session decodes the list again, so it opens after, not before.
+    cursor = await anyio.to_thread.run_sync(lambda: board.version(session_id))
+    yield cursor
     session = await anyio.to_thread.run_sync(
         lambda: phasetodo.Session.open(session_id, board.store, resume="keep")
     )
     try:
-        cursor = await anyio.to_thread.run_sync(lambda: session.version)
-        yield cursor
         quiet = 0.0
         while not board.closing.is_set():
             found = await anyio.to_thread.run_sync(_next_version, session, cursor, wait, limiter=limiter)

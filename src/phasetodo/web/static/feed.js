@@ -6,19 +6,20 @@ import { setLive } from "./frame.js";
 const RETRY_MS = 5000;
 
 class Feed {
-  constructor(url, event, onData) {
+  // `url`: the address, or a function that gives it at each (re)open; `handlers`: the
+  // function each event's parsed data goes to, by the event's name.
+  constructor(url, handlers) {
     this.url = url;
-    this.event = event;
-    this.onData = onData;
+    this.handlers = handlers;
     this.source = null;
     this.retry = null;
   }
 
   open() {
     if (this.source) return;
-    const source = new EventSource(withToken(this.url));
+    const source = new EventSource(withToken(typeof this.url === "function" ? this.url() : this.url));
     this.source = source;
-    source.addEventListener(this.event, (e) => this.onData(JSON.parse(e.data)));
+    for (const [event, onData] of Object.entries(this.handlers)) source.addEventListener(event, (e) => onData(JSON.parse(e.data)));
     source.onopen = () => setLive("● live", "live");
     source.onerror = () => this.failed();
   }
@@ -44,4 +45,6 @@ class Feed {
 }
 
 // A feed of `event`s from `url`, each parsed and given to onData; call .open() to start.
-export const feed = (url, event, onData) => new Feed(url, event, onData);
+export const feed = (url, event, onData) => new Feed(url, { [event]: onData });
+// A feed of several events: `handlers` maps each event's name to what takes its data.
+export const feedOf = (url, handlers) => new Feed(url, handlers);

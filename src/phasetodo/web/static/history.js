@@ -2,7 +2,7 @@
 import { apiPath, getJSON, pagePath } from "./api.js";
 import { timeEl } from "./clock.js";
 import { h, show } from "./dom.js";
-import { feed } from "./feed.js";
+import { feedOf } from "./feed.js";
 import { crumbs, say, title } from "./frame.js";
 import { kindName, plural, statusLabel } from "./pieces.js";
 
@@ -95,7 +95,9 @@ export function historyPage(sid) {
   const log = new History(sid);
   show(h("h1", {}, "History of ", h("span", {}, sid)), log.head, log.list);
   log.load(false);
-  feed(apiPath(sid, "/stream"), "plan", (plan) => {
+  // The whole plan comes first, then what changed (a delta): either way only its version counts here.
+  const moved = (plan) => {
     if (plan.version > log.last()) log.load(false);
-  }).open();
+  };
+  feedOf(apiPath(sid, "/stream"), { plan: moved, delta: moved }).open();
 }

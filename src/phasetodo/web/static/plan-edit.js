@@ -34,11 +34,14 @@ const edit = (ctx, body, done) => submit(ctx, { ...body, expected_version: ctx.u
 
 // The status buttons a task gets: [label, the status it sets] ("unblock": the team
 // profile's unblock). `index` (the plan's tasks by content) tells whether the task still
-// waits for others: no Start on a blocked task nor on one that waits.
-export function statusChoices(task, index) {
+// waits for others: no Start on a blocked task nor on one that waits. On a team plan
+// (`team`) there is no Start at all: a claim needs an agent and the board is none (the
+// board refuses a person's start there, so the page offers no control that would fail,
+// as the team view offers none).
+export function statusChoices(task, index, team = false) {
   const { status } = task;
   const out = [];
-  if (mayStart(task, index)) out.push(["Start", "in_progress"]);
+  if (!team && mayStart(task, index)) out.push(["Start", "in_progress"]);
   if (status === "blocked") out.push(["Unblock", "unblock"]);
   if (status !== "completed") out.push(["Done", "completed"]);
   if (!isClosed(status)) out.push(["Drop", "abandoned"]);

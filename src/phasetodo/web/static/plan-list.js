@@ -34,7 +34,7 @@ function renameButton(ctx, key, task) {
 export function taskActions(ctx, where) {
   // Only a task that comes after others needs the plan's index (a long plan's costs a while).
   const index = where.task.after && where.task.after.length ? ctx.index() : null;
-  const buttons = statusChoices(where.task, index).map((choice) => statusButton(ctx, where, choice));
+  const buttons = statusChoices(where.task, index, Boolean(ctx.ui.plan.team)).map((choice) => statusButton(ctx, where, choice));
   return h("div", { class: "actions" }, buttons, renameButton(ctx, where.key, where.task));
 }
 

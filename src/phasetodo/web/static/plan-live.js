@@ -1,7 +1,7 @@
 // The plan page's live side: the first load, the feed of newer versions, pausing it,
 // and redraws at most once per frame.
 import { apiPath, getJSON } from "./api.js";
-import { feed } from "./feed.js";
+import { feedOf } from "./feed.js";
 import { showFailure } from "./frame.js";
 
 // Live updates and typing in the filter redraw once per frame at most, so a
@@ -20,23 +20,84 @@ export function frameScheduler(draw) {
 
 export const fetchPlan = (sid) => getJSON(apiPath(sid));
 
-// The plan's feed (not opened yet): a newer version replaces the plan shown.
+// The plan shown with a delta from the feed applied: its `changes` replace whole phases
+// (`phase`) or tasks by position (`tasks`), the list is cut to `length` phases, and the rest
+// of the delta (version, counts, agents...) replaces the plan's head. Null when the delta
+// does not fit the plan (the page then reads the whole plan again).
+export function applyDelta(plan, delta) {
+  const { changes, length, since, ...head } = delta;
+  if (!plan || plan.version !== since || !Array.isArray(changes)) return null;
+  const phases = plan.phases.slice(0, length);
+  for (const change of changes) {
+    if (change.phase) phases[change.at] = change.phase;
+    else {
+      const old = phases[change.at];
+      if (!old) return null;
+      const tasks = (old.tasks || []).slice();
+      for (const [t, task] of change.tasks) tasks[t] = task;
+      phases[change.at] = { ...old, tasks };
+    }
+  }
+  if (phases.length !== length) return null;
+  for (let p = 0; p < length; p += 1) if (!phases[p]) return null; // a hole (`some` would skip it)
+  return { ...head, phases };
+}
+
+// Read the whole plan again (a page that missed updates), one read at a time.
+function catchUp(ctx) {
+  if (ctx.catchingUp) return;
+  ctx.catchingUp = true;
+  fetchPlan(ctx.sid).then(
+    (plan) => {
+      ctx.catchingUp = false;
+      if (!ctx.ui.plan || plan.version > ctx.ui.plan.version) {
+        ctx.ui.plan = plan;
+        ctx.drawSoon();
+      }
+    },
+    (e) => {
+      ctx.catchingUp = false;
+      showFailure(ctx.sid, e);
+    },
+  );
+}
+
+// The plan's feed (not opened yet): the whole plan (`plan`) replaces the one shown if newer;
+// a `delta` is applied to the plan shown when it starts from that version, else the page
+// reads the whole plan. The feed is told the version shown (`since`), so it sends only what
+// changed after it; the browser tells it again when it reconnects (the event ids).
 export function followPlan(ctx) {
-  return feed(apiPath(ctx.sid, "/stream"), "plan", (plan) => {
-    if (ctx.ui.plan && plan.version <= ctx.ui.plan.version) return; // versions only grow
-    ctx.ui.plan = plan;
-    ctx.drawSoon();
+  const url = () => apiPath(ctx.sid, "/stream") + (ctx.ui.plan ? `?since=${ctx.ui.plan.version}` : "");
+  return feedOf(url, {
+    plan: (plan) => {
+      if (ctx.ui.plan && plan.version <= ctx.ui.plan.version) return; // versions only grow
+      ctx.ui.plan = plan;
+      ctx.drawSoon();
+    },
+    delta: (delta) => {
+      if (ctx.ui.plan && delta.version <= ctx.ui.plan.version) return;
+      const next = applyDelta(ctx.ui.plan, delta);
+      if (next === null) catchUp(ctx);
+      else {
+        ctx.ui.plan = next;
+        ctx.drawSoon();
+      }
+    },
   });
 }
 
-// The first load, which the feed may have overtaken.
+// The first load; the feed opens once it is shown, from its version (unless paused).
 export function loadPlan(ctx) {
   fetchPlan(ctx.sid).then(
     (plan) => {
       if (!ctx.ui.plan || plan.version > ctx.ui.plan.version) ctx.ui.plan = plan;
       ctx.draw();
+      if (ctx.ui.liveOn) ctx.live.open();
     },
-    (e) => showFailure(ctx.sid, e),
+    (e) => {
+      showFailure(ctx.sid, e);
+      if (ctx.ui.liveOn) ctx.live.open(); // the feed brings the plan once it can be read
+    },
   );
 }
 

@@ -48,11 +48,25 @@ class VirtualList {
     const end = Math.min(this.rows.length, Math.ceil((top + window.innerHeight) / ROW) + OVERSCAN);
     if (this.shown && this.shown[0] === start && this.shown[1] === end) return;
     this.shown = [start, end];
-    // Rows still on screen keep their elements; only the ones scrolled into view are made.
+    // Rows still on screen keep their elements, in place (moving them would lay them out
+    // again); only the ones scrolled out are removed and the ones scrolled in made.
     const made = new Map();
-    for (let i = start; i < end; i += 1) made.set(i, this.made.get(i) || this.drawRow(this.rows[i]));
+    for (const [i, node] of this.made) if (i < start || i >= end) node.remove();
+    const before = []; // new rows above the first kept one
+    const after = []; // new rows below the kept ones (or all of them, when none is kept)
+    let kept = false;
+    for (let i = start; i < end; i += 1) {
+      let node = this.made.get(i);
+      if (node) kept = true;
+      else {
+        node = this.drawRow(this.rows[i]);
+        (kept ? after : before).push(node);
+      }
+      made.set(i, node);
+    }
+    if (before.length) this.win.prepend(...before);
+    if (after.length) this.win.append(...after);
     this.made = made;
-    this.win.replaceChildren(...made.values());
     this.win.style.transform = `translateY(${start * ROW}px)`;
   }
 }

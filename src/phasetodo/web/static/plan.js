@@ -78,8 +78,7 @@ export function planPage(sid, view = "list") {
   if (view === "list") crumbs(home, { text: sid });
   else crumbs(home, { text: sid, href: pagePath(sid) }, { text: VIEWS[view].name });
   const ctx = planContext(sid, view);
-  loadPlan(ctx);
-  ctx.live.open();
+  loadPlan(ctx); // opens the live feed once the plan is shown
   setInterval(() => {
     if (hasLeases(ctx.ui.plan)) ctx.drawSoon();
   }, LEASE_TICK);
