@@ -299,6 +299,8 @@ class _Merge:
         slots = {slot: pid for pid, slot in enumerate(_slots(start))}
         self.sides = (_Side(phases=dict(slots)), _Side(phases=dict(slots)))
         self.fresh = top  # the next id a collision gets is above every id either side issued
+        #: Which side last moved each task (by phase and key) or phase (by None and identity).
+        self.moves: dict[tuple[int | None, Any], int] = {}
 
     def translate(self, side: int, task: Task) -> Task:
         """``task`` of ``side`` with its id as the merged list names it."""
@@ -405,20 +407,46 @@ class _Step:
                 merged.place(pid, self.apids)
 
     def reorder_phases(self) -> None:
+        """Carry over the phases this side moved; both sides moving one phase to two places is
+        a conflict, the later place kept."""
         merged = self.merged
         stayed = {self.apids[a] for a in self.pmap if merged.alive(self.apids[a])}
         was = [pid for pid in self.bpids if pid in stayed]
         now = [pid for pid in self.apids if pid in stayed]
         if was == now or len(set(now)) != len(now):
             return
-        items = _planorder.moved(was, now)
         full = [pid for pid in self.apids if merged.alive(pid)]
-        _planorder.move(merged.order, full, items)
-        if not _planorder.holds(was, now, items, merged.order):
-            lost = [merged.names[p] for p in merged.order]
-            _planorder.impose(merged.order, full)
-            kept = [merged.names[p] for p in merged.order]
-            self.conflict(items[0], "phase order", _listed(kept), _listed(lost))
+        clash = self.rearrange(None, merged.order, was, now, full)
+        if clash is not None:
+            prior, pid = clash
+            lost, kept = [merged.names[p] for p in prior], [merged.names[p] for p in merged.order]
+            self.conflict(pid, "phase order", _listed(kept), _listed(lost))
+
+    def rearrange(
+        self, scope: int | None, current: list[Any], was: list[Any], now: list[Any], full: list[Any]
+    ) -> tuple[list[Any], Any] | None:
+        """Carry this side's moves from ``was`` to ``now`` into ``current`` (in ``scope``: a
+        phase, or None for the phases); a conflict's order before and the item moved two ways."""
+        items = _planorder.moved(was, now)
+        prior = list(current)
+        clash = None
+        if not _planorder.arrange(was, now, full, current):
+            _planorder.impose(current, full)
+            clash = items[0]
+        else:
+            moves, other = self.merge.moves, 1 - self.side
+            here = set(current)
+            clash = next(
+                (
+                    k
+                    for k in items
+                    if k in here and moves.get((scope, k)) == other and _near(prior, k) != _near(current, k)
+                ),
+                None,
+            )
+        for key in items:
+            self.merge.moves[(scope, key)] = self.side
+        return (prior, clash) if clash is not None else None
 
     # -- tasks
 
@@ -498,7 +526,7 @@ class _Step:
 
     def reorder_tasks(self, a: int, r: int) -> None:
         """Carry over the tasks this side moved within a phase it kept; both sides reordering
-        a phase's tasks two ways is a conflict, the later order kept."""
+        a task to two places is a conflict, the later place kept."""
         pid = self.apids[a]
         if not self.merged.alive(pid):
             return
@@ -513,16 +541,14 @@ class _Step:
         tasks = self.merged.tasks[pid]
         current = _within(tasks)
         by_key = dict(zip(current, tasks, strict=True))
-        items = _planorder.moved(was, now)
-        for key in items:
+        for key in _planorder.moved(was, now):
             if key not in by_key:
                 self.fetch(pid, key, current, by_key)
-        _planorder.move(current, full, items)
-        if not _planorder.holds(was, now, items, current):
-            lost = [by_key[k].content for k in current if k in stayed]
-            _planorder.impose(current, full)
-            kept = [by_key[k].content for k in current if k in stayed]
-            self.conflict(pid, "order", _listed(kept), _listed(lost), _label(by_key[items[0]]))
+        clash = self.rearrange(pid, current, was, now, full)
+        if clash is not None:
+            prior, key = clash
+            lost, kept = [by_key[k].content for k in prior], [by_key[k].content for k in current]
+            self.conflict(pid, "order", _listed(kept), _listed(lost), _label(by_key[key]))
             self.found[-1] = attrs.evolve(self.found[-1], phase=self.merged.names[pid])
         self.merged.tasks[pid] = [by_key[k] for k in current]
 
@@ -548,6 +574,12 @@ class _Step:
         for pid in [p for p in merged.order if p not in set(self.apids)]:
             merged.remove(pid)
         merged.order = list(self.apids)
+
+
+def _near(items: Sequence[Any], key: Any) -> tuple[Any, Any]:
+    """The items either side of ``key`` in ``items``."""
+    at = items.index(key)
+    return (items[at - 1] if at else None, items[at + 1] if at + 1 < len(items) else None)
 
 
 def _notes(was: tuple[str, ...], mine: tuple[str, ...], current: tuple[str, ...]) -> tuple[str, ...]:
@@ -594,8 +626,8 @@ _Place = tuple[float, str, str, int]
 _Item = tuple[_Place, Event, tuple[Phase, ...], int]
 
 
-def _phases_hash(event: Event) -> str:
-    return hashlib.sha256(json.dumps(dump_phases(event.phases), sort_keys=True).encode()).hexdigest()
+def _phases_hash(phases: Sequence[Phase]) -> str:
+    return hashlib.sha256(json.dumps(dump_phases(phases), sort_keys=True).encode()).hexdigest()
 
 
 def _signature(before: Sequence[Phase], after: Sequence[Phase]) -> frozenset[str]:
@@ -614,7 +646,8 @@ def _places(phases: Sequence[Phase]) -> dict[str, tuple[Any, ...]]:
     for phase in phases:
         prior = None
         for task in phase.tasks:
-            out.setdefault(task.content, (phase.name, prior, attrs.evolve(task, id=None)))
+            values = (task.status, task.notes, task.owner, task.reason, task.after, task.lease)
+            out.setdefault(task.content, (phase.name, prior, values))
             prior = task.content
     return out
 
@@ -697,14 +730,16 @@ def merge_events(base: Sequence[Event], ours: Sequence[Event], theirs: Sequence[
             continue
         done.add(leader)
         members = [later[i] for i in groups[leader]]
-        _, event, before, side = max(members, key=lambda c: (c[1].version, c[0], _phases_hash(c[1])))
+        _, event, before, side = max(
+            members, key=lambda c: (c[1].version, c[0], _phases_hash(c[1].phases), _phases_hash(c[2]))
+        )
         prior = merged.freeze()
         found = merge.apply(side, before, event)
         merged.mark = max([merged.mark, _mark(event.phases), *(_id_number(i) or 0 for i in merged.ids())])
         after = merged.freeze()
-        for _, other, _, other_side in members:
+        for _, other, other_before, other_side in members:
             if other is not event:
-                _map_copies(merge, event, side, other, other_side)
+                _map_copies(merge, event, side, other, other_side, other_before)
         keep_ops = event.ops is not None and _bare(prior) == _bare(before) and after == event.phases
         out.append(
             Event(
@@ -728,7 +763,9 @@ def merge_events(base: Sequence[Event], ours: Sequence[Event], theirs: Sequence[
     return MergeResult(tuple(out), tuple(final), tuple(conflicts), common)
 
 
-def _map_copies(merge: _Merge, first: Event, first_side: int, copy: Event, side: int) -> None:
+def _map_copies(
+    merge: _Merge, first: Event, first_side: int, copy: Event, side: int, copy_before: Sequence[Phase]
+) -> None:
     """Name the tasks and phases a copy of an event made as the first copy's are named."""
     if first_side == side:
         return
@@ -742,6 +779,11 @@ def _map_copies(merge: _Merge, first: Event, first_side: int, copy: Event, side:
             if other is not None:
                 sides[side].ids[task.id] = sides[first_side].ids.get(other, other)
     theirs, own = sides[first_side].phases, sides[side].phases
-    sides[side].phases = {
-        slot: theirs[slot] if slot in theirs else merge.pid_for(own, slot) for slot in _slots(copy.phases)
-    }
+    pmap, was = phase_map(copy_before, copy.phases), _slots(copy_before)
+    out: dict[_Slot, int] = {}
+    for a, slot in enumerate(_slots(copy.phases)):
+        if slot in theirs:
+            out[slot] = theirs[slot]
+        else:  # the copy's own phase, followed through its renames
+            out[slot] = merge.pid_for(own, was[pmap[a]] if a in pmap else slot)
+    sides[side].phases = out

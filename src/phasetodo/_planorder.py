@@ -12,7 +12,7 @@ from bisect import bisect_left
 from collections.abc import Hashable, Sequence
 from typing import TypeVar
 
-__all__ = ["holds", "impose", "move", "moved"]
+__all__ = ["arrange", "holds", "impose", "move", "moved"]
 
 K = TypeVar("K", bound=Hashable)
 
@@ -41,21 +41,40 @@ def moved(before: Sequence[K], after: Sequence[K]) -> list[K]:
     return [key for i, key in enumerate(after) if i not in kept]
 
 
-def move(current: list[K], after: Sequence[K], items: Sequence[K]) -> None:
+def move(current: list[K], after: Sequence[K], items: Sequence[K], *, follow: bool = True) -> None:
     """Put each of ``items`` in ``current`` right after the item before it in ``after`` that
-    ``current`` holds (first when there is none), in ``after``'s order."""
+    ``current`` holds (first when there is none); with ``follow`` false, right before the item
+    after it (last when there is none)."""
     present = set(current)
     wanted = set(items)
-    for index, key in enumerate(after):
+    listed = list(after) if follow else list(reversed(after))
+    for index, key in enumerate(listed):
         if key not in wanted or key not in present:
             continue
         current.remove(key)
-        at = 0
-        for prior in reversed(after[:index]):
-            if prior in present and prior != key:
-                at = current.index(prior) + 1
+        at = 0 if follow else len(current)
+        for near in reversed(listed[:index]):
+            if near in present and near != key:
+                at = current.index(near) + 1 if follow else current.index(near)
                 break
         current.insert(at, key)
+
+
+def arrange(before: Sequence[K], after: Sequence[K], full: Sequence[K], current: list[K]) -> bool:
+    """Carry the moves from ``before`` to ``after`` (the same items; ``full`` is ``after`` with
+    the items it gained) into ``current``, each moved item after the item before it, else
+    before the item after it; whether every changed pair order holds (else ``current`` is
+    left as the first try made it)."""
+    items = moved(before, after)
+    tried = list(current)
+    move(current, full, items)
+    if holds(before, after, items, current):
+        return True
+    move(tried, full, items, follow=False)
+    if holds(before, after, items, tried):
+        current[:] = tried
+        return True
+    return False
 
 
 def holds(before: Sequence[K], after: Sequence[K], items: Sequence[K], current: Sequence[K]) -> bool:

@@ -326,7 +326,22 @@ class TestOrderAndPhases:
         assert plan(repo)["Tag"].status.value == "completed"
 
     def test_two_reorders_conflict(self, repo: Path) -> None:
-        """Both branches reordered one phase differently: the later order wins and is recorded."""
+        """Both branches moved one task to different places: the later place wins and is recorded."""
+        start_two(repo)
+        git(repo, "checkout", "-qb", "feature")
+        person(repo, reordered("Build", "Docs", "Parser", "Lexer"))
+        commit(repo, "feature order")
+        git(repo, "checkout", "-q", "main")
+        person(repo, reordered("Build", "Parser", "Docs", "Lexer"))
+        commit(repo, "main order")
+        assert merged_both_ways(repo)[0] == ("Build", ["Parser", "Docs", "Lexer"])
+        assert [n.split(";")[0] for n in conflicts(repo)] == [
+            "merge conflict: order of Build [Docs, Parser, Lexer] on one branch, "
+            "[Parser, Docs, Lexer] on the other"
+        ]
+
+    def test_different_moves_in_one_phase(self, repo: Path) -> None:
+        """Feature moved Docs first, main moved Parser last: both moves stay, either way."""
         start_two(repo)
         git(repo, "checkout", "-qb", "feature")
         person(repo, reordered("Build", "Docs", "Parser", "Lexer"))
@@ -334,11 +349,8 @@ class TestOrderAndPhases:
         git(repo, "checkout", "-q", "main")
         person(repo, reordered("Build", "Lexer", "Docs", "Parser"))
         commit(repo, "main order")
-        assert merged_both_ways(repo)[0] == ("Build", ["Lexer", "Docs", "Parser"])
-        assert [n.split(";")[0] for n in conflicts(repo)] == [
-            "merge conflict: order of Build [Docs, Parser, Lexer] on one branch, "
-            "[Lexer, Docs, Parser] on the other"
-        ]
+        assert merged_both_ways(repo)[0] == ("Build", ["Docs", "Lexer", "Parser"])
+        assert conflicts(repo) == []
 
     def test_rename_beside_task_changes_in_the_phase(self, repo: Path) -> None:
         """Feature renamed a phase, main completed a task in it and added one: the renamed phase

@@ -247,28 +247,48 @@ class TestOrderAndPhases:
         assert shape(result.phases) == [("Build", ["Lexer", "Parser", "Docs"]), ("Ship", ["Post", "Tag"])]
         assert result.conflicts == ()
 
-    def test_two_reorders_of_one_phase_conflict(self) -> None:
-        """Both sides reordered one phase's tasks differently: the later order wins, recorded."""
+    def test_different_moves_in_one_phase_both_kept(self) -> None:
+        """One side moved Docs first, the other moved Parser last: both moves stay, no conflict."""
         base = two()
         ours = two(lambda e: edit(e, reorder("Build", "Docs", "Parser", "Lexer"), 10))
         theirs = two(lambda e: edit(e, reorder("Build", "Lexer", "Docs", "Parser"), 11))
         result = both_ways(base, ours, theirs)
-        assert shape(result.phases)[0] == ("Build", ["Lexer", "Docs", "Parser"])
-        assert [c.field for c in result.conflicts] == ["order"]
-        assert result.events[-1].source == CONFLICT_SOURCE
-        note = "merge conflict: order of Build [Docs, Parser, Lexer] on one branch, [Lexer, Docs, Parser]"
-        assert any(n.startswith(note) for t in result.phases[0].tasks for n in t.notes)
+        assert shape(result.phases)[0] == ("Build", ["Docs", "Lexer", "Parser"])
+        assert result.conflicts == ()
 
-    def test_two_phase_orders_conflict(self) -> None:
-        """Both sides reordered the phases differently: the later order wins, recorded."""
+    def test_one_task_moved_two_ways_conflicts(self) -> None:
+        """Both sides moved Docs within its phase to different places: the later place wins, recorded."""
+        base = two()
+        ours = two(lambda e: edit(e, reorder("Build", "Docs", "Parser", "Lexer"), 10))
+        theirs = two(lambda e: edit(e, reorder("Build", "Parser", "Docs", "Lexer"), 11))
+        result = both_ways(base, ours, theirs)
+        assert shape(result.phases)[0] == ("Build", ["Parser", "Docs", "Lexer"])
+        assert [(c.field, c.task, c.phase) for c in result.conflicts] == [("order", "t3", "Build")]
+        assert result.events[-1].source == CONFLICT_SOURCE
+        note = "merge conflict: order of Build [Docs, Parser, Lexer] on one branch, [Parser, Docs, Lexer]"
+        assert any(n.startswith(note) for n in tasks(result.phases)["t3"].notes)
+
+    def test_the_same_move_on_both_sides(self) -> None:
+        """Both sides moved Docs first: one move, no conflict."""
+        base = two()
+        ours = two(lambda e: edit(e, reorder("Build", "Docs", "Parser", "Lexer"), 10))
+        theirs = two(lambda e: edit(e, reorder("Build", "Docs", "Parser", "Lexer"), 11))
+        result = both_ways(base, ours, theirs)
+        assert shape(result.phases)[0] == ("Build", ["Docs", "Parser", "Lexer"])
+        assert result.conflicts == ()
+
+    def test_one_phase_moved_two_ways_conflicts(self) -> None:
+        """Both sides moved the phase Test to different places: the later place wins, recorded."""
         base = two(lambda e: write(e, [{"op": "append", "phase": "Test", "items": ["Fuzz"]}], 2))
         ours = forked(base=base)
         edit(ours, lambda p: (p[2], p[0], p[1]), 10)
         theirs = forked(base=base)
-        edit(theirs, lambda p: (p[1], p[2], p[0]), 11)
+        edit(theirs, lambda p: (p[0], p[2], p[1]), 11)
         result = both_ways(base, ours, theirs)
-        assert [p.name for p in result.phases] == ["Ship", "Test", "Build"]
-        assert [c.field for c in result.conflicts] == ["phase order"]
+        assert [p.name for p in result.phases] == ["Build", "Test", "Ship"]
+        assert [(c.field, c.kept, c.lost) for c in result.conflicts] == [
+            ("phase order", "[Build, Test, Ship]", "[Test, Build, Ship]")
+        ]
 
     def test_a_task_moved_two_ways_conflicts(self) -> None:
         """One side moved a task to another phase, the other moved it within its phase: the later wins."""
