@@ -75,6 +75,7 @@ _SOURCES = (
     "phasetodo._profiles.team",
     "phasetodo._views.markdown",
     "phasetodo.stores._base",
+    "phasetodo._planmerge",
 )
 
 

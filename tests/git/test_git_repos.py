@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -216,6 +217,171 @@ class TestMerge:
         done = git(repo, "merge", "--no-edit", "feature", check=False)
         assert done.returncode != 0
         assert "not a phasetodo session log" in done.stderr + done.stdout
+
+
+def start_two(repo: Path) -> None:
+    """The plan Build (Parser, Lexer, Docs), Ship (Tag, Post), committed on main."""
+    build = {"phase": "Build", "items": ["Parser", "Lexer", "Docs"]}
+    write(repo, "lead", {"op": "init", "list": [build, {"phase": "Ship", "items": ["Tag", "Post"]}]})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "plan")
+
+
+def person(where: Path, change: Callable[[tuple[Phase, ...]], tuple[Phase, ...]]) -> None:
+    """A person's edit of the plan (a ``user_edit``, as ``phasetodo edit`` records it), at the next tick."""
+    now = float(next(_clock))
+    store = JsonlStore(where / ".phasetodo")
+    with Session.open("default", store=store, profile="team", clock=lambda: now) as session:
+        session.user_edit(change(session.phases), source="cli")
+
+
+def shape(where: Path) -> list[tuple[str, list[str]]]:
+    """Each phase of the plan in ``where`` with its tasks' contents, in order."""
+    with Session.open("default", store=JsonlStore(where / ".phasetodo"), profile="team") as session:
+        return [(p.name, [t.content for t in p.tasks]) for p in session.phases]
+
+
+def merged_both_ways(repo: Path) -> list[tuple[str, list[str]]]:
+    """Merge feature into main and main into feature: the same log either way, it verifies;
+    the merged plan's shape."""
+    git(repo, "checkout", "-q", "main")
+    git(repo, "branch", "-f", "main2")
+    git(repo, "merge", "-q", "--no-edit", "feature")
+    one = (repo / ".phasetodo" / "default.jsonl").read_bytes()
+    assert verified(repo)
+    assert cli(repo, "verify").returncode == 0
+    result = shape(repo)
+    git(repo, "checkout", "-q", "feature")
+    git(repo, "merge", "-q", "--no-edit", "main2")
+    assert (repo / ".phasetodo" / "default.jsonl").read_bytes() == one
+    git(repo, "checkout", "-q", "main")
+    return result
+
+
+def reordered(phase: str, *order: str) -> Callable[[tuple[Phase, ...]], tuple[Phase, ...]]:
+    return lambda phases: tuple(
+        attrs.evolve(p, tasks=sorted(p.tasks, key=lambda t: order.index(t.content))) if p.name == phase else p
+        for p in phases
+    )
+
+
+def renamed_phase(old: str, new: str) -> Callable[[tuple[Phase, ...]], tuple[Phase, ...]]:
+    return lambda phases: tuple(attrs.evolve(p, name=new) if p.name == old else p for p in phases)
+
+
+def moved(task: str, phase: str) -> Callable[[tuple[Phase, ...]], tuple[Phase, ...]]:
+    def change(phases: tuple[Phase, ...]) -> tuple[Phase, ...]:
+        found = tuple(t for p in phases for t in p.tasks if t.content == task)
+        return tuple(
+            attrs.evolve(
+                p, tasks=tuple(t for t in p.tasks if t.content != task) + (found if p.name == phase else ())
+            )
+            for p in phases
+        )
+
+    return change
+
+
+def conflicts(repo: Path) -> list[str]:
+    """The notes the merge-conflict events of the plan's log left."""
+    history = cli(repo, "history").stdout
+    return [line.strip() for line in history.splitlines() if line.strip().startswith("merge conflict:")]
+
+
+class TestOrderAndPhases:
+    def test_reorder_beside_an_append(self, repo: Path) -> None:
+        """A pure reorder on feature and an append on main both survive, either way."""
+        start_two(repo)
+        git(repo, "checkout", "-qb", "feature")
+        person(repo, reordered("Build", "Docs", "Parser", "Lexer"))
+        commit(repo, "reorder")
+        git(repo, "checkout", "-q", "main")
+        write(repo, "bob", append("Bench"))
+        commit(repo, "append")
+        assert merged_both_ways(repo)[0] == ("Build", ["Docs", "Parser", "Lexer", "Bench"])
+        assert conflicts(repo) == []
+
+    def test_move_between_phases_beside_a_note(self, repo: Path) -> None:
+        """A task moved to another phase on main keeps the note feature added, either way."""
+        start_two(repo)
+        git(repo, "checkout", "-qb", "feature")
+        write(repo, "alice", {"op": "note", "task": "Docs", "text": "API first"})
+        commit(repo, "note")
+        git(repo, "checkout", "-q", "main")
+        person(repo, moved("Docs", "Ship"))
+        commit(repo, "move")
+        assert merged_both_ways(repo) == [("Build", ["Parser", "Lexer"]), ("Ship", ["Tag", "Post", "Docs"])]
+        assert plan(repo)["Docs"].notes == ("API first",)
+
+    def test_phase_order_beside_a_change(self, repo: Path) -> None:
+        """Phases reordered on feature stay reordered when main completed a task, either way."""
+        start_two(repo)
+        git(repo, "checkout", "-qb", "feature")
+        person(repo, lambda phases: (phases[1], phases[0]))
+        commit(repo, "phases")
+        git(repo, "checkout", "-q", "main")
+        write(repo, None, {"op": "done", "task": "Tag"})
+        commit(repo, "done")
+        assert [name for name, _ in merged_both_ways(repo)] == ["Ship", "Build"]
+        assert plan(repo)["Tag"].status.value == "completed"
+
+    def test_two_reorders_conflict(self, repo: Path) -> None:
+        """Both branches moved one task to different places: the later place wins and is recorded."""
+        start_two(repo)
+        git(repo, "checkout", "-qb", "feature")
+        person(repo, reordered("Build", "Docs", "Parser", "Lexer"))
+        commit(repo, "feature order")
+        git(repo, "checkout", "-q", "main")
+        person(repo, reordered("Build", "Parser", "Docs", "Lexer"))
+        commit(repo, "main order")
+        assert merged_both_ways(repo)[0] == ("Build", ["Parser", "Docs", "Lexer"])
+        assert [n.split(";")[0] for n in conflicts(repo)] == [
+            "merge conflict: order of Build [Docs, Parser, Lexer] on one branch, "
+            "[Parser, Docs, Lexer] on the other"
+        ]
+
+    def test_different_moves_in_one_phase(self, repo: Path) -> None:
+        """Feature moved Docs first, main moved Parser last: both moves stay, either way."""
+        start_two(repo)
+        git(repo, "checkout", "-qb", "feature")
+        person(repo, reordered("Build", "Docs", "Parser", "Lexer"))
+        commit(repo, "feature order")
+        git(repo, "checkout", "-q", "main")
+        person(repo, reordered("Build", "Lexer", "Docs", "Parser"))
+        commit(repo, "main order")
+        assert merged_both_ways(repo)[0] == ("Build", ["Docs", "Lexer", "Parser"])
+        assert conflicts(repo) == []
+
+    def test_rename_beside_task_changes_in_the_phase(self, repo: Path) -> None:
+        """Feature renamed a phase, main completed a task in it and added one: the renamed phase
+        holds both, either way, no conflict."""
+        start_two(repo)
+        git(repo, "checkout", "-qb", "feature")
+        person(repo, renamed_phase("Build", "Implement"))
+        commit(repo, "rename")
+        git(repo, "checkout", "-q", "main")
+        write(repo, "bob", {"op": "done", "task": "Lexer"}, append("Bench"))
+        commit(repo, "done")
+        assert merged_both_ways(repo) == [
+            ("Implement", ["Parser", "Lexer", "Docs", "Bench"]),
+            ("Ship", ["Tag", "Post"]),
+        ]
+        assert plan(repo)["Lexer"].status.value == "completed"
+        assert conflicts(repo) == []
+
+    def test_two_renames_conflict(self, repo: Path) -> None:
+        """Both branches renamed one phase differently: the later name wins and is recorded."""
+        start_two(repo)
+        git(repo, "checkout", "-qb", "feature")
+        person(repo, renamed_phase("Build", "Make"))
+        commit(repo, "make")
+        git(repo, "checkout", "-q", "main")
+        person(repo, renamed_phase("Build", "Code"))
+        commit(repo, "code")
+        assert [name for name, _ in merged_both_ways(repo)] == ["Code", "Ship"]
+        assert [n.split(";")[0] for n in conflicts(repo)] == [
+            "merge conflict: phase name Make on one branch, Code on the other"
+        ]
 
 
 class TestHistoryRewriting:

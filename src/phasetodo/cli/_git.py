@@ -62,9 +62,10 @@ def run_git(args: argparse.Namespace, out: IO[str]) -> int:
     elif result.conflicts:
         import sys
 
+        lines = "".join(f"  {c.task or c.phase or 'plan'}: {c.text()}\n" for c in result.conflicts)
         sys.stderr.write(
             f"phasetodo: {where}: merged; {len(result.conflicts)} conflict(s) recorded "
-            "(see phasetodo history):\n" + "".join(f"  {c.task}: {c.text()}\n" for c in result.conflicts)
+            "(see phasetodo history):\n" + lines
         )
     return OK
 

@@ -1,0 +1,789 @@
+"""The merge of two histories of one session: both sides' later events re-applied as changes.
+
+The history both sides share (a prefix) is kept; then every later event of either
+side, in time order, is applied as the change it made to its own list: tasks
+matched by id (else by phase and content), phases by identity (the phase of the
+same name, else the one a renamed phase took most of its tasks from), moves and
+reorders as the fewest tasks (or phases) moved. Changes that collide keep the later
+one and are recorded as a ``merge-conflict`` event that notes both values.
+:mod:`phasetodo.gitplan` reads and writes the files; this module only merges events.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections import Counter
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import attrs
+
+from . import _planorder
+from ._core.codec import dump_phases
+from ._core.model import Phase, Task
+from .stores import Event
+
+__all__ = ["CONFLICT_SOURCE", "Conflict", "MergeResult", "merge_events"]
+
+#: The ``source`` of the ``user_edit`` event that records a merge's conflicts.
+CONFLICT_SOURCE = "merge-conflict"
+#: The fields of a task whose two different new values are a conflict (``notes`` merge).
+_FIELDS = ("content", "status", "owner", "reason", "after", "lease")
+_REPORTED = frozenset(("content", "status", "owner", "reason", "after"))
+#: The anchor of a task added (or moved) last in its phase: it goes last in the merged phase too.
+_LAST = Task("")
+#: The most names an order conflict's note lists.
+_SHOWN = 8
+
+
+@attrs.frozen
+class Conflict:
+    """Two branches changed one thing differently: ``kept`` (the later change, at ``time``)
+    won over ``lost``.
+
+    ``field`` is a task's field, ``removed`` (removed on one branch, changed on the
+    other), ``phase`` (a task moved to two phases), ``order`` (a phase's tasks
+    reordered two ways), ``phase name`` or ``phase order``. ``task`` is the task the
+    note goes on (its id, else its content; for a phase, its first task, else the
+    plan's; empty when the plan has none); ``phase`` names the phase of a phase's conflict.
+    """
+
+    task: str
+    field: str
+    kept: str
+    lost: str
+    time: float
+    phase: str | None = None
+
+    def text(self) -> str:
+        """The note the conflict leaves on its task."""
+        when = datetime.fromtimestamp(self.time, UTC).isoformat(timespec="seconds")
+        if self.field == "removed":
+            return f"merge conflict: removed on one branch, changed on the other ({self.kept}); kept"
+        what = self.field if self.field != "order" else f"order of {self.phase}"
+        return (
+            f"merge conflict: {what} {self.lost} on one branch, {self.kept} on the other; "
+            f"kept {self.kept}, the later change ({when})"
+        )
+
+
+@attrs.frozen
+class MergeResult:
+    """A merged log: its ``events`` (versions from 1), the final list and the conflicts recorded."""
+
+    events: tuple[Event, ...]
+    phases: tuple[Phase, ...]
+    conflicts: tuple[Conflict, ...]
+    common: int
+
+
+def _id_number(task_id: str | None) -> int | None:
+    if task_id is None or not task_id.startswith("t") or not task_id[1:].isdigit():
+        return None
+    return int(task_id[1:])
+
+
+def _mark(phases: Sequence[Phase]) -> int:
+    ids = (_id_number(t.id) or 0 for p in phases for t in p.tasks)
+    return max(max((p.last_id for p in phases), default=0), max(ids, default=0))
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, tuple):
+        return "[" + ", ".join(map(str, value)) + "]"
+    return "none" if value is None else str(value)
+
+
+def _label(task: Task) -> str:
+    return task.id or task.content
+
+
+def _listed(names: Sequence[str]) -> str:
+    shown = list(names[:_SHOWN]) + (["…"] if len(names) > _SHOWN else [])
+    return "[" + ", ".join(shown) + "]"
+
+
+# -- phases and tasks in one list ----------------------------------------------------------
+
+#: A phase in one list: its name and which phase of that name it is (0 for the first).
+_Slot = tuple[str, int]
+#: A task in one list: ``("id", id)``, else ``("c", slot, content, copy)``.
+_Key = tuple[Any, ...]
+
+
+def _slots(phases: Sequence[Phase]) -> list[_Slot]:
+    seen: Counter[str] = Counter()
+    out: list[_Slot] = []
+    for phase in phases:
+        out.append((phase.name, seen[phase.name]))
+        seen[phase.name] += 1
+    return out
+
+
+def _ident(task: Task) -> tuple[str, str]:
+    return ("id", task.id) if task.id is not None else ("c", task.content)
+
+
+def phase_map(before: Sequence[Phase], after: Sequence[Phase]) -> dict[int, int]:
+    """Which phase of ``before`` each phase of ``after`` is (by index): the one of the same
+    name, else, for a phase whose name is new, the unmatched phase of ``before`` that held
+    most of its tasks (a rename; ties to the earlier phases). A new phase maps to none."""
+    where = {slot: i for i, slot in enumerate(_slots(before))}
+    out = {a: where[slot] for a, slot in enumerate(_slots(after)) if slot in where}
+    taken = set(out.values())
+    home = {_ident(t): r for r, p in enumerate(before) if r not in taken for t in p.tasks}
+    scores: Counter[tuple[int, int]] = Counter()
+    for a, phase in enumerate(after):
+        if a not in out:
+            for task in phase.tasks:
+                r = home.get(_ident(task))
+                if r is not None:
+                    scores[(a, r)] += 1
+    for (a, r), _ in sorted(scores.items(), key=lambda item: (-item[1], item[0])):
+        if a not in out and r not in taken:
+            out[a] = r
+            taken.add(r)
+    return out
+
+
+def _keys(phases: Sequence[Phase], slots: Sequence[_Slot]) -> dict[_Key, tuple[int, Task]]:
+    """Each task by its key (its id, else phase slot, content and which copy), with its phase's index."""
+    out: dict[_Key, tuple[int, Task]] = {}
+    seen: Counter[tuple[_Slot, str]] = Counter()
+    for index, phase in enumerate(phases):
+        for task in phase.tasks:
+            if task.id is not None:
+                out[("id", task.id)] = (index, task)
+            else:
+                slot = slots[index]
+                out[("c", slot, task.content, seen[(slot, task.content)])] = (index, task)
+                seen[(slot, task.content)] += 1
+    return out
+
+
+def _frames(before: Sequence[Phase], after: Sequence[Phase], pmap: dict[int, int]) -> list[_Slot]:
+    """The slot each phase of ``after`` goes by in its event's diff: its phase's in ``before``."""
+    bslots, aslots = _slots(before), _slots(after)
+    return [bslots[pmap[a]] if a in pmap else aslots[a] for a in range(len(after))]
+
+
+def _within(tasks: Sequence[Task]) -> list[tuple[Any, ...]]:
+    """The keys of a phase's tasks among themselves: id, else content and which copy."""
+    seen: Counter[str] = Counter()
+    out: list[tuple[Any, ...]] = []
+    for task in tasks:
+        if task.id is not None:
+            out.append(("id", task.id))
+        else:
+            out.append(("c", task.content, seen[task.content]))
+            seen[task.content] += 1
+    return out
+
+
+# -- the merged list -----------------------------------------------------------------------
+
+
+class _Merged:
+    """The merged list being built: phases (by an identity of their own) in order, each with
+    its name and tasks."""
+
+    def __init__(self, phases: Sequence[Phase]) -> None:
+        self.order: list[int] = list(range(len(phases)))
+        self.names: dict[int, str] = {i: p.name for i, p in enumerate(phases)}
+        self.tasks: dict[int, list[Task]] = {i: list(p.tasks) for i, p in enumerate(phases)}
+        self.next = len(phases)
+        self.mark = _mark(phases)
+
+    def freeze(self) -> tuple[Phase, ...]:
+        out = [Phase(self.names[pid], tuple(self.tasks[pid])) for pid in self.order]
+        if out and self.mark:
+            out[0] = attrs.evolve(out[0], last_id=self.mark)
+        return tuple(out)
+
+    def alive(self, pid: int) -> bool:
+        return pid in self.tasks
+
+    def make(self, name: str) -> int:
+        """A new phase identity named ``name``, not yet placed in the list."""
+        self.next += 1
+        self.names[self.next] = name
+        return self.next
+
+    def place(self, pid: int, order: Sequence[int]) -> None:
+        """Put phase ``pid`` in the list after the phase before it in ``order`` that the list
+        holds, else before the one after it, else last."""
+        if pid in self.tasks:
+            return
+        self.tasks[pid] = []
+        index = list(order).index(pid) if pid in order else len(order)
+        at = len(self.order)
+        for prior in reversed(order[:index]):
+            if prior in self.tasks and prior != pid and prior in self.order:
+                at = self.order.index(prior) + 1
+                break
+        else:
+            for later in order[index + 1 :]:
+                if later in self.order:
+                    at = self.order.index(later)
+                    break
+        self.order.insert(at, pid)
+
+    def remove(self, pid: int) -> None:
+        if pid in self.tasks:
+            self.order.remove(pid)
+            del self.tasks[pid]
+
+    def find_id(self, task_id: str) -> tuple[int, int] | None:
+        for pid in self.order:
+            for i, task in enumerate(self.tasks[pid]):
+                if task.id == task_id:
+                    return pid, i
+        return None
+
+    def find_content(self, pid: int | None, content: str, copy: int) -> tuple[int, int] | None:
+        if pid is None or pid not in self.tasks:
+            return None
+        for i, task in enumerate(self.tasks[pid]):
+            if task.id is None and task.content == content:
+                if copy == 0:
+                    return pid, i
+                copy -= 1
+        return None
+
+    def ids(self) -> set[str]:
+        return {t.id for pid in self.order for t in self.tasks[pid] if t.id is not None}
+
+    def named(self, name: str, besides: Sequence[int]) -> int | None:
+        return next((p for p in self.order if self.names[p] == name and p not in besides), None)
+
+    def insert(self, pid: int, task: Task, after: Task | None, order: Sequence[int]) -> None:
+        self.place(pid, order)
+        tasks = self.tasks[pid]
+        at = len(tasks)
+        if after is None:
+            at = 0
+        elif after is not _LAST:
+            for i, other in enumerate(tasks):
+                if other == after or (after.id is not None and other.id == after.id):
+                    at = i + 1
+                    break
+        tasks.insert(at, task)
+
+    def first_task(self, pid: int | None) -> str:
+        """The label of the first task of phase ``pid``, else of the plan, else empty."""
+        if pid is not None and self.tasks.get(pid):
+            return _label(self.tasks[pid][0])
+        return next((_label(self.tasks[p][0]) for p in self.order if self.tasks[p]), "")
+
+
+@attrs.define
+class _Side:
+    """One branch's task ids as the merged list names them, and its phases' identities there."""
+
+    ids: dict[str, str] = attrs.field(factory=dict)
+    phases: dict[_Slot, int] = attrs.field(factory=dict)
+
+
+# -- one event, applied as its change --------------------------------------------------------
+
+
+class _Merge:
+    """The merge under way: the merged list, each side's names for its tasks and phases."""
+
+    def __init__(self, start: Sequence[Phase], top: int) -> None:
+        self.merged = _Merged(start)
+        self.start_mark = _mark(start)
+        slots = {slot: pid for pid, slot in enumerate(_slots(start))}
+        self.sides = (_Side(phases=dict(slots)), _Side(phases=dict(slots)))
+        self.fresh = top  # the next id a collision gets is above every id either side issued
+        #: Which side last moved each task (by phase and key) or phase (by None and identity).
+        self.moves: dict[tuple[int | None, Any], int] = {}
+
+    def translate(self, side: int, task: Task) -> Task:
+        """``task`` of ``side`` with its id as the merged list names it."""
+        number = _id_number(task.id)
+        if task.id is None or number is None or number <= self.start_mark:
+            return task
+        ids = self.sides[side].ids
+        if task.id not in ids:
+            taken = self.merged.ids() | set(self.sides[1 - side].ids.values())
+            if task.id in taken:
+                self.fresh += 1
+                ids[task.id] = f"t{self.fresh}"
+            else:
+                ids[task.id] = task.id
+        new = ids[task.id]
+        return task if new == task.id else attrs.evolve(task, id=new)
+
+    def pid_for(self, phases: dict[_Slot, int], slot: _Slot) -> int:
+        """The merged phase a side's phase ``slot`` is: as the side's map says, else by name."""
+        if slot in phases:
+            return phases[slot]
+        found = self.merged.named(slot[0], ())
+        return found if found is not None else self.merged.make(slot[0])
+
+    def find(self, side: int, key: _Key, task: Task) -> tuple[int, int] | None:
+        """Where the merged list holds the task ``side`` calls ``key``."""
+        if key[0] == "id":
+            return self.merged.find_id(self.translate(side, task).id or "")
+        _, slot, content, copy = key
+        return self.merged.find_content(self.sides[side].phases.get(slot), content, copy)
+
+    def apply(self, side: int, before: tuple[Phase, ...], event: Event) -> list[Conflict]:
+        """Apply what ``event`` changed on its side (from ``before``) to the merged list; its conflicts."""
+        step = _Step(self, side, before, event)
+        prior = self.merged.freeze()
+        found = step.run()
+        if not found and _bare(prior) == _bare(before):
+            step.exactly()  # the merged list was this side's: the event's list is the result
+        self.sides[side].phases = dict(zip(_slots(event.phases), step.apids, strict=True))
+        return found
+
+
+def _bare(phases: Sequence[Phase]) -> tuple[tuple[str, tuple[Task, ...]], ...]:
+    return tuple((p.name, p.tasks) for p in phases)
+
+
+class _Step:
+    """One event applied: its phases matched to the merged list's, then its task changes,
+    then its moves within phases and of phases."""
+
+    def __init__(self, merge: _Merge, side: int, before: tuple[Phase, ...], event: Event) -> None:
+        self.merge, self.merged, self.side = merge, merge.merged, side
+        self.before, self.after, self.time = before, event.phases, event.time
+        self.pmap = phase_map(before, event.phases)
+        own = merge.sides[side].phases
+        self.bpids = [merge.pid_for(own, slot) for slot in _slots(before)]
+        self.apids: list[int] = []
+        self.found: list[Conflict] = []
+
+    def run(self) -> list[Conflict]:
+        self.match_phases()
+        self.tasks()
+        removed = set(range(len(self.before))) - set(self.pmap.values())
+        for r in sorted(removed):
+            pid = self.bpids[r]
+            if self.merged.alive(pid) and not self.merged.tasks[pid]:
+                self.merged.remove(pid)
+        for a, r in sorted(self.pmap.items()):
+            self.reorder_tasks(a, r)
+        self.reorder_phases()
+        return self.found
+
+    def conflict(self, pid: int | None, field: str, kept: str, lost: str, task: str | None = None) -> None:
+        label = task if task is not None else self.merged.first_task(pid)
+        phase = self.merged.names.get(pid) if pid is not None and task is None else None
+        if field == "phase order":
+            phase = None
+        self.found.append(Conflict(label, field, kept, lost, self.time, phase))
+
+    # -- phases
+
+    def match_phases(self) -> None:
+        """Each phase of the event's list as a merged phase: renames carried over (both sides
+        renaming one phase differently is a conflict), new phases made (or joined by name)."""
+        merged = self.merged
+        for a, phase in enumerate(self.after):
+            r = self.pmap.get(a)
+            if r is None:
+                pid = merged.named(phase.name, self.apids)
+                self.apids.append(pid if pid is not None else merged.make(phase.name))
+                continue
+            pid = self.bpids[r]
+            self.apids.append(pid)
+            was, now = self.before[r].name, merged.names[pid]
+            if phase.name == was or not merged.alive(pid):
+                if not merged.alive(pid):
+                    merged.names[pid] = phase.name
+                continue
+            if now not in (was, phase.name):
+                self.conflict(pid, "phase name", phase.name, now)
+            merged.names[pid] = phase.name
+        for a, pid in enumerate(self.apids):
+            if a not in self.pmap:
+                merged.place(pid, self.apids)
+
+    def reorder_phases(self) -> None:
+        """Carry over the phases this side moved; both sides moving one phase to two places is
+        a conflict, the later place kept."""
+        merged = self.merged
+        stayed = {self.apids[a] for a in self.pmap if merged.alive(self.apids[a])}
+        was = [pid for pid in self.bpids if pid in stayed]
+        now = [pid for pid in self.apids if pid in stayed]
+        if was == now or len(set(now)) != len(now):
+            return
+        full = [pid for pid in self.apids if merged.alive(pid)]
+        clash = self.rearrange(None, merged.order, was, now, full)
+        if clash is not None:
+            prior, pid = clash
+            lost, kept = [merged.names[p] for p in prior], [merged.names[p] for p in merged.order]
+            self.conflict(pid, "phase order", _listed(kept), _listed(lost))
+
+    def rearrange(
+        self, scope: int | None, current: list[Any], was: list[Any], now: list[Any], full: list[Any]
+    ) -> tuple[list[Any], Any] | None:
+        """Carry this side's moves from ``was`` to ``now`` into ``current`` (in ``scope``: a
+        phase, or None for the phases); a conflict's order before and the item moved two ways."""
+        items = _planorder.moved(was, now)
+        prior = list(current)
+        clash = None
+        if not _planorder.arrange(was, now, full, current):
+            _planorder.impose(current, full)
+            clash = items[0]
+        else:
+            moves, other = self.merge.moves, 1 - self.side
+            here = set(current)
+            clash = next(
+                (
+                    k
+                    for k in items
+                    if k in here and moves.get((scope, k)) == other and _near(prior, k) != _near(current, k)
+                ),
+                None,
+            )
+        for key in items:
+            self.merge.moves[(scope, key)] = self.side
+        return (prior, clash) if clash is not None else None
+
+    # -- tasks
+
+    def tasks(self) -> None:
+        """Removals, additions, changes and moves between phases, as the event made them."""
+        frames = _frames(self.before, self.after, self.pmap)
+        old, new = _keys(self.before, _slots(self.before)), _keys(self.after, frames)
+        for key, (_, task) in old.items():
+            if key not in new:
+                self.removed(key, task)
+        previous: dict[int, Task | None] = {}
+        for listed in self.after:
+            last: Task | None = None
+            for task in listed.tasks:
+                previous[id(task)] = last
+                last = task
+            if last is not None and len(listed.tasks) > 1:
+                previous[id(last)] = _LAST
+        for key, (a, task) in new.items():
+            known = old.get(key)
+            same_phase = known is not None and self.pmap.get(a) == known[0]
+            if known is not None and known[1] == task and same_phase:
+                continue  # unchanged on this side: nothing to look up
+            prior = previous[id(task)]
+            anchor = prior if prior is None or prior is _LAST else self.merge.translate(self.side, prior)
+            self.changed(key, a, task, known, anchor)
+
+    def removed(self, key: _Key, task: Task) -> None:
+        where = self.merge.find(self.side, key, task)
+        if where is None:
+            return
+        current = self.merged.tasks[where[0]][where[1]]
+        if current == self.merge.translate(self.side, task):
+            del self.merged.tasks[where[0]][where[1]]
+        else:
+            self.conflict(where[0], "removed", _what(task, current), "", _label(current))
+
+    def changed(
+        self, key: _Key, a: int, task: Task, known: tuple[int, Task] | None, anchor: Task | None
+    ) -> None:
+        mine = self.merge.translate(self.side, task)
+        where = self.merge.find(self.side, key, task)
+        target = self.apids[a]
+        if known is None:
+            if where is None:
+                self.merged.insert(target, mine, anchor, self.apids)
+            return
+        r, was = known
+        if where is None:  # removed on the other side, changed on this one: nothing is lost
+            self.merged.insert(target, mine, anchor, self.apids)
+            self.conflict(target, "removed", _what(was, task), "", _label(mine))
+            return
+        updated = self.updated(self.merged.tasks[where[0]][where[1]], was, task, mine)
+        if self.pmap.get(a) == r or where[0] == target:
+            self.merged.tasks[where[0]][where[1]] = updated
+            return
+        if where[0] != self.bpids[r]:  # the other side moved it to another phase: the later move wins
+            now = self.merged.names[where[0]]
+            self.conflict(target, "phase", self.after[a].name, now, _label(updated))
+        del self.merged.tasks[where[0]][where[1]]
+        self.merged.insert(target, updated, anchor, self.apids)
+
+    def updated(self, current: Task, was: Task, task: Task, mine: Task) -> Task:
+        """``current`` with the fields this side changed from ``was`` to ``task``."""
+        theirs = self.merge.translate(self.side, was)
+        changes: dict[str, Any] = {}
+        for field in _FIELDS:
+            was_value, new_value, now = getattr(theirs, field), getattr(mine, field), getattr(current, field)
+            if was_value == new_value or now == new_value:
+                continue
+            changes[field] = new_value
+            if now != was_value and field in _REPORTED:
+                self.conflict(None, field, _shown(new_value), _shown(now), _label(current))
+        if task.notes != was.notes:
+            changes["notes"] = _notes(was.notes, task.notes, current.notes)
+        return attrs.evolve(current, **changes) if changes else current
+
+    def reorder_tasks(self, a: int, r: int) -> None:
+        """Carry over the tasks this side moved within a phase it kept; both sides reordering
+        a task to two places is a conflict, the later place kept."""
+        pid = self.apids[a]
+        if not self.merged.alive(pid):
+            return
+        translate = self.merge.translate
+        was = _within([translate(self.side, t) for t in self.before[r].tasks])
+        full = _within([translate(self.side, t) for t in self.after[a].tasks])
+        stayed = set(was) & set(full)
+        was = [k for k in was if k in stayed]
+        now = [k for k in full if k in stayed]
+        if was == now:
+            return
+        tasks = self.merged.tasks[pid]
+        current = _within(tasks)
+        by_key = dict(zip(current, tasks, strict=True))
+        for key in _planorder.moved(was, now):
+            if key not in by_key:
+                self.fetch(pid, key, current, by_key)
+        clash = self.rearrange(pid, current, was, now, full)
+        if clash is not None:
+            prior, key = clash
+            lost, kept = [by_key[k].content for k in prior], [by_key[k].content for k in current]
+            self.conflict(pid, "order", _listed(kept), _listed(lost), _label(by_key[key]))
+            self.found[-1] = attrs.evolve(self.found[-1], phase=self.merged.names[pid])
+        self.merged.tasks[pid] = [by_key[k] for k in current]
+
+    def fetch(self, pid: int, key: tuple[Any, ...], current: list[Any], by_key: dict[Any, Task]) -> None:
+        """Bring back a task this side moved within phase ``pid`` that the other side moved to
+        another phase: the later move wins, a conflict."""
+        where = self.merged.find_id(key[1]) if key[0] == "id" else None
+        if where is None or where[0] == pid:
+            return
+        task = self.merged.tasks[where[0]].pop(where[1])
+        self.conflict(None, "phase", self.merged.names[pid], self.merged.names[where[0]], _label(task))
+        current.append(key)
+        by_key[key] = task
+
+    def exactly(self) -> None:
+        """Make the merged list the event's own (its ids as merged), phase for phase."""
+        merged = self.merged
+        if len(set(self.apids)) != len(self.apids):
+            return
+        for pid, phase in zip(self.apids, self.after, strict=True):
+            merged.names[pid] = phase.name
+            merged.tasks[pid] = [self.merge.translate(self.side, t) for t in phase.tasks]
+        for pid in [p for p in merged.order if p not in set(self.apids)]:
+            merged.remove(pid)
+        merged.order = list(self.apids)
+
+
+def _near(items: Sequence[Any], key: Any) -> tuple[Any, Any]:
+    """The items either side of ``key`` in ``items``."""
+    at = items.index(key)
+    return (items[at - 1] if at else None, items[at + 1] if at + 1 < len(items) else None)
+
+
+def _notes(was: tuple[str, ...], mine: tuple[str, ...], current: tuple[str, ...]) -> tuple[str, ...]:
+    """The notes after this side changed them from ``was`` to ``mine`` and the merged list has ``current``."""
+    if current == was:
+        return mine
+    notes = list(current)  # the other side changed them too: both changes
+    for note in (Counter(was) - Counter(mine)).elements():
+        if note in notes:
+            notes.remove(note)
+    seen: Counter[str] = Counter()
+    old_count = Counter(was)
+    for note in mine:  # this side's new notes, in its order
+        seen[note] += 1
+        if seen[note] > old_count[note]:
+            notes.append(note)
+    return tuple(notes)
+
+
+def _what(was: Task, now: Task) -> str:
+    parts = [
+        f"{field} {_shown(getattr(now, field))}"
+        for field in _FIELDS
+        if getattr(was, field) != getattr(now, field)
+    ]
+    if was.notes != now.notes:
+        parts.append("notes")
+    return ", ".join(parts) or "changed"
+
+
+def _note(merged: _Merged, conflict: Conflict) -> None:
+    for pid in merged.order:
+        tasks = merged.tasks[pid]
+        for i, task in enumerate(tasks):
+            if task.id == conflict.task or (task.id is None and task.content == conflict.task):
+                tasks[i] = attrs.evolve(task, notes=(*task.notes, conflict.text()))
+                return
+
+
+# -- the merge -------------------------------------------------------------------------------
+
+#: One later event: its place in the merged order, the event, its side's list before it, its side.
+_Place = tuple[float, str, str, int]
+_Item = tuple[_Place, Event, tuple[Phase, ...], int]
+
+
+def _phases_hash(phases: Sequence[Phase]) -> str:
+    return hashlib.sha256(json.dumps(dump_phases(phases), sort_keys=True).encode()).hexdigest()
+
+
+def _signature(before: Sequence[Phase], after: Sequence[Phase]) -> frozenset[str]:
+    """The contents of the tasks an event added, changed, moved or removed (told without task
+    ids, which a copy in a merged log may have others of, nor values, which a merge may have
+    reconciled)."""
+    old, new = _places(before), _places(after)
+    out = {content for content, place in new.items() if old.get(content) != place}
+    out.update(content for content in old if content not in new)
+    return frozenset(out)
+
+
+def _places(phases: Sequence[Phase]) -> dict[str, tuple[Any, ...]]:
+    """Each task's content with its phase's name, the task before it and its values but its id."""
+    out: dict[str, tuple[Any, ...]] = {}
+    for phase in phases:
+        prior = None
+        for task in phase.tasks:
+            values = (task.status, task.notes, task.owner, task.reason, task.after, task.lease)
+            out.setdefault(task.content, (phase.name, prior, values))
+            prior = task.content
+    return out
+
+
+def _rank(event: Event) -> str:
+    """A hash of what makes an event itself, the same for its copies and on either side."""
+    return hashlib.sha256(json.dumps(same_event(event), default=str).encode()).hexdigest()
+
+
+def same_event(event: Event) -> tuple[Any, ...]:
+    """What tells two copies of one event apart from two events (a previous merge's copy)."""
+    return (event.kind, event.time, event.agent, event.source, event.request.id if event.request else None)
+
+
+def _later(start: tuple[Phase, ...], ours: Sequence[Event], theirs: Sequence[Event]) -> list[_Item]:
+    """Both sides' later events in the merged order, each with its side's list before it."""
+    later: list[_Item] = []
+    for side, events in ((0, ours), (1, theirs)):
+        before = start
+        key: _Place = (-math.inf, "", "", 0)  # the shared history comes first
+        for event in events:
+            if event.source == CONFLICT_SOURCE:  # a previous merge's record stays after its change
+                key = (key[0], key[1], key[2], key[3] + 1)
+            else:
+                listed = sorted(_signature(before, event.phases))
+                key = (event.time, _rank(event), hashlib.sha256(repr(listed).encode()).hexdigest(), 0)
+            later.append((key, event, before, side))
+            before = event.phases
+    later.sort(key=lambda item: item[0])
+    return later
+
+
+def _groups(later: Sequence[_Item]) -> tuple[dict[int, list[int]], dict[int, int]]:
+    """Copies of one event that a previous merge already brought over (same kind, time, agent,
+    source and request id, on the other side, touching a task it touched, or one of them
+    changing nothing): each group is applied once."""
+    groups: dict[int, list[int]] = {}
+    group_of: dict[int, int] = {}
+    candidates: dict[tuple[Any, ...], list[tuple[int, frozenset[str]]]] = {}
+    for number, item in enumerate(later):
+        same, sign = same_event(item[1]), _signature(item[2], item[1].phases)
+        for leader, other_sign in candidates.get(same, []):
+            sides_in = {later[i][3] for i in groups[leader]}
+            if item[3] not in sides_in and (sign & other_sign or not sign or not other_sign):
+                groups[leader].append(number)
+                group_of[number] = leader
+                break
+        else:
+            groups[number] = [number]
+            group_of[number] = number
+            candidates.setdefault(same, []).append((number, sign))
+    return groups, group_of
+
+
+def merge_events(base: Sequence[Event], ours: Sequence[Event], theirs: Sequence[Event]) -> MergeResult:
+    """Merge two histories of one session that grew from a common one.
+
+    The events both sides share (a prefix) are kept; then every later event of
+    either side, in time order (ties by a hash of their content, so swapping the
+    sides gives the same log), is applied as the change it made to its own list.
+    ``base`` is the version git found in common; the shared prefix is read off the
+    two sides themselves, so a base that is no prefix of theirs (a rebase) still merges.
+    """
+    del base  # the sides' own shared prefix is what counts
+    common = 0
+    while common < min(len(ours), len(theirs)) and ours[common] == theirs[common]:
+        common += 1
+    start = tuple(ours[common - 1].phases) if common else ()
+    later = _later(start, ours[common:], theirs[common:])
+    top = max([_mark(start), *(_mark(item[1].phases) for item in later)])
+    merge = _Merge(start, top)
+    merged = merge.merged
+    out: list[Event] = list(ours[:common])
+    conflicts: list[Conflict] = []
+    groups, group_of = _groups(later)
+    done: set[int] = set()
+    for number in range(len(later)):
+        leader = group_of[number]
+        if leader in done:
+            continue
+        done.add(leader)
+        members = [later[i] for i in groups[leader]]
+        _, event, before, side = max(
+            members, key=lambda c: (c[1].version, c[0], _phases_hash(c[1].phases), _phases_hash(c[2]))
+        )
+        prior = merged.freeze()
+        found = merge.apply(side, before, event)
+        merged.mark = max([merged.mark, _mark(event.phases), *(_id_number(i) or 0 for i in merged.ids())])
+        after = merged.freeze()
+        for _, other, other_before, other_side in members:
+            if other is not event:
+                _map_copies(merge, event, side, other, other_side, other_before)
+        keep_ops = event.ops is not None and _bare(prior) == _bare(before) and after == event.phases
+        out.append(
+            Event(
+                len(out) + 1,
+                event.kind,
+                event.time,
+                after,
+                event.source,
+                event.agent,
+                event.ops if keep_ops else None,
+                event.profile,
+                event.request,
+            )
+        )
+        if found:
+            conflicts.extend(found)
+            for conflict in found:
+                _note(merged, conflict)
+            out.append(Event(len(out) + 1, "user_edit", event.time, merged.freeze(), CONFLICT_SOURCE))
+    final = out[-1].phases if out else ()
+    return MergeResult(tuple(out), tuple(final), tuple(conflicts), common)
+
+
+def _map_copies(
+    merge: _Merge, first: Event, first_side: int, copy: Event, side: int, copy_before: Sequence[Phase]
+) -> None:
+    """Name the tasks and phases a copy of an event made as the first copy's are named."""
+    if first_side == side:
+        return
+    sides = merge.sides
+    by_content = {(t.content, p.name): t.id for p in first.phases for t in p.tasks if t.id is not None}
+    for phase in copy.phases:
+        for task in phase.tasks:
+            if task.id is None or task.id in sides[side].ids:
+                continue
+            other = by_content.get((task.content, phase.name))
+            if other is not None:
+                sides[side].ids[task.id] = sides[first_side].ids.get(other, other)
+    theirs, own = sides[first_side].phases, sides[side].phases
+    pmap, was = phase_map(copy_before, copy.phases), _slots(copy_before)
+    out: dict[_Slot, int] = {}
+    for a, slot in enumerate(_slots(copy.phases)):
+        if slot in theirs:
+            out[slot] = theirs[slot]
+        else:  # the copy's own phase, followed through its renames
+            out[slot] = merge.pid_for(own, was[pmap[a]] if a in pmap else slot)
+    sides[side].phases = out
