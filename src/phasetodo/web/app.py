@@ -283,14 +283,6 @@ def create_app(
     async def page(request: Request) -> Response:
         return FileResponse(_STATIC / "board.html", media_type="text/html")
 
-    async def plan_page(request: Request) -> Response:
-        # A plan's page asks for the plan once its script has loaded: start reading it now (a
-        # private board only for a request that carries its token, as its reads want).
-        given = _token_given(request.scope, dict(request.scope["headers"])).encode("utf-8", "replace")
-        if not access.private or secrets.compare_digest(given, token.encode()):
-            board.warm(request.path_params["sid"])
-        return await page(request)
-
     async def guarded(call: Callable[[], Any]) -> Response:
         try:
             return JSONResponse(await _run(call))
@@ -436,11 +428,11 @@ def create_app(
 
     routes = [
         Route("/", page),
-        Route("/s/{sid}", plan_page),
+        Route("/s/{sid}", page),
         Route("/s/{sid}/history", page),
-        Route("/s/{sid}/team", plan_page),
-        Route("/s/{sid}/graph", plan_page),
-        Route("/s/{sid}/activity", plan_page),
+        Route("/s/{sid}/team", page),
+        Route("/s/{sid}/graph", page),
+        Route("/s/{sid}/activity", page),
         Route("/s/{sid}/v/{version:int}", page),
         Route("/api/sessions", sessions),
         Route("/api/stream", sessions_stream),

@@ -177,7 +177,6 @@ class Board:
         self._keep_open = keep_open
         self._lock = threading.Lock()
         self._open: OrderedDict[str, _Entry] = OrderedDict()
-        self._warming: set[str] = set()
 
     # -- sessions --------------------------------------------------------------------------------
 
@@ -412,26 +411,6 @@ class Board:
             if entry.text is None or entry.text[0] < made[0]:
                 entry.text = made
         return made
-
-    def warm(self, session_id: str) -> None:
-        """Make the plan's JSON in a background thread, once at a time per session: its page was
-        just asked for, and its script asks for the plan a moment later (a big plan's first read
-        then finds it made, or under way). An unknown session is left alone."""
-        with self._lock:
-            if session_id in self._warming or self.closing.is_set():
-                return
-            self._warming.add(session_id)
-
-        def make() -> None:
-            try:
-                self.plan_text(session_id)
-            except (LookupError, OSError, phasetodo.PhasetodoError):
-                pass  # the page's own read reports it
-            finally:
-                with self._lock:
-                    self._warming.discard(session_id)
-
-        threading.Thread(target=make, name=f"phasetodo-warm-{session_id}", daemon=True).start()
 
     def markdown(self, session_id: str) -> dict[str, Any]:
         """The newest list as Markdown, for editing, with the version it shows."""
