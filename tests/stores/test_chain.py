@@ -265,6 +265,21 @@ class TestOpeningChecksTheWholeChain:
         assert "version 4: its hash does not match" in str(found[0].message)
         assert long_log.verify().version == 4
 
+    def test_an_old_hash_stripped_or_non_ascii_text_warns_at_open(self, long_log: _Log) -> None:
+        """Record 3's hash removed: opening names 3 (missing); undone, then record 4 given text that is
+        not ASCII: opening names 4 (does not match)."""
+        bodies = long_log.bodies()
+        long_log.set_body(3, _strip_hash(bodies[3]))
+        found = _opening_warns(long_log)
+        assert len(found) == 1
+        assert "version 3: its hash is missing" in str(found[0].message)
+        long_log.set_body(3, bodies[3])
+        long_log.set_body(4, bodies[4].replace("note 2", "nöte\u2028"))
+        found = _opening_warns(long_log)
+        assert len(found) == 1
+        assert "version 4: its hash does not match" in str(found[0].message)
+        assert long_log.verify().version == 4
+
     def test_an_untouched_log_with_many_checkpoints_opens_without_a_warning(self, long_log: _Log) -> None:
         """Nothing altered: opening, reading and writing warn nothing, and a compacted log neither."""
         assert _opening_warns(long_log) == []

@@ -79,22 +79,29 @@ _REQUEST_INDEX = (
 #: The first row of a session (its number in version order) whose link in the hash chain or
 #: place in the version order looks broken, found in the server: only that number crosses the
 #: network. The body is text holding compact ASCII JSON, so its UTF-8 bytes are the bytes the
-#: hash covers, and its last 75 characters are the sealed hash (see ``_chain``).
+#: hash covers and its last 75 bytes the sealed hash (see ``_chain``). Each body is made bytes
+#: once (``OFFSET 0`` keeps that step apart) and cut by byte: text functions would detoast a
+#: big checkpoint again, and count its characters, at every use (four times slower).
 _FIRST_BREAK = r"""
-WITH r AS (
-  SELECT version, body, row_number() OVER (ORDER BY version) AS n,
-         CASE WHEN right(body, 75) ~ '^,"hash":"[0-9a-f]{64}"\}$' THEN substr(right(body, 66), 1, 64) END
-           AS digest
-  FROM phasetodo_events WHERE session = %s
+WITH b AS (
+  SELECT version, row_number() OVER (ORDER BY version) AS n, convert_to(body, 'UTF8') AS raw
+  FROM phasetodo_events WHERE session = %s OFFSET 0
+), r AS (
+  SELECT version, n, raw, length(raw) AS size,
+         CASE WHEN substr(raw, length(raw) - 74, 9) = '\x2c2268617368223a22'::bytea
+                   AND substr(raw, length(raw) - 1) = '\x227d'::bytea
+              THEN encode(substr(raw, length(raw) - 65, 64), 'escape') END AS digest
+  FROM b
 ), c AS (
-  SELECT n, version, body, digest, lag(digest) OVER (ORDER BY version) AS previous FROM r
+  SELECT n, version, raw, size, digest, lag(digest) OVER (ORDER BY version) AS previous FROM r
 )
 SELECT n FROM c
 WHERE version <> n
-   OR substring(left(body, 40) from '^\{"version":([0-9]+)[,}]') IS DISTINCT FROM n::text
+   OR substring(encode(substr(raw, 1, 32), 'escape') from '^\{"version":([0-9]+)[,}]')
+      IS DISTINCT FROM n::text
    OR (digest IS NULL AND previous IS NOT NULL)
-   OR digest <> encode(
-        sha256(convert_to(coalesce(previous, '') || chr(10) || left(body, -75) || '}', 'UTF8')), 'hex')
+   OR digest <> encode(sha256(convert_to(coalesce(previous, '') || chr(10), 'UTF8')
+                              || substr(raw, 1, greatest(size - 75, 0)) || '\x7d'::bytea), 'hex')
 ORDER BY n LIMIT 1
 """
 #: Serializes schema creation between processes that start together.
