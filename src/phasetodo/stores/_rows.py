@@ -67,6 +67,7 @@ class RowLog(CachedLog, Generic[_S]):
         #: How many rows were read (for cost checks).
         self.records_read = 0
         self._warned = False  # a broken hash chain is reported once per log object
+        self._checked = 0  # while opening decodes its tail: the rows up to here were checked raw
         self._local = threading.local()
         self._forget()
 
@@ -194,15 +195,25 @@ class RowLog(CachedLog, Generic[_S]):
             latest = self._latest
             if latest is not None and newest == latest.version:
                 return
+            found = None
             if latest is None or newest < latest.version:
                 self._forget()
                 if newest > 0:  # every row's link, wherever it breaks; the events from the checkpoint
                     found = self._first_break()
-                    if found is not None:
-                        self._tampered(*found)
+                    self._checked = newest  # the tail's rows up to it were just checked
                 after = max(self._last_checkpoint() - 1, 0)  # from the newest checkpoint on
             else:
                 after = latest.version
+            try:
+                self._read_tail(after)  # a CorruptLog raised here names the damage itself
+            finally:
+                self._checked = 0
+            if found is not None:
+                self._tampered(*found)
+
+    def _read_tail(self, after: int) -> None:
+        """Decode and adopt the rows above ``after``, checking each one's link in the chain."""
+        with self._state:
             for version, body in self._rows(after):
                 before = self._latest
                 expected = before.version + 1 if before is not None else after + 1
@@ -226,7 +237,7 @@ class RowLog(CachedLog, Generic[_S]):
                 self._adopt(event, size, checkpoint, slow, digest)
 
     def _tampered(self, version: int, problem: str) -> None:
-        if self._warned:
+        if self._warned or version <= self._checked:
             return
         self._warned = True
         warnings.warn(

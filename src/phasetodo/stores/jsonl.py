@@ -227,6 +227,7 @@ class JsonlLog(CachedLog):
         #: How many records were decoded (for cost checks).
         self.records_read = 0
         self._warned = False  # a broken hash chain is reported once per log object
+        self._quiet = False  # while the tail that opening checked raw is decoded
         self._fd = -1
         self._reset()
         try:
@@ -492,20 +493,24 @@ class JsonlLog(CachedLog):
             if self._body == 0:
                 self._read_header(end)
                 self._end = self._body
-                self._check_chain(end)
-                self._open_tail(end)
+                found = self._chain_break(end)
+                self._quiet = True  # the tail is inside what was just checked
+                try:
+                    self._open_tail(end)  # a CorruptLog raised here names the damage itself
+                finally:
+                    self._quiet = False
+                if found is not None:
+                    self._tampered(*found)
             else:
                 for _ in self._advance(self._end, end):
                     pass
 
-    def _check_chain(self, end: int) -> None:
-        """Check the hash chain and version order of every record before ``end``, raw (see
-        :func:`~._chain.first_break`): opening warns wherever in the history a record was
-        altered, removed or reordered, not only in the tail it decodes."""
+    def _chain_break(self, end: int) -> tuple[int, str] | None:
+        """The first break in the hash chain or version order of the records before ``end``,
+        checked raw (see :func:`~._chain.first_break`): opening warns wherever in the history a
+        record was altered, removed or reordered, not only in the tail it decodes."""
         lines = _forward_lines(self._fd, self._body, end, self)
-        found = first_break((None, line) for _, line in lines)
-        if found is not None:
-            self._tampered(*found)
+        return first_break((None, line) for _, line in lines)
 
     def _open_tail(self, end: int) -> None:
         """Find the newest checkpoint reading backwards, then replay the lines after it."""
@@ -648,7 +653,7 @@ class JsonlLog(CachedLog):
         return self._body, None
 
     def _tampered(self, version: int, problem: str) -> None:
-        if self._warned:
+        if self._warned or self._quiet:
             return
         self._warned = True
         warnings.warn(
