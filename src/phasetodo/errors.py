@@ -217,8 +217,9 @@ class CorruptLogWarning(PhasetodoWarning):
 
 
 class TamperedLogWarning(PhasetodoWarning):
-    """A log's hash chain does not hold where it was read: a record was altered, removed or
-    reordered. The message names the first such version; ``Session.verify()`` checks every record."""
+    """A log's hash chain does not hold: a record was altered, removed or reordered. Opening a
+    durable log checks every record and the message names the first such version (the one
+    ``Session.verify()`` names); issued once per log object, at the code that opened or read it."""
 
 
 class FormerDefaultStoreWarning(PhasetodoWarning):

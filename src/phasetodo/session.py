@@ -363,9 +363,9 @@ class Session(OptionsHolder):
 
         Returns a :class:`~phasetodo.stores.Verification`: ``ok``, or the first
         ``version`` whose record was altered, removed or reordered and the
-        ``reason``. Reading a log checks the chain over what it reads (from its
-        newest checkpoint on) and warns with
-        :class:`~phasetodo.errors.TamperedLogWarning`; this reads everything.
+        ``reason``. Opening a log already checks every record's link, raw, and warns
+        with :class:`~phasetodo.errors.TamperedLogWarning` naming the same version;
+        this also parses every record and returns what it found.
         """
         self._check_open()
         check = getattr(self._log, "verify", None)

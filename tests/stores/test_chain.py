@@ -187,6 +187,109 @@ class TestChain:
         assert (answer["ok"], answer["version"], answer["session"]) == (False, 2, "s")
 
 
+LONG = 80  # writes enough for several checkpoints on a small list
+
+
+def _checkpoints(log: _Log) -> list[int]:
+    return [version for version, body in log.bodies().items() if '"phases":' in body]
+
+
+def _opening_warns(log: _Log) -> list[warnings.WarningMessage]:
+    """The TamperedLogWarnings that opening the log, reading its newest events and writing issue."""
+    store = log.store()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        session = phasetodo.Session.open("s", store)
+        list(session.events(session.version - 2))
+        session.todo_write({"ops": [{"op": "note", "task": "b", "text": "after"}]})
+        session.close()
+    store.close()
+    return [w for w in caught if issubclass(w.category, TamperedLogWarning)]
+
+
+@pytest.fixture(params=["jsonl", "sqlite", "postgres"])
+def long_log(request: pytest.FixtureRequest, tmp_path: Path) -> _Log:
+    """A session of LONG writes, so several checkpoints, on each durable store."""
+    made = _Log(request.param, tmp_path, request)
+    made.fill(LONG)
+    return made
+
+
+class TestOpeningChecksTheWholeChain:
+    def test_an_old_record_altered_before_a_checkpoint_warns_at_open(self, long_log: _Log) -> None:
+        """A record well before the newest checkpoint (which opening never decodes) altered: opening
+        warns once, naming its version, at the caller's line; verify names the same version."""
+        checkpoints = _checkpoints(long_log)
+        assert len(checkpoints) >= 2
+        assert checkpoints[-1] > 10
+        body = long_log.bodies()[5]
+        long_log.set_body(5, body.replace("note 3", "note X"))
+        store = long_log.store()
+        with pytest.warns(TamperedLogWarning, match=r"version 5: its hash does not match") as caught:
+            session = phasetodo.Session.open("s", store)
+        assert [w.filename for w in caught] == [__file__]
+        assert session.verify().version == 5
+        assert session.logged_phases()  # the log still opens and reads: the warning is no error
+        session.close()
+        store.close()
+        assert long_log.verify().version == 5
+        assert len(_opening_warns(long_log)) == 1
+
+    def test_an_old_record_removed_warns_at_open(self, long_log: _Log) -> None:
+        """Record 4 removed: opening warns naming version 4, as verify does."""
+        long_log.delete(4)
+        assert long_log.verify().version == 4
+        found = _opening_warns(long_log)
+        assert len(found) == 1
+        assert "version 4: the record of version 4 is missing or out of place" in str(found[0].message)
+
+    def test_two_old_records_reordered_warn_at_open(self, long_log: _Log) -> None:
+        """Records 6 and 7 swapped: opening warns naming version 6, as verify does."""
+        long_log.swap(6, 7)
+        assert long_log.verify().version == 6
+        found = _opening_warns(long_log)
+        assert len(found) == 1
+        assert "version 6:" in str(found[0].message)
+
+    def test_an_old_record_rehashed_is_named_where_the_next_link_breaks(self, long_log: _Log) -> None:
+        """A forger who re-seals record 3 after altering it breaks record 4's link: open names 4."""
+        from phasetodo.stores._chain import seal
+
+        bodies = long_log.bodies()
+        previous = re.search(r'"hash":"([0-9a-f]{64})"', bodies[2])
+        assert previous is not None
+        altered, _ = seal(_strip_hash(bodies[3]).replace("note 1", "forged"), previous.group(1))
+        long_log.set_body(3, altered)
+        found = _opening_warns(long_log)
+        assert len(found) == 1
+        assert "version 4: its hash does not match" in str(found[0].message)
+        assert long_log.verify().version == 4
+
+    def test_an_old_hash_stripped_or_non_ascii_text_warns_at_open(self, long_log: _Log) -> None:
+        """Record 3's hash removed: opening names 3 (missing); undone, then record 4 given text that is
+        not ASCII: opening names 4 (does not match)."""
+        bodies = long_log.bodies()
+        long_log.set_body(3, _strip_hash(bodies[3]))
+        found = _opening_warns(long_log)
+        assert len(found) == 1
+        assert "version 3: its hash is missing" in str(found[0].message)
+        long_log.set_body(3, bodies[3])
+        long_log.set_body(4, bodies[4].replace("note 2", "nöte\u2028"))
+        found = _opening_warns(long_log)
+        assert len(found) == 1
+        assert "version 4: its hash does not match" in str(found[0].message)
+        assert long_log.verify().version == 4
+
+    def test_an_untouched_log_with_many_checkpoints_opens_without_a_warning(self, long_log: _Log) -> None:
+        """Nothing altered: opening, reading and writing warn nothing, and a compacted log neither."""
+        assert _opening_warns(long_log) == []
+        store = long_log.store()
+        with phasetodo.Session.open("s", store) as session:
+            session.compact()
+        store.close()
+        assert _opening_warns(long_log) == []
+
+
 class TestCompaction:
     def test_a_writer_that_read_before_another_compacted_keeps_the_chain(self, log: _Log) -> None:
         """One store object reads the log, another compacts it (every hash new), the first writes

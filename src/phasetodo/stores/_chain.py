@@ -11,12 +11,19 @@ Records written before the chain existed carry no hash; a log's first hashed
 record may follow them (the chain starts there) and ``compact()`` gives every
 record one. Removing the *newest* records leaves a shorter chain that still
 holds: keep :attr:`Verification.head` somewhere else to notice that too.
+
+Opening a log checks every record with :func:`first_break`: the link of each
+record is local (its hash, the previous record's hash and its own bytes), so the
+check reads each record's bytes once and decodes no JSON, which is far cheaper
+than the decoding of the events that opening does anyway.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -24,11 +31,17 @@ import attrs
 
 from ._records import loads
 
-__all__ = ["Verification", "follow", "seal", "unseal", "verify_records"]
+__all__ = ["Verification", "caller_level", "first_break", "follow", "seal", "unseal", "verify_records"]
 
 #: How a sealed record ends: its hash, as the last member of the object (75 bytes).
 _SEALED = re.compile(rb',"hash":"([0-9a-f]{64})"\}')
 _SEALED_SIZE = 75
+#: How a sealed record's hash begins, ``_SEALED_SIZE`` bytes before its end.
+_MARK = b',"hash":"'
+#: How our writers begin every record: its version first, compact.
+_LEAD = re.compile(rb'\{"version":([0-9]+)[,}]')
+#: The folder of the phasetodo package, to tell its frames from the caller's.
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def _digest(previous: str | None, body: bytes) -> str:
@@ -106,6 +119,56 @@ def verify_records(rows: Iterable[tuple[object, str | bytes]]) -> Verification:
         chained += digest is not None
         previous = digest
     return Verification(True, records, chained, previous)
+
+
+def first_break(
+    rows: Iterable[tuple[object, bytes]], *, start: int = 1, previous: str | None = None
+) -> tuple[int, str] | None:
+    """The first version at which ``(stored version or None, record)`` pairs, in stored order,
+    break the chain or the version order, and why; None when every record holds.
+
+    The first pair is the record of version ``start``, following a record whose hash was
+    ``previous`` (to check one stretch of a log).
+
+    It names what :func:`verify_records` names, but decodes no JSON where it can help it:
+    a record that begins with its version where our writers put it and whose hash
+    matches is taken as sound on those bytes alone. Anything else (another layout, a
+    hash that does not match, none) is checked exactly as :func:`verify_records` does.
+    So only a record that is not JSON yet carries a hash matching its bytes (a forger
+    who re-hashed garbage) is named one version later, where the next link breaks.
+    """
+    sha256 = hashlib.sha256
+    for expected, (stored, raw) in enumerate(rows, start=start):
+        lead = _LEAD.match(raw)
+        if lead is None or int(lead.group(1)) != expected or (stored is not None and stored != expected):
+            problem = _problem(expected, stored, raw)
+            if problem is not None:
+                return expected, problem
+        size = len(raw)
+        if raw[size - _SEALED_SIZE : size - 66] == _MARK and raw.endswith(b'"}'):
+            digest = sha256((previous or "").encode("ascii") + b"\n")
+            digest.update(memoryview(raw)[: size - _SEALED_SIZE])
+            digest.update(b"}")
+            computed = digest.hexdigest()
+            if computed.encode("ascii") == raw[size - 66 : size - 2]:
+                previous = computed
+                continue
+        found, problem = follow(raw, previous)
+        if problem is not None:
+            return expected, problem
+        previous = found
+    return None
+
+
+def caller_level() -> int:
+    """The ``stacklevel`` that makes a warning issued by the function calling this one name
+    the first frame outside phasetodo: the code that opened or read the log."""
+    frame = sys._getframe(1)
+    level = 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 def _problem(expected: int, stored: object, raw: str | bytes) -> str | None:

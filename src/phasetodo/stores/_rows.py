@@ -1,8 +1,9 @@
 """What the database stores share: a log whose events are rows keyed by (session, version).
 
 A row holds one record (see :mod:`._records`) and says whether it is a
-checkpoint. Opening finds the newest checkpoint by index and replays the rows
-after it; afterwards only rows newer than the cached version are read, so
+checkpoint. Opening checks every row's link in the hash chain (by the store, in
+one snapshot, decoding nothing), then finds the newest checkpoint by index and
+replays the rows after it; afterwards only rows newer than the cached version are read, so
 :meth:`RowLog.version` is one indexed ``max(version)`` and a read is fresh.
 The cache is dropped when a write's transaction does not commit.
 """
@@ -19,7 +20,7 @@ from typing import Generic, Literal, Protocol, TypeVar
 from .._core.model import Phase
 from ..errors import CorruptLog, TamperedLogWarning, VersionConflict
 from ._base import CachedLog, Event
-from ._chain import Verification, follow, seal, unseal, verify_records
+from ._chain import Verification, caller_level, first_break, follow, seal, unseal, verify_records
 from ._records import Tail, decode, dumps, encode_next, is_checkpoint, is_slow, loads
 
 __all__ = ["RowLog", "RowStore"]
@@ -28,6 +29,10 @@ __all__ = ["RowLog", "RowStore"]
 _RECENT = 512
 #: How many rows one read of the log fetches.
 _PAGE = 256
+
+
+def _raw(body: object) -> bytes:
+    return body if isinstance(body, bytes) else b""
 
 
 class RowStore(Protocol):
@@ -62,6 +67,7 @@ class RowLog(CachedLog, Generic[_S]):
         #: How many rows were read (for cost checks).
         self.records_read = 0
         self._warned = False  # a broken hash chain is reported once per log object
+        self._checked = 0  # while opening decodes its tail: the rows up to here were checked raw
         self._local = threading.local()
         self._forget()
 
@@ -97,6 +103,14 @@ class RowLog(CachedLog, Generic[_S]):
     def _request_version(self, request_id: str) -> object:
         """The version of this session's row made with ``request_id`` (an indexed lookup), or None."""
         raise NotImplementedError
+
+    def _first_break(self) -> tuple[int, str] | None:
+        """The first version whose row breaks the hash chain or the version order, and why (see
+        :func:`~._chain.first_break`); a database may check in one statement (one snapshot)."""
+        return first_break(
+            (version, body.encode("utf-8", "surrogatepass") if isinstance(body, str) else _raw(body))
+            for version, body in self._rows(0)
+        )
 
     def _max_version(self) -> int:
         value = self._newest(checkpoint=False)
@@ -181,11 +195,25 @@ class RowLog(CachedLog, Generic[_S]):
             latest = self._latest
             if latest is not None and newest == latest.version:
                 return
+            found = None
             if latest is None or newest < latest.version:
                 self._forget()
+                if newest > 0:  # every row's link, wherever it breaks; the events from the checkpoint
+                    found = self._first_break()
+                    self._checked = newest  # the tail's rows up to it were just checked
                 after = max(self._last_checkpoint() - 1, 0)  # from the newest checkpoint on
             else:
                 after = latest.version
+            try:
+                self._read_tail(after)  # a CorruptLog raised here names the damage itself
+            finally:
+                self._checked = 0
+            if found is not None:
+                self._tampered(*found)
+
+    def _read_tail(self, after: int) -> None:
+        """Decode and adopt the rows above ``after``, checking each one's link in the chain."""
+        with self._state:
             for version, body in self._rows(after):
                 before = self._latest
                 expected = before.version + 1 if before is not None else after + 1
@@ -209,14 +237,14 @@ class RowLog(CachedLog, Generic[_S]):
                 self._adopt(event, size, checkpoint, slow, digest)
 
     def _tampered(self, version: int, problem: str) -> None:
-        if self._warned:
+        if self._warned or version <= self._checked:
             return
         self._warned = True
         warnings.warn(
             f"{self.where}: session {self.session_id!r}, version {version}: {problem}; the log's "
             "history was altered, removed or reordered there (phasetodo verify names the first such version)",
             TamperedLogWarning,
-            stacklevel=6,
+            stacklevel=caller_level(),
         )
 
     def verify(self) -> Verification:

@@ -5,8 +5,10 @@ id, owner) followed by one event per line. An append is a single ``write`` of
 one whole line on a file opened with ``O_APPEND``, then ``fsync``; a lock
 (``flock`` on the log file plus a thread lock) keeps one writer at a time.
 
-Opening reads the header and the *last* line only: the file is scanned
-backwards from its end in blocks, so the cost does not grow with the history.
+Opening decodes the newest checkpoint and the lines after it only: the file is
+scanned backwards from its end in blocks, so the decoding does not grow with the
+history. It also reads every line once, forward, to check its link in the hash
+chain (see :mod:`._chain`; nothing is decoded), which costs what the history weighs.
 A last line torn by a crash (no newline) is moved to ``<session_id>.jsonl.torn``
 and reported with a :class:`~phasetodo.errors.TornTailWarning`; the next
 append then starts on a clean line.
@@ -48,7 +50,7 @@ from ..errors import (
     VersionConflict,
 )
 from ._base import CachedLog, Event, check_session_id
-from ._chain import Verification, follow, seal, unseal, verify_records
+from ._chain import Verification, caller_level, first_break, follow, seal, unseal, verify_records
 from ._records import FORMAT, Tail, decode, dumps, encode_next, is_checkpoint, is_slow, loads
 from ._requests import WINDOW, request_from_json
 
@@ -168,19 +170,33 @@ def _reverse_lines(fd: int, end: int, counter: _Counter) -> Iterator[tuple[int, 
         block = min(block * 2, 1 << 24)
 
 
-def _forward_lines(fd: int, start: int, end: int, counter: _Counter) -> Iterator[tuple[int, bytes]]:
-    """Complete lines in ``[start, end)`` in order, as ``(offset, line without newline)``."""
-    pending = b""
+def _forward_lines(
+    fd: int, start: int, end: int, counter: _Counter, block: int = _BLOCK
+) -> Iterator[tuple[int, bytes]]:
+    """Complete lines in ``[start, end)`` in order, as ``(offset, line without newline)``.
+
+    A line longer than a block (a checkpoint) is gathered in parts and joined once, so
+    reading costs the bytes read, whatever the lines' lengths."""
+    parts: list[bytes] = []  # the start of a line that goes on in the next block
     offset = pos = start
     while pos < end:
-        chunk = os.pread(fd, min(_BLOCK, end - pos), pos)
+        chunk = os.pread(fd, min(block, end - pos), pos)
         if not chunk:
             return
         counter.bytes_read += len(chunk)
         pos += len(chunk)
-        pending += chunk
-        lines = pending.split(b"\n")
-        pending = lines.pop()
+        cut = chunk.rfind(b"\n")
+        if cut < 0:
+            parts.append(chunk)
+            continue
+        if parts:
+            parts.append(chunk[: cut + 1])
+            data = b"".join(parts)
+            parts = [chunk[cut + 1 :]]
+        else:
+            data, parts = chunk[: cut + 1], [chunk[cut + 1 :]]
+        lines = data.split(b"\n")
+        lines.pop()  # the empty string after the last newline
         for line in lines:
             yield offset, line
             offset += len(line) + 1
@@ -211,6 +227,7 @@ class JsonlLog(CachedLog):
         #: How many records were decoded (for cost checks).
         self.records_read = 0
         self._warned = False  # a broken hash chain is reported once per log object
+        self._quiet = False  # while the tail that opening checked raw is decoded
         self._fd = -1
         self._reset()
         try:
@@ -476,10 +493,24 @@ class JsonlLog(CachedLog):
             if self._body == 0:
                 self._read_header(end)
                 self._end = self._body
-                self._open_tail(end)
+                found = self._chain_break(end)
+                self._quiet = True  # the tail is inside what was just checked
+                try:
+                    self._open_tail(end)  # a CorruptLog raised here names the damage itself
+                finally:
+                    self._quiet = False
+                if found is not None:
+                    self._tampered(*found)
             else:
                 for _ in self._advance(self._end, end):
                     pass
+
+    def _chain_break(self, end: int) -> tuple[int, str] | None:
+        """The first break in the hash chain or version order of the records before ``end``,
+        checked raw (see :func:`~._chain.first_break`): opening warns wherever in the history a
+        record was altered, removed or reordered, not only in the tail it decodes."""
+        lines = _forward_lines(self._fd, self._body, end, self)
+        return first_break((None, line) for _, line in lines)
 
     def _open_tail(self, end: int) -> None:
         """Find the newest checkpoint reading backwards, then replay the lines after it."""
@@ -622,14 +653,14 @@ class JsonlLog(CachedLog):
         return self._body, None
 
     def _tampered(self, version: int, problem: str) -> None:
-        if self._warned:
+        if self._warned or self._quiet:
             return
         self._warned = True
         warnings.warn(
             f"{self.path}: version {version}: {problem}; the log's history was altered, removed "
             "or reordered there (phasetodo verify names the first such version)",
             TamperedLogWarning,
-            stacklevel=6,
+            stacklevel=caller_level(),
         )
 
     def verify(self) -> Verification:

@@ -47,7 +47,7 @@ import attrs
 
 from ..errors import CorruptLog, InvalidOptionType, StoreError, install_hint
 from ._base import check_session_id
-from ._chain import Verification, unseal
+from ._chain import Verification, first_break, unseal
 from ._dsn import redact
 from ._rows import RowLog
 
@@ -76,6 +76,34 @@ _REQUEST_INDEX = (
     "CREATE INDEX IF NOT EXISTS phasetodo_requests ON phasetodo_events (session, request)"
     " WHERE request IS NOT NULL"
 )
+#: The first row of a session (its number in version order) whose link in the hash chain or
+#: place in the version order looks broken, found in the server: only that number crosses the
+#: network. The body is text holding compact ASCII JSON, so its UTF-8 bytes are the bytes the
+#: hash covers and its last 75 bytes the sealed hash (see ``_chain``). Each body is made bytes
+#: once (``OFFSET 0`` keeps that step apart) and cut by byte: text functions would detoast a
+#: big checkpoint again, and count its characters, at every use (four times slower).
+_FIRST_BREAK = r"""
+WITH b AS (
+  SELECT version, row_number() OVER (ORDER BY version) AS n, convert_to(body, 'UTF8') AS raw
+  FROM phasetodo_events WHERE session = %s OFFSET 0
+), r AS (
+  SELECT version, n, raw, length(raw) AS size,
+         CASE WHEN substr(raw, length(raw) - 74, 9) = '\x2c2268617368223a22'::bytea
+                   AND substr(raw, length(raw) - 1) = '\x227d'::bytea
+              THEN encode(substr(raw, length(raw) - 65, 64), 'escape') END AS digest
+  FROM b
+), c AS (
+  SELECT n, version, raw, size, digest, lag(digest) OVER (ORDER BY version) AS previous FROM r
+)
+SELECT n FROM c
+WHERE version <> n
+   OR substring(encode(substr(raw, 1, 32), 'escape') from '^\{"version":([0-9]+)[,}]')
+      IS DISTINCT FROM n::text
+   OR (digest IS NULL AND previous IS NOT NULL)
+   OR digest <> encode(sha256(convert_to(coalesce(previous, '') || chr(10), 'UTF8')
+                              || substr(raw, 1, greatest(size - 75, 0)) || '\x7d'::bytea), 'hex')
+ORDER BY n LIMIT 1
+"""
 #: Serializes schema creation between processes that start together.
 _SCHEMA_LOCK = 7_046_051_600
 _INHERITED: list[Any] = []
@@ -548,6 +576,24 @@ class PostgresLog(RowLog[PostgresStore]):
             (self.session_id, request_id),
         )
         return rows[0][0] if rows else None
+
+    def _first_break(self) -> tuple[int, str] | None:
+        """Check every row's link in the server (``sha256`` and ``lag``, PostgreSQL 11 and later);
+        then only the row it points at, and the one before it, are read, to say exactly why.
+        Where the rows are not laid out as our writers lay them out, the exact check runs here."""
+        found = self.store.read(_FIRST_BREAK, (self.session_id,))
+        if not found:
+            return None
+        number = int(found[0][0])
+        rows = self.store.read(
+            "SELECT version, body FROM phasetodo_events WHERE session = %s ORDER BY version"
+            " OFFSET %s LIMIT %s",
+            (self.session_id, max(number - 2, 0), 2 if number > 1 else 1),
+        )
+        bodies = [(version, body.encode("utf-8", "surrogatepass")) for version, body in rows]
+        previous = unseal(bodies[0][1])[1] if number > 1 else None
+        exact = first_break(bodies[-1:], start=number, previous=previous)
+        return exact if exact is not None else super()._first_break()
 
     def _replace_all(self, rows: list[tuple[int, str, bool, str | None]]) -> None:
         store = self.store

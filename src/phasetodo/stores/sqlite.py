@@ -3,7 +3,8 @@
 Events are rows keyed by ``(session, version)``, each one record (a delta or,
 now and then, a checkpoint marked in the ``checkpoint`` column, found through a
 partial index), so two writers can never both append the same version and
-opening reads one checkpoint plus a bounded tail. The lock is a ``BEGIN
+opening decodes one checkpoint plus a bounded tail (and checks every row's
+hash link in one statement, decoding none). The lock is a ``BEGIN
 IMMEDIATE`` transaction (SQLite's single writer, across processes) plus a
 thread lock around the store's one connection; leaving the lock commits with
 ``synchronous=FULL``, so an event is durable once the write returns.
@@ -40,7 +41,7 @@ from urllib.parse import quote
 
 from ..errors import CorruptLog, StoreError
 from ._base import check_session_id
-from ._chain import Verification, unseal
+from ._chain import Verification, first_break, unseal
 from ._rows import RowLog
 
 __all__ = ["APPLICATION_ID", "SqliteLog", "SqliteStore"]
@@ -421,3 +422,27 @@ class SqliteLog(RowLog[SqliteStore]):
             "SELECT max(version) FROM events WHERE session = ? AND request = ?", (self.session_id, request_id)
         )
         return rows[0][0] if rows else None
+
+    def _first_break(self) -> tuple[int, str] | None:
+        """Every row's link, read by one statement: one snapshot of the log, even while another
+        process compacts it (a read in pages could mix the old chain with the new)."""
+        store = self.store
+        if not store._mine(write=False):
+            return None
+        with store._mutex, store._errors():
+            assert store._conn is not None
+            try:
+                cursor = store._conn.execute(
+                    "SELECT version, CAST(body AS BLOB) FROM events WHERE session = ? ORDER BY version",
+                    (self.session_id,),
+                )
+            except sqlite3.OperationalError as error:
+                if "no such table" in str(error):
+                    return None
+                raise
+            try:
+                return first_break(
+                    (version, body if isinstance(body, bytes) else b"") for version, body in cursor
+                )
+            finally:
+                cursor.close()
