@@ -203,7 +203,8 @@ class TestJsonlFaults:
         lines = path.read_bytes().split(b"\n")
         lines[2] = b'{"version": "two"}'
         path.write_bytes(b"\n".join(lines))
-        log = phasetodo.JsonlStore(tmp_path).open("s")
+        with pytest.warns(phasetodo.errors.TamperedLogWarning, match="version 2"):  # the whole chain
+            log = phasetodo.JsonlStore(tmp_path).open("s")
         assert log.latest() == _event(3)
         with pytest.raises(phasetodo.errors.CorruptLog, match=r"s\.jsonl:3: .*event\.version") as caught:
             list(log.events())
@@ -216,7 +217,10 @@ class TestJsonlFaults:
         lines = path.read_bytes().split(b"\n")
         lines[2] = b"not json"
         path.write_bytes(b"\n".join(lines))
-        with pytest.warns(phasetodo.errors.CorruptLogWarning, match=r"s\.jsonl:3"):
+        with (
+            pytest.warns(phasetodo.errors.TamperedLogWarning, match="version 2"),
+            pytest.warns(phasetodo.errors.CorruptLogWarning, match=r"s\.jsonl:3"),
+        ):
             log = phasetodo.JsonlStore(tmp_path, on_corrupt="skip").open("s")
         with pytest.warns(phasetodo.errors.CorruptLogWarning, match=r"s\.jsonl:3"):
             assert [e.version for e in log.events()] == [1, 3]
@@ -230,7 +234,10 @@ class TestJsonlFaults:
         with pytest.raises(phasetodo.errors.CorruptLog, match=r":4: .*event\.phases"):
             phasetodo.Session.open("s", store)
         skipping = phasetodo.JsonlStore(tmp_path, on_corrupt="skip")
-        with pytest.warns(phasetodo.errors.CorruptLogWarning, match=":4:"):
+        with (
+            pytest.warns(phasetodo.errors.TamperedLogWarning, match="version 3"),
+            pytest.warns(phasetodo.errors.CorruptLogWarning, match=":4:"),
+        ):
             session = phasetodo.Session.open("s", skipping, resume="keep")
         assert (session.version, session.phases) == (2, PHASES)
         session.close()
