@@ -173,12 +173,17 @@ def top_level(repo: str | os.PathLike[str] = ".") -> Path:
 
 @attrs.frozen
 class InitReport:
-    """What :func:`init_repo` did: the store folder, and which of its steps changed anything."""
+    """What :func:`init_repo` did: the store folder, and which of its steps changed anything.
+
+    ``ignored`` says that the repository's ignore rules leave the store's logs out, so the
+    plan would not be committed (a ``.gitignore`` line such as ``.*`` does that).
+    """
 
     store: Path
     made_store: bool
     added_attributes: bool
     set_driver: bool
+    ignored: bool = False
 
 
 def driver_command() -> str:
@@ -212,7 +217,9 @@ def init_repo(repo: str | os.PathLike[str] = ".") -> InitReport:
     if changed:
         _git(top, "config", "--local", "merge.phasetodo.name", "phasetodo session logs")
         _git(top, "config", "--local", "merge.phasetodo.driver", command)
-    return InitReport(store, made, added, changed)
+    probe = f"{STORE_DIR}/default.jsonl"  # any log of the store
+    ignored = _git(top, "check-ignore", "-q", "--no-index", probe, check=False).returncode == 0
+    return InitReport(store, made, added, changed, ignored)
 
 
 @contextmanager

@@ -487,3 +487,15 @@ def _renamed(task: Task, new: str) -> Task:
 def compact(where: Path) -> None:
     with Session.open("default", store=JsonlStore(where / ".phasetodo"), profile="team") as session:
         session.compact()
+
+
+def test_git_init_warns_when_the_ignore_rules_leave_the_store_out(tmp_path: Path, repo: Path) -> None:
+    """A .gitignore that ignores dot folders would keep the plan out of every commit: init says so."""
+    assert "warning" not in cli(repo, "git", "init").stdout
+    (repo / ".gitignore").write_text(".*\n!.gitignore\n!.gitattributes\n", encoding="utf-8")
+    done = cli(repo, "git", "init")
+    assert done.returncode == 0
+    assert "warning: the repository's ignore rules leave .phasetodo/ out" in done.stdout
+    assert init_repo(repo).ignored
+    (repo / ".gitignore").write_text(".*\n!.gitignore\n!.gitattributes\n!.phasetodo/\n", encoding="utf-8")
+    assert not init_repo(repo).ignored

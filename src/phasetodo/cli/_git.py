@@ -32,6 +32,7 @@ def run_git(args: argparse.Namespace, out: IO[str]) -> int:
                         "made_store": report.made_store,
                         "added_attributes": report.added_attributes,
                         "set_driver": report.set_driver,
+                        "ignored": report.ignored,
                     }
                 )
             )
@@ -42,6 +43,11 @@ def run_git(args: argparse.Namespace, out: IO[str]) -> int:
             "registered the merge driver" if report.set_driver else "the merge driver was registered",
         ]
         out.write("git init: " + "; ".join(steps) + "\n")
+        if report.ignored:
+            out.write(
+                f"git init: warning: the repository's ignore rules leave {report.store.name}/ out, so the "
+                f"plan would not be committed; add '!{report.store.name}/' to .gitignore\n"
+            )
         return OK
     try:
         result = merge_files(args.base, args.ours, args.theirs)
