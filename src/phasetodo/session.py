@@ -471,7 +471,10 @@ class Session(OptionsHolder):
         reopened log keeps it; returns that deadline, or ``None`` when nothing was
         appended (no lease, no agent, or the agent holds no task).
         """
-        options = self.options
+        return self._beat(self.options)
+
+    def _beat(self, options: Options) -> float | None:
+        """:meth:`heartbeat` with ``options``' agent, scope and lease."""
         chosen = options.profile
         if options.lease is None or options.agent is None or not chosen.shared:
             return None
@@ -824,14 +827,16 @@ class ScopedSession:
         params: Mapping[str, Any],
         *,
         expected_version: int | None = None,
+        request_id: str | None = None,
         **given: Unpack[PerCall],
     ) -> ToolResult:
         """One call as this handle's agent, limited to its phase (an error result
-        if the plan does not have the phase)."""
+        if the plan does not have the phase); ``request_id`` as in :meth:`Session.todo_write`."""
         chosen = self.parent.options.per_call(given).profile
         given["profile"] = _phase_must_exist(chosen)
         return self.parent.write(
-            params, agent=self.agent, expected_version=expected_version, scope=self.phase, **given
+            params, agent=self.agent, expected_version=expected_version, scope=self.phase,
+            request_id=request_id, **given,
         )
 
     def todo_write(
@@ -839,7 +844,13 @@ class ScopedSession:
         params: Mapping[str, Any],
         *,
         expected_version: int | None = None,
+        request_id: str | None = None,
         **given: Unpack[PerCall],
     ) -> ResultJSON:
         """:meth:`write`, as the JSON result."""
-        return self.write(params, expected_version=expected_version, **given).to_json()
+        return self.write(params, expected_version=expected_version, request_id=request_id, **given).to_json()
+
+    def heartbeat(self) -> float | None:
+        """:meth:`Session.heartbeat` for this handle's agent: its claim in the phase starts its
+        lease again from now; the new deadline, or ``None`` when nothing was appended."""
+        return self.parent._beat(self.parent.options.override(agent=self.agent, scope=self.phase))

@@ -119,6 +119,36 @@ class TestLapse:
         clock.now = 1019.5
         assert w2.todo_write({"ops": [{"op": "start", "task": "Parser"}]})["isError"] is False
 
+    def test_a_scoped_handle_renews_its_own_agents_claim(self, store: Any) -> None:
+        """A subagent's scoped handle heartbeats for that subagent, not for the session's agent."""
+        clock = Clock()
+        lead = agent(store, "lead", clock)
+        lead.todo_write(PLAN)
+        sub = lead.scoped(agent="sub-1", phase="Build")
+        sub.todo_write({"ops": [{"op": "start", "task": "Parser"}]})
+        assert lead.heartbeat() is None  # the lead holds nothing
+        clock.now = 1009.0
+        assert sub.heartbeat() == 1019.0
+        last = list(lead.events())[-1]
+        assert (last.kind, last.agent, last.time) == ("write", "sub-1", 1009.0)
+        clock.now = 1015.0
+        w2 = agent(store, "w2", clock)
+        assert w2.todo_write({"ops": [{"op": "start", "task": "Parser"}]})["isError"] is True
+
+    def test_a_scoped_handle_retry_with_a_request_id_applies_once(self, store: Any) -> None:
+        """A subagent's retried call with the same request id returns the first result again."""
+        clock = Clock()
+        lead = agent(store, "lead", clock)
+        lead.todo_write(PLAN)
+        sub = lead.scoped(agent="sub-1", phase="Build")
+        note = {"ops": [{"op": "note", "task": "Parser", "text": "found it"}]}
+        first = sub.todo_write(note, request_id="r-1")
+        version = lead.version
+        again = sub.todo_write(note, request_id="r-1")
+        assert again == first
+        assert lead.version == version
+        assert lead.phases[0].tasks[0].notes == ("found it",)
+
     def test_heartbeat_without_a_claim_appends_nothing(self, store: Any) -> None:
         """An agent that holds nothing has no lease to renew."""
         clock = Clock()
