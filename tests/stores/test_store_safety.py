@@ -13,6 +13,11 @@ import pytest
 import phasetodo
 from phasetodo.errors import CorruptLog, StoreError
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX
+    fcntl = None  # type: ignore[assignment]
+
 CHILDREN = 4
 WRITES = 25
 
@@ -123,7 +128,7 @@ class TestSymlinksAreNeverFollowed:
             phasetodo.JsonlStore(tmp_path / "logs").open("s")
         assert list(elsewhere.iterdir()) == []
 
-    @pytest.mark.parametrize("suffix", ["", "-wal", "-shm", "-journal"])
+    @pytest.mark.parametrize("suffix", ["", "-wal", "-shm", "-journal", ".writers"])
     def test_a_sqlite_file_that_is_a_symlink_is_refused(self, tmp_path: Path, suffix: str) -> None:
         """The database file and its journal files are never symlinks we follow."""
         target = tmp_path / "victim"
@@ -132,6 +137,32 @@ class TestSymlinksAreNeverFollowed:
         with pytest.raises(StoreError, match="symbolic link"):
             phasetodo.SqliteStore(tmp_path / "s.db")
         assert target.read_bytes() == b"keep"
+
+
+@pytest.mark.skipif(fcntl is None, reason="the writers' queue is an flock (POSIX)")
+class TestSqliteWritersQueue:
+    def test_a_write_holds_the_queue_and_leaves_it_after(self, tmp_path: Path) -> None:
+        """A transaction holds the flock of PATH.writers, so other processes' writers queue on
+        it in turn; it is free again after the commit, and after a rolled-back write."""
+        store = phasetodo.SqliteStore(tmp_path / "s.db")
+        session = phasetodo.Session.open("s", store, resume="keep", clear_delay=-1)
+        _append(session, "seed")
+        queue = tmp_path / "s.db.writers"
+        assert queue.is_file()
+        probe = os.open(queue, os.O_RDONLY)
+        try:
+            with store.transaction(), pytest.raises(BlockingIOError):
+                fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free after the commit
+            fcntl.flock(probe, fcntl.LOCK_UN)
+            with pytest.raises(RuntimeError), store.transaction():
+                raise RuntimeError("rolled back")
+            fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)  # and after a rollback
+            fcntl.flock(probe, fcntl.LOCK_UN)
+        finally:
+            os.close(probe)
+        session.close()
+        store.close()
 
 
 class _FailingCommit:

@@ -39,6 +39,11 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import quote
 
+try:  # POSIX: writers queue on a lock file beside the database (see SqliteStore.transaction)
+    import fcntl
+except ImportError:  # pragma: no cover - elsewhere SQLite's own busy wait alone
+    fcntl = None  # type: ignore[assignment]
+
 from ..errors import CorruptLog, StoreError
 from ._base import check_session_id
 from ._chain import Verification, first_break, unseal
@@ -72,14 +77,18 @@ _MIGRATE_HASH = "ALTER TABLE events ADD COLUMN hash TEXT"
 _REQUEST_INDEX = (
     "CREATE INDEX IF NOT EXISTS events_requests ON events (session, request) WHERE request IS NOT NULL"
 )
-#: The database file and the journal files SQLite makes beside it.
-_FILES = ("", "-wal", "-shm", "-journal")
+#: The database file, the journal files SQLite makes beside it, and the writers' queue.
+_FILES = ("", "-wal", "-shm", "-journal", ".writers")
 
 
 class SqliteStore:
     """Session logs in the SQLite database at ``path`` (created, with its folder, at the first write).
 
-    ``timeout`` is how long a writer waits for another process's lock, in seconds.
+    ``timeout`` is how long a writer waits for the database's own write lock, in seconds.
+    On POSIX, phasetodo's writers first queue on an ``flock`` of ``PATH.writers`` (as the
+    JSONL store's do on their log): the kernel hands the lock over in turn, where
+    SQLite's busy wait lets a newcomer pass writers that have waited long. That queue
+    has no time limit; a writer that dies leaves it at once.
     """
 
     storage: Literal["session"] = "session"
@@ -103,6 +112,8 @@ class SqliteStore:
         self._mutex = threading.RLock()
         self._depth = 0
         self._setup = threading.Lock()
+        self._queue = -1  # the writers' lock file, opened by this process (pid _queue_pid)
+        self._queue_pid = 0
         if self.path == ":memory:" or os.path.exists(self.path):
             self._connect(create=False)
 
@@ -125,8 +136,9 @@ class SqliteStore:
                     )
                     self._wal(conn)
                     conn.execute("PRAGMA synchronous=FULL")
-                    conn.execute("BEGIN IMMEDIATE")
+                    self._enqueue()  # in turn with the writers, or a busy plan starves the opener
                     try:
+                        conn.execute("BEGIN IMMEDIATE")
                         reason = _foreign_reason(conn)  # again, under the write lock
                         if reason is not None:
                             raise self._foreign(reason)
@@ -149,6 +161,8 @@ class SqliteStore:
                             conn.execute("ROLLBACK")
                         conn.close()
                         raise
+                    finally:
+                        self._dequeue()
                 else:
                     conn, columns = self._read_only()
                     self._marked = "checkpoint" in columns or not columns
@@ -278,14 +292,23 @@ class SqliteStore:
         assert conn is not None
         with self._mutex, self._errors():
             if self._depth == 0:
-                conn.execute("BEGIN IMMEDIATE")
+                self._enqueue()
+                try:
+                    conn.execute("BEGIN IMMEDIATE")
+                except BaseException:
+                    self._dequeue()
+                    raise
             self._depth += 1
             try:
                 yield conn
             except BaseException:
                 self._depth -= 1
-                if self._depth == 0 and conn.in_transaction:  # a full disk already rolled back
-                    conn.execute("ROLLBACK")
+                if self._depth == 0:
+                    try:
+                        if conn.in_transaction:  # a full disk already rolled back
+                            conn.execute("ROLLBACK")
+                    finally:
+                        self._dequeue()
                 raise
             self._depth -= 1
             if self._depth == 0:
@@ -295,6 +318,32 @@ class SqliteStore:
                     if conn.in_transaction:
                         conn.execute("ROLLBACK")
                     raise
+                finally:
+                    self._dequeue()
+
+    def _enqueue(self) -> None:
+        """Wait for this process's turn among phasetodo's writers (the ``flock`` of ``PATH.writers``).
+
+        Opened once per process (a forked child opens its own: a shared file description
+        would share the lock); where it cannot be opened, SQLite's busy wait alone serves.
+        """
+        if fcntl is None or self.path == ":memory:":
+            return
+        if self._queue_pid != os.getpid():
+            if self._queue >= 0:  # a forked child's copy of its parent's (closing it keeps theirs)
+                os.close(self._queue)
+            self._queue, self._queue_pid = -1, os.getpid()
+            flags = os.O_RDWR | os.O_CREAT | _NOFOLLOW | os.O_CLOEXEC
+            try:
+                self._queue = os.open(self.path + ".writers", flags, 0o666)
+            except OSError:
+                return  # read-only folder, a planted link: no queue, the busy wait still holds
+        if self._queue >= 0:
+            fcntl.flock(self._queue, fcntl.LOCK_EX)
+
+    def _dequeue(self) -> None:
+        if fcntl is not None and self._queue >= 0 and self._queue_pid == os.getpid():
+            fcntl.flock(self._queue, fcntl.LOCK_UN)
 
     def read(self, sql: str, args: tuple[Any, ...]) -> list[Any]:
         """Run one query under the thread lock and return its rows (none before the first write)."""
@@ -327,11 +376,14 @@ class SqliteStore:
         return [row[0] for row in self.read("SELECT id FROM sessions ORDER BY id", ())]
 
     def close(self) -> None:
-        """Close the connection."""
+        """Close the connection (and the writers' lock file)."""
         with self._mutex:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+            if self._queue >= 0 and self._queue_pid == os.getpid():
+                os.close(self._queue)
+                self._queue, self._queue_pid = -1, 0
 
     def __repr__(self) -> str:
         return f"SqliteStore({self.path!r})"
