@@ -143,7 +143,7 @@ def _id_rows(phases: Sequence[Phase]) -> list[IdRow]:
 
 
 def _ids_ok(tasks: list[Task], with_ids: bool) -> bool:
-    """Whether every id is a string or None (with ``with_ids``), else None."""
+    """Whether the tasks' ids may be read: each a string or None with ``with_ids``, else all None."""
     if with_ids:
         return _ONLY_ID.issuperset(map(type, map(_id, tasks)))
     return _ONLY_NONE.issuperset(map(_id, tasks))

@@ -5,8 +5,9 @@ now and then, a checkpoint marked in the ``checkpoint`` column, found through a
 partial index), so two writers can never both append the same version and
 opening decodes one checkpoint plus a bounded tail (and checks every row's
 hash link in one statement, decoding none). The lock is a ``BEGIN
-IMMEDIATE`` transaction (SQLite's single writer, across processes) plus a
-thread lock around the store's one connection; leaving the lock commits with
+IMMEDIATE`` transaction (SQLite's single writer, across processes), taken in
+turn through an ``flock`` of ``PATH.writers`` (POSIX), plus a thread lock
+around the store's one connection; leaving the lock commits with
 ``synchronous=FULL``, so an event is durable once the write returns.
 
 Errors of the database (a full disk, a read-only file) are raised as
@@ -342,6 +343,7 @@ class SqliteStore:
             fcntl.flock(self._queue, fcntl.LOCK_EX)
 
     def _dequeue(self) -> None:
+        """Leave the writers' queue (the next in line takes the database's lock)."""
         if fcntl is not None and self._queue >= 0 and self._queue_pid == os.getpid():
             fcntl.flock(self._queue, fcntl.LOCK_UN)
 
