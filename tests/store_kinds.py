@@ -10,14 +10,17 @@ import pytest
 import phasetodo
 
 
-def fresh(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[phasetodo.Store]:
-    """The store kind ``request.param`` names, empty (PostgreSQL: the ``postgres_store`` fixture)."""
+def fresh(
+    request: pytest.FixtureRequest, tmp_path: Path, *, fsync: bool = False
+) -> Iterator[phasetodo.Store]:
+    """The store kind ``request.param`` names, empty (PostgreSQL: the ``postgres_store`` fixture);
+    ``fsync`` as for a JSONL store (off by default: these tests need no durable writes)."""
     made: phasetodo.Store
     if request.param == "postgres":
         yield request.getfixturevalue("postgres_store")
         return
     if request.param == "jsonl":
-        made = phasetodo.JsonlStore(tmp_path / "logs", fsync=False)
+        made = phasetodo.JsonlStore(tmp_path / "logs", fsync=fsync)
     elif request.param == "sqlite":
         made = phasetodo.SqliteStore(tmp_path / "s.db")
     else:

@@ -13,24 +13,15 @@ import pytest
 import phasetodo
 from phasetodo.stores import Event, check_session_id, event_to_json
 
+from ..store_kinds import fresh
+
 PHASES = (phasetodo.Phase("P", (phasetodo.Task("a"), phasetodo.Task("b", "completed", ("n",)))),)
 
 
 @pytest.fixture(params=["jsonl", "sqlite", "memory", "postgres"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[phasetodo.Store]:
     """Each store kind, fresh, in a temporary place (PostgreSQL on a real server)."""
-    made: phasetodo.Store
-    if request.param == "postgres":
-        yield request.getfixturevalue("postgres_store")
-        return
-    if request.param == "jsonl":
-        made = phasetodo.JsonlStore(tmp_path / "logs")
-    elif request.param == "sqlite":
-        made = phasetodo.SqliteStore(tmp_path / "s.db")
-    else:
-        made = phasetodo.MemoryStore()
-    yield made
-    made.close()
+    yield from fresh(request, tmp_path, fsync=True)
 
 
 def _event(version: int, phases: tuple[phasetodo.Phase, ...] = PHASES) -> Event:
