@@ -227,6 +227,17 @@ def start_two(repo: Path) -> None:
     git(repo, "commit", "-qm", "plan")
 
 
+def diverge(repo: Path, on_feature: Callable[[], object], on_main: Callable[[], object]) -> None:
+    """:func:`start_two`, then one change committed on a new branch feature and one on main."""
+    start_two(repo)
+    git(repo, "checkout", "-qb", "feature")
+    on_feature()
+    commit(repo, "feature")
+    git(repo, "checkout", "-q", "main")
+    on_main()
+    commit(repo, "main")
+
+
 def person(where: Path, change: Callable[[tuple[Phase, ...]], tuple[Phase, ...]]) -> None:
     """A person's edit of the plan (a ``user_edit``, as ``phasetodo edit`` records it), at the next tick."""
     now = float(next(_clock))
@@ -291,49 +302,41 @@ def conflicts(repo: Path) -> list[str]:
 class TestOrderAndPhases:
     def test_reorder_beside_an_append(self, repo: Path) -> None:
         """A pure reorder on feature and an append on main both survive, either way."""
-        start_two(repo)
-        git(repo, "checkout", "-qb", "feature")
-        person(repo, reordered("Build", "Docs", "Parser", "Lexer"))
-        commit(repo, "reorder")
-        git(repo, "checkout", "-q", "main")
-        write(repo, "bob", append("Bench"))
-        commit(repo, "append")
+        diverge(
+            repo,
+            lambda: person(repo, reordered("Build", "Docs", "Parser", "Lexer")),
+            lambda: write(repo, "bob", append("Bench")),
+        )
         assert merged_both_ways(repo)[0] == ("Build", ["Docs", "Parser", "Lexer", "Bench"])
         assert conflicts(repo) == []
 
     def test_move_between_phases_beside_a_note(self, repo: Path) -> None:
         """A task moved to another phase on main keeps the note feature added, either way."""
-        start_two(repo)
-        git(repo, "checkout", "-qb", "feature")
-        write(repo, "alice", {"op": "note", "task": "Docs", "text": "API first"})
-        commit(repo, "note")
-        git(repo, "checkout", "-q", "main")
-        person(repo, moved("Docs", "Ship"))
-        commit(repo, "move")
+        diverge(
+            repo,
+            lambda: write(repo, "alice", {"op": "note", "task": "Docs", "text": "API first"}),
+            lambda: person(repo, moved("Docs", "Ship")),
+        )
         assert merged_both_ways(repo) == [("Build", ["Parser", "Lexer"]), ("Ship", ["Tag", "Post", "Docs"])]
         assert plan(repo)["Docs"].notes == ("API first",)
 
     def test_phase_order_beside_a_change(self, repo: Path) -> None:
         """Phases reordered on feature stay reordered when main completed a task, either way."""
-        start_two(repo)
-        git(repo, "checkout", "-qb", "feature")
-        person(repo, lambda phases: (phases[1], phases[0]))
-        commit(repo, "phases")
-        git(repo, "checkout", "-q", "main")
-        write(repo, None, {"op": "done", "task": "Tag"})
-        commit(repo, "done")
+        diverge(
+            repo,
+            lambda: person(repo, lambda phases: (phases[1], phases[0])),
+            lambda: write(repo, None, {"op": "done", "task": "Tag"}),
+        )
         assert [name for name, _ in merged_both_ways(repo)] == ["Ship", "Build"]
         assert plan(repo)["Tag"].status.value == "completed"
 
     def test_two_reorders_conflict(self, repo: Path) -> None:
         """Both branches moved one task to different places: the later place wins and is recorded."""
-        start_two(repo)
-        git(repo, "checkout", "-qb", "feature")
-        person(repo, reordered("Build", "Docs", "Parser", "Lexer"))
-        commit(repo, "feature order")
-        git(repo, "checkout", "-q", "main")
-        person(repo, reordered("Build", "Parser", "Docs", "Lexer"))
-        commit(repo, "main order")
+        diverge(
+            repo,
+            lambda: person(repo, reordered("Build", "Docs", "Parser", "Lexer")),
+            lambda: person(repo, reordered("Build", "Parser", "Docs", "Lexer")),
+        )
         assert merged_both_ways(repo)[0] == ("Build", ["Parser", "Docs", "Lexer"])
         assert [n.split(";")[0] for n in conflicts(repo)] == [
             "merge conflict: order of Build [Docs, Parser, Lexer] on one branch, "
@@ -342,26 +345,22 @@ class TestOrderAndPhases:
 
     def test_different_moves_in_one_phase(self, repo: Path) -> None:
         """Feature moved Docs first, main moved Parser last: both moves stay, either way."""
-        start_two(repo)
-        git(repo, "checkout", "-qb", "feature")
-        person(repo, reordered("Build", "Docs", "Parser", "Lexer"))
-        commit(repo, "feature order")
-        git(repo, "checkout", "-q", "main")
-        person(repo, reordered("Build", "Lexer", "Docs", "Parser"))
-        commit(repo, "main order")
+        diverge(
+            repo,
+            lambda: person(repo, reordered("Build", "Docs", "Parser", "Lexer")),
+            lambda: person(repo, reordered("Build", "Lexer", "Docs", "Parser")),
+        )
         assert merged_both_ways(repo)[0] == ("Build", ["Docs", "Lexer", "Parser"])
         assert conflicts(repo) == []
 
     def test_rename_beside_task_changes_in_the_phase(self, repo: Path) -> None:
         """Feature renamed a phase, main completed a task in it and added one: the renamed phase
         holds both, either way, no conflict."""
-        start_two(repo)
-        git(repo, "checkout", "-qb", "feature")
-        person(repo, renamed_phase("Build", "Implement"))
-        commit(repo, "rename")
-        git(repo, "checkout", "-q", "main")
-        write(repo, "bob", {"op": "done", "task": "Lexer"}, append("Bench"))
-        commit(repo, "done")
+        diverge(
+            repo,
+            lambda: person(repo, renamed_phase("Build", "Implement")),
+            lambda: write(repo, "bob", {"op": "done", "task": "Lexer"}, append("Bench")),
+        )
         assert merged_both_ways(repo) == [
             ("Implement", ["Parser", "Lexer", "Docs", "Bench"]),
             ("Ship", ["Tag", "Post"]),
@@ -371,13 +370,11 @@ class TestOrderAndPhases:
 
     def test_two_renames_conflict(self, repo: Path) -> None:
         """Both branches renamed one phase differently: the later name wins and is recorded."""
-        start_two(repo)
-        git(repo, "checkout", "-qb", "feature")
-        person(repo, renamed_phase("Build", "Make"))
-        commit(repo, "make")
-        git(repo, "checkout", "-q", "main")
-        person(repo, renamed_phase("Build", "Code"))
-        commit(repo, "code")
+        diverge(
+            repo,
+            lambda: person(repo, renamed_phase("Build", "Make")),
+            lambda: person(repo, renamed_phase("Build", "Code")),
+        )
         assert [name for name, _ in merged_both_ways(repo)] == ["Code", "Ship"]
         assert [n.split(";")[0] for n in conflicts(repo)] == [
             "merge conflict: phase name Make on one branch, Code on the other"
