@@ -208,6 +208,11 @@ def two(*steps: Callable[[list[Event]], None]) -> list[Event]:
     return events
 
 
+def edited(ours: Edit, theirs: Edit) -> Any:
+    """The merge of one person's edit on each side of :func:`two` (ours first in time)."""
+    return both_ways(two(), two(lambda e: edit(e, ours, 10)), two(lambda e: edit(e, theirs, 11)))
+
+
 class TestOrderAndPhases:
     def test_reorder_kept_beside_an_append(self) -> None:
         """A pure reorder on one side and an append on the other both survive; the append stays last."""
@@ -240,28 +245,23 @@ class TestOrderAndPhases:
 
     def test_disjoint_reorders_both_kept(self) -> None:
         """Two sides that moved different tasks keep both moves, with no conflict."""
-        base = two()
-        ours = two(lambda e: edit(e, reorder("Build", "Lexer", "Parser", "Docs"), 10))
-        theirs = two(lambda e: edit(e, reorder("Ship", "Post", "Tag"), 11))
-        result = both_ways(base, ours, theirs)
+        result = edited(reorder("Build", "Lexer", "Parser", "Docs"), reorder("Ship", "Post", "Tag"))
         assert shape(result.phases) == [("Build", ["Lexer", "Parser", "Docs"]), ("Ship", ["Post", "Tag"])]
         assert result.conflicts == ()
 
     def test_different_moves_in_one_phase_both_kept(self) -> None:
         """One side moved Docs first, the other moved Parser last: both moves stay, no conflict."""
-        base = two()
-        ours = two(lambda e: edit(e, reorder("Build", "Docs", "Parser", "Lexer"), 10))
-        theirs = two(lambda e: edit(e, reorder("Build", "Lexer", "Docs", "Parser"), 11))
-        result = both_ways(base, ours, theirs)
+        result = edited(
+            reorder("Build", "Docs", "Parser", "Lexer"), reorder("Build", "Lexer", "Docs", "Parser")
+        )
         assert shape(result.phases)[0] == ("Build", ["Docs", "Lexer", "Parser"])
         assert result.conflicts == ()
 
     def test_one_task_moved_two_ways_conflicts(self) -> None:
         """Both sides moved Docs within its phase to different places: the later place wins, recorded."""
-        base = two()
-        ours = two(lambda e: edit(e, reorder("Build", "Docs", "Parser", "Lexer"), 10))
-        theirs = two(lambda e: edit(e, reorder("Build", "Parser", "Docs", "Lexer"), 11))
-        result = both_ways(base, ours, theirs)
+        result = edited(
+            reorder("Build", "Docs", "Parser", "Lexer"), reorder("Build", "Parser", "Docs", "Lexer")
+        )
         assert shape(result.phases)[0] == ("Build", ["Parser", "Docs", "Lexer"])
         assert [(c.field, c.task, c.phase) for c in result.conflicts] == [("order", "t3", "Build")]
         assert result.events[-1].source == CONFLICT_SOURCE
@@ -270,10 +270,9 @@ class TestOrderAndPhases:
 
     def test_the_same_move_on_both_sides(self) -> None:
         """Both sides moved Docs first: one move, no conflict."""
-        base = two()
-        ours = two(lambda e: edit(e, reorder("Build", "Docs", "Parser", "Lexer"), 10))
-        theirs = two(lambda e: edit(e, reorder("Build", "Docs", "Parser", "Lexer"), 11))
-        result = both_ways(base, ours, theirs)
+        result = edited(
+            reorder("Build", "Docs", "Parser", "Lexer"), reorder("Build", "Docs", "Parser", "Lexer")
+        )
         assert shape(result.phases)[0] == ("Build", ["Docs", "Parser", "Lexer"])
         assert result.conflicts == ()
 
@@ -292,10 +291,7 @@ class TestOrderAndPhases:
 
     def test_a_task_moved_two_ways_conflicts(self) -> None:
         """One side moved a task to another phase, the other moved it within its phase: the later wins."""
-        base = two()
-        ours = two(lambda e: edit(e, move("Docs", "Ship"), 10))
-        theirs = two(lambda e: edit(e, reorder("Build", "Docs", "Parser", "Lexer"), 11))
-        result = both_ways(base, ours, theirs)
+        result = edited(move("Docs", "Ship"), reorder("Build", "Docs", "Parser", "Lexer"))
         assert shape(result.phases) == [("Build", ["Docs", "Parser", "Lexer"]), ("Ship", ["Tag", "Post"])]
         assert [(c.field, c.kept, c.lost) for c in result.conflicts] == [("phase", "Build", "Ship")]
 
@@ -322,18 +318,12 @@ class TestOrderAndPhases:
 
     def test_rename_and_a_move_into_the_phase(self) -> None:
         """A task the other side moved into a phase this side renamed lands in the renamed phase."""
-        base = two()
-        ours = two(lambda e: edit(e, rename_phase("Ship", "Release"), 10))
-        theirs = two(lambda e: edit(e, move("Docs", "Ship"), 11))
-        result = both_ways(base, ours, theirs)
+        result = edited(rename_phase("Ship", "Release"), move("Docs", "Ship"))
         assert shape(result.phases) == [("Build", ["Parser", "Lexer"]), ("Release", ["Tag", "Post", "Docs"])]
 
     def test_two_renames_of_one_phase_conflict(self) -> None:
         """Both sides renamed one phase differently: the later name wins, recorded on its first task."""
-        base = two()
-        ours = two(lambda e: edit(e, rename_phase("Build", "Make"), 10))
-        theirs = two(lambda e: edit(e, rename_phase("Build", "Code"), 11))
-        result = both_ways(base, ours, theirs)
+        result = edited(rename_phase("Build", "Make"), rename_phase("Build", "Code"))
         assert [p.name for p in result.phases] == ["Code", "Ship"]
         assert [(c.field, c.kept, c.lost, c.task) for c in result.conflicts] == [
             ("phase name", "Code", "Make", "t1")
