@@ -670,7 +670,7 @@ class Session(OptionsHolder):
             profile = options.profile.name if options is not None else None
             asked = None
             if request is not None and isinstance(result, ToolResult):
-                asked = Request(request[0], request[1], reply_of(result, after))
+                asked = Request(request[0], request[1], reply_of(result, after, dumped=_lists(options)))
             event = Event(
                 version, kind, moment, after, source, agent, done, profile, asked
             )  # the profile even without ops: it tells a team plan's writes from others
@@ -745,6 +745,14 @@ async def run_auto_clear(session: Session, *, poll: float = 1.0) -> None:
 
 #: How many of the plan's phases the error of a missing scope phase names.
 _NAMED_PHASES = 10
+
+
+def _lists(options: Options | None) -> bool:
+    """Whether a call's ``details.phases`` is its whole list as JSON: a built-in profile's
+    unscoped call (a scoped one shows one phase; another profile may show anything)."""
+    if options is None or options.scope is not None:
+        return False
+    return BUILTIN.get(options.profile.name) is options.profile
 
 
 def _missing_phase(scope: str, phases: Sequence[Phase]) -> str:

@@ -10,12 +10,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import phasetodo
+from phasetodo import InvalidParams
+from phasetodo._core.codec import dump_phases
+from phasetodo._profiles.builtin import BUILTIN
+from phasetodo._profiles.registry import run
 from phasetodo.cli import main
 from phasetodo.errors import InvalidOption, RequestIdReused
 from phasetodo.stores._requests import WINDOW
+from phasetodo.testing import calls
 
+from ..budget import examples
 from ..store_kinds import fresh, same_place
 
 INIT = {"ops": [{"op": "init", "list": [{"phase": "Fix", "items": ["Find it", "Patch it"]}]}]}
@@ -101,6 +109,38 @@ class TestRetries:
         assert record["request"]["reply"]["details"]["phases"] is None
         assert len(record["request"]["params"]) == 64
 
+
+    @pytest.mark.parametrize("profile", ["team", "strict"])
+    def test_a_team_or_scoped_retry_is_answered_with_its_own_list(
+        self, profile: str, tmp_path: Path
+    ) -> None:
+        """Whole-list and one-phase results alike come back the same from the record."""
+        store = phasetodo.JsonlStore(tmp_path, fsync=False)
+        two = {"ops": [{"op": "init", "list": [
+            {"phase": "Fix", "items": ["Find it", "Patch it"]}, {"phase": "Ship", "items": ["Tag"]}]}]}
+        with phasetodo.Session.open("s", store, profile=profile, agent="lead") as session:
+            session.todo_write(two)
+            handle = session.scoped(agent="sub", phase="Ship") if profile == "team" else session
+            note = {"ops": [{"op": "note", "task": "Tag", "text": "v1"}]}
+            first = handle.todo_write(note, request_id="n-1")
+            session.todo_write({"ops": [{"op": "note", "task": "Find it", "text": "later"}]})
+            assert handle.todo_write(note, request_id="n-1") == first
+            assert [p["name"] for p in first["details"]["phases"]] == (
+                ["Ship"] if profile == "team" else ["Fix", "Ship"]
+            )
+
+
+@settings(max_examples=examples(150), suppress_health_check=[HealthCheck.too_slow])
+@given(call=calls(valid=True), profile=st.sampled_from(sorted(BUILTIN)))
+def test_a_builtin_profiles_details_list_is_its_list(call: tuple[Any, Any], profile: str) -> None:
+    """What a record leaves out, it can rebuild: an unscoped call of a built-in profile shows
+    its whole list, as JSON, in ``details.phases`` (so the record need not compare the two)."""
+    phases, params = call
+    try:
+        result = run(BUILTIN[profile], params, phases, agent="lead", lead="lead", now=1.0)
+    except InvalidParams:
+        return
+    assert result.details["phases"] == dump_phases(result.phases)
 
 class TestOtherProcesses:
     @pytest.mark.slow

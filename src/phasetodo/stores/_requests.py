@@ -98,10 +98,14 @@ def request_from_json(data: object) -> Request | None:
     return Request(rid, digest, reply)
 
 
-def reply_of(result: ToolResult, phases: tuple[Phase, ...]) -> dict[str, Any]:
-    """What a record keeps of ``result`` to answer a retry (its list left out when it is ``phases``)."""
+def reply_of(result: ToolResult, phases: tuple[Phase, ...], *, dumped: bool = False) -> dict[str, Any]:
+    """What a record keeps of ``result`` to answer a retry (its list left out when it is ``phases``).
+
+    ``dumped`` says that ``details.phases`` is known to be ``phases`` as JSON (a built-in
+    profile's unscoped call), which spares dumping a big list again to compare it.
+    """
     details = dict(result.details)
-    if "phases" in details and details["phases"] == dump_phases(phases):
+    if "phases" in details and (dumped or details["phases"] == dump_phases(phases)):
         details["phases"] = None
     return {
         "text": result.text,
