@@ -31,6 +31,7 @@ from ._profiles.builtin import BUILTIN, ProfileLike
 from ._profiles.options import Options, OptionsHolder, PerCall
 from ._profiles.registry import CallContext, Profile
 from ._profiles.result import ResultJSON, Storage, ToolResult
+from ._schedule import ClearSchedule
 from .errors import (
     InvalidOption,
     InvalidOptionType,
@@ -40,7 +41,7 @@ from .errors import (
     SessionClosed,
     VersionConflict,
 )
-from .session_changes import Change, TaskKey, change, closed_tasks, remove_closed, strip_closed
+from .session_changes import Change, change, remove_closed, strip_closed
 from .stores import Event, EventKind, JsonlStore, Log, Store, Verification
 from .stores._base import check_agent
 from .stores._requests import WINDOW, Request, answer, check_request_id, params_digest, reply_of
@@ -128,7 +129,7 @@ class Session(OptionsHolder):
         #: The time the call under way runs at (read under the writer lock; the event's time).
         self._moment: float | None = None
         self._written: int | None = None
-        self._deadlines: dict[TaskKey, float] = {}
+        self._schedule = ClearSchedule()
         self._last: tuple[tuple[Phase, ...], tuple[Phase, ...]] | Change | None = None
         latest = log.latest()  # reading takes no lock and creates nothing
         self._version = latest.version if latest is not None else 0
@@ -536,11 +537,11 @@ class Session(OptionsHolder):
         """
         self._check_open()
         now = self._clock()
-        if not any(d <= now for d in self._deadlines.values()):
+        if not self._schedule.any_due(now):
             return None
         with self._log.lock():
             current = self._sync()
-            due = frozenset(key for key, d in self._deadlines.items() if d <= now)
+            due = self._schedule.due(now)
             after = remove_closed(current, due)
             if after == current:
                 return None
@@ -551,7 +552,7 @@ class Session(OptionsHolder):
 
     def next_deadline(self) -> float | None:
         """The clock time of the next auto-clear, or None when nothing waits."""
-        return min(self._deadlines.values(), default=None)
+        return self._schedule.next()
 
     def close(self) -> None:
         """Release the log (and the default store, if this session made it)."""
@@ -717,15 +718,9 @@ class Session(OptionsHolder):
     def _reschedule(self) -> None:
         """Deadlines for closed tasks: kept while closed, dropped when reverted."""
         if self._clear_delay < 0:
-            self._deadlines = {}
-            return
-        closed = closed_tasks(self._phases)
-        if not closed:
-            self._deadlines = {}
-            return
-        now = self._clock()
-        old = self._deadlines
-        self._deadlines = {key: old.get(key, now + self._clear_delay) for key in closed}
+            self._schedule.clear()
+        else:
+            self._schedule.update(self._phases, self._clock(), self._clear_delay)
 
 
 async def run_auto_clear(session: Session, *, poll: float = 1.0) -> None:
