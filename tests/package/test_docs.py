@@ -232,7 +232,8 @@ class TestGuides:
 class TestConsoleExamples:
     """The command lines of the docs' ``sh`` and ``console`` blocks, and the ``console`` examples
     that tests elsewhere do not run (docs/command.md's run in tests/cli/test_cli.py, the
-    README's in TestReadme.test_terminal_example_runs)."""
+    README's in TestReadme.test_terminal_example_runs, docs/git.md's merge in
+    tests/git/test_git_repos.py, TestMerge.test_the_guides_example)."""
 
     @staticmethod
     def _steps(page: Path) -> list[tuple[str, str]]:
