@@ -57,10 +57,16 @@ MODULES = (
     "phasetodo.integrations.claude_tasks",
     "phasetodo.integrations.acp",
     "phasetodo.integrations.beads",
+    "phasetodo.web",
 )
 
-#: Public modules left out of the reference: the applications, documented as guides.
-APPS = ("phasetodo.cli", "phasetodo.web")
+#: Public modules left out of the reference: the command, documented as a guide (its one
+#: function, ``main``, is the ``phasetodo`` command itself).
+APPS = ("phasetodo.cli",)
+
+#: Packages documented as one page: their submodules are the implementation, and the names
+#: meant for callers are the ones the package's ``__all__`` re-exports.
+WHOLE = ("phasetodo.web",)
 
 #: Where the definitions live: searched for the ``#:`` comment of a constant.
 _SOURCES = (
@@ -196,7 +202,7 @@ def _public_modules() -> list[str]:
         parts = info.name.split(".")
         if any(part.startswith("_") for part in parts) or any(
             info.name == app or info.name.startswith(app + ".") for app in APPS
-        ):
+        ) or any(info.name.startswith(package + ".") for package in WHOLE):
             continue
         found.append(info.name)
     return found

@@ -4,6 +4,7 @@ conflicting), a rebase, a cherry-pick, compacted logs, worktrees and ``--at REF`
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -168,6 +169,38 @@ class TestMerge:
         assert "user_edit (merge-conflict)" in history.stdout
         assert "merge conflict: status completed on one branch, abandoned on the other" in history.stdout
         assert verified(repo)
+
+    def test_the_guides_example(self, repo: Path) -> None:
+        """docs/git.md's conflict example, made with the command: the task completed on feature
+        and dropped later on main; git merge and history print what the guide shows (times,
+        and the versions the guide elides before, aside)."""
+        tasks = ["Parser", "Lexer", "Docs", "Ship"]
+        write(repo, "lead", {"op": "init", "list": [{"phase": "Build", "items": tasks}]})
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", "plan")
+        git(repo, "checkout", "-qb", "feature")
+        assert cli(repo, "done", "Lexer").returncode == 0
+        commit(repo, "feature")
+        git(repo, "checkout", "-q", "main")
+        assert cli(repo, "drop", "Lexer").returncode == 0
+        commit(repo, "main")
+        text = (Path(__file__).parents[2] / "docs" / "git.md").read_text(encoding="utf-8")
+        (block,) = re.findall(r"```console\n(.*?)```", text, re.DOTALL)
+        (merge, merged), (history, shown) = [
+            chunk.partition("\n")[::2] for chunk in re.split(r"^\$ ", block, flags=re.MULTILINE)[1:]
+        ]
+        assert (merge, history) == ("git merge feature", "phasetodo history")
+
+        def same(text: str) -> list[str]:
+            timeless = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", "TIME", text)
+            return [re.sub(r"^ +\d+  ", "   N  ", line) for line in timeless.splitlines()]
+
+        done = git(repo, *merge.split()[1:])
+        assert "Merge made by the 'ort' strategy." in done.stdout
+        assert same(done.stderr) == same(merged.replace("Merge made by the 'ort' strategy.\n", ""))
+        lines = same(shown)
+        assert lines[0] == "   …"
+        assert same(cli(repo, "history").stdout)[-len(lines) + 1 :] == lines[1:]
 
     def test_same_direction_either_way(self, repo: Path) -> None:
         """Merging feature into main and main into feature give the same plan."""

@@ -227,3 +227,88 @@ class TestGuides:
             if page.name == "index.md" or page.read_text(encoding="utf-8").startswith("---\norphan: true"):
                 continue
             assert re.search(rf"^{re.escape(page.stem)}$", index, re.M), page.name
+
+
+class TestConsoleExamples:
+    """The command lines of the docs' ``sh`` and ``console`` blocks, and the ``console`` examples
+    that tests elsewhere do not run (docs/command.md's run in tests/cli/test_cli.py, the
+    README's in TestReadme.test_terminal_example_runs, docs/git.md's merge in
+    tests/git/test_git_repos.py, TestMerge.test_the_guides_example)."""
+
+    @staticmethod
+    def _steps(page: Path) -> list[tuple[str, str]]:
+        """The (command, output) pairs of the page's console blocks, in order."""
+        steps = []
+        for _, code, _ in _blocks(page, "console"):
+            for chunk in re.split(r"^\$ ", code, flags=re.MULTILINE)[1:]:
+                command, _, output = chunk.partition("\n")
+                steps.append((command.split("  #")[0].strip(), output))
+        return steps
+
+    @staticmethod
+    def _command_lines() -> list[tuple[str, list[str]]]:
+        """Each ``phasetodo ...`` (or ``python -m phasetodo ...``) line of a sh or console block
+        of the README and the guides: its page and its words, comments left out."""
+        found = []
+        for page in PAGES:
+            for language in ("sh", "console"):
+                for _, code, _ in _blocks(page, language):
+                    for line in code.splitlines():
+                        words = shlex.split(re.split(r"\s+#", line.removeprefix("$ "))[0])
+                        if words[:3] == ["python", "-m", "phasetodo"]:
+                            words = words[2:]
+                        if words and words[0] == "phasetodo":
+                            found.append((page.name, words))
+        return found
+
+    def test_every_command_line_parses(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """Every command line of the docs' sh and console blocks is one the command's parser
+        accepts: its verb and options exist (the blocks whose output is not shown, and those
+        that need a server, a browser or a git merge, are checked this far)."""
+        from phasetodo.cli import _parser
+
+        lines = self._command_lines()
+        assert len(lines) >= 25
+        for _, words in lines:
+            if words[1:] == ["--version"]:
+                with pytest.raises(SystemExit) as exited:
+                    _parser().parse_args(words[1:])
+                assert exited.value.code == 0
+            else:
+                _parser().parse_args(words[1:])  # a bad line exits 2, failing the test
+        capsys.readouterr()
+
+    @pytest.mark.slow  # one child process per command
+    def test_verify_example_is_real(self, tmp_path: Path) -> None:
+        """docs/sessions.md's verify example: a 120-record log verifies, and after an edit of
+        the record of version 37 the chain breaks there (exit 1), in the words the page shows."""
+        import phasetodo
+
+        store = phasetodo.JsonlStore(tmp_path / ".phasetodo")
+        with phasetodo.Session.open("agent-42", store=store) as session:
+            session.todo_write({"ops": [{"op": "init", "list": [{"phase": "Fix", "items": ["Patch it"]}]}]})
+            for number in range(2, 121):
+                session.todo_write({"ops": [{"op": "note", "task": "Patch it", "text": f"try {number}"}]})
+        store.close()
+        (intact, whole), (edited, broken) = self._steps(DOCS / "sessions.md")
+        log = tmp_path / ".phasetodo" / "agent-42.jsonl"
+        env = {key: value for key, value in os.environ.items() if key != "PHASETODO_HOME"}
+
+        def run(command: str) -> subprocess.CompletedProcess[str]:
+            return subprocess.run(
+                [sys.executable, "-m", "phasetodo", *shlex.split(command)[1:]],
+                cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False,
+            )
+
+        done = run(intact)
+        assert done.returncode == 0, done.stderr
+        shown = re.sub(r"[0-9a-f]{4}…", "HASH", whole)
+        assert re.sub(r"[0-9a-f]{64}", "HASH", done.stdout) == shown
+        lines = log.read_text(encoding="utf-8").splitlines(keepends=True)
+        assert '"version":37,' in lines[37]
+        assert '"try 37"' in lines[37]
+        lines[37] = lines[37].replace('"try 37"', '"try 73"')
+        log.write_text("".join(lines), encoding="utf-8")
+        done = run(edited)
+        assert done.returncode == 1
+        assert done.stdout + done.stderr == broken

@@ -99,6 +99,22 @@ def _metadata(built: Path) -> tuple[list[str], Message]:
         return names, Parser().parsestr(archive.read(meta).decode("utf-8"))
 
 
+def _version_from(root: Path, **extra_env: str) -> str:
+    """What ``phasetodo --version`` prints when the package is imported from ``root`` (an
+    unpacked wheel), in an isolated interpreter with ``extra_env`` (PHASETODO_PURE unset)."""
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); "
+        "from phasetodo.cli import main; sys.exit(main(['--version']))"
+    )
+    env = {key: value for key, value in os.environ.items() if key != "PHASETODO_PURE"}
+    env.update(extra_env)
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", code, str(root)],
+        env=env, capture_output=True, text=True, check=True, timeout=60,
+    )
+    return done.stdout.strip()
+
+
 class TestDistributions:
     def test_license_in_repo_wheel_and_sdist(self, built: Path) -> None:
         """The MIT LICENSE file is in the repository, the wheel and the sdist."""
@@ -178,6 +194,18 @@ class TestCompiledBuild:
         ).stdout.strip()
         assert Path(got).resolve() == (tmp_path / SPEEDUPS).resolve()
 
+    def test_version_says_the_compiled_module_runs(self, built: Path, tmp_path: Path) -> None:
+        """phasetodo --version from the compiled wheel says the accelerator is on, and off with
+        PHASETODO_PURE set."""
+        (wheel,) = built.glob("*.whl")
+        with zipfile.ZipFile(wheel) as archive:
+            archive.extractall(tmp_path)
+        version = phasetodo.__version__
+        assert _version_from(tmp_path) == f"phasetodo {version}, C accelerator on"
+        assert _version_from(tmp_path, PHASETODO_PURE="1") == (
+            f"phasetodo {version}, C accelerator off: PHASETODO_PURE is set"
+        )
+
     def test_sdist_builds_the_compiled_module(self, built: Path, tmp_path: Path) -> None:
         """A wheel built from the unpacked sdist (as pip does from an index) compiles _speedups too."""
         (sdist,) = built.glob("*.tar.gz")
@@ -203,7 +231,8 @@ class TestCompiledBuild:
         assert [n for n in names if "_speedups" in n] == []
 
     def test_build_ext_off_gives_a_pure_wheel(self, tmp_path: Path) -> None:
-        """PHASETODO_BUILD_EXT=0 at build time gives a py3-none-any wheel without the module."""
+        """PHASETODO_BUILD_EXT=0 at build time gives a py3-none-any wheel without the module, whose
+        phasetodo --version says the accelerator was not built."""
         (tmp_path / "out").mkdir()
         (tmp_path / "work").mkdir()
         before = _tree()
@@ -214,6 +243,12 @@ class TestCompiledBuild:
         names, _ = _metadata(tmp_path / "out")
         assert [n for n in names if "_speedups" in n] == []
         assert "phasetodo/py.typed" in names
+        (tmp_path / "unpacked").mkdir()
+        with zipfile.ZipFile(wheel) as archive:
+            archive.extractall(tmp_path / "unpacked")
+        assert _version_from(tmp_path / "unpacked") == (
+            f"phasetodo {phasetodo.__version__}, C accelerator not built: pure Python"
+        )
 
 
 def _tar(path: Path, *members: tuple[str, bytes | None, bytes]) -> Path:

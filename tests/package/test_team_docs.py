@@ -65,6 +65,29 @@ class TestGuide:
         assert "Auth" not in names
 
 
+class TestWhatAnAgentReads:
+    def test_the_example_summary_is_real(self) -> None:
+        """The guide's first text block is what w1 reads after w2 claimed Lexer and the lead
+        blocked Release, made here by those calls."""
+        import phasetodo
+
+        (shown, *_) = re.findall(r"```text\n(.*?)```", DOC.read_text(encoding="utf-8"), re.DOTALL)
+        store = phasetodo.MemoryStore()
+        agents = ("lead", "w1", "w2")
+        handles = [phasetodo.Session.open("plan", store=store, profile="team", agent=a) for a in agents]
+        lead, w1, w2 = handles
+        build = ["Parser", "Lexer", {"content": "Tests", "after": ["Parser", "Lexer"]}, "Docs"]
+        plan = [{"phase": "Build", "items": build}, {"phase": "Ship", "items": ["Release"]}]
+        lead.todo_write({"ops": [{"op": "init", "list": plan}]})
+        w1.todo_write({"ops": [{"op": "start", "task": "Parser"}]})
+        w2.todo_write({"ops": [{"op": "start", "task": "Lexer"}]})
+        lead.todo_write({"ops": [{"op": "block", "task": "Release", "reason": "code freeze"}]})
+        result = w1.todo_write({"ops": [{"op": "note", "task": "Parser", "text": "tokens done"}]})
+        assert result["content"][0]["text"] + "\n" == shown
+        for handle in handles:
+            handle.close()
+
+
 class TestReadme:
     def test_team_section_runs(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         """The README's team example runs and the worker claims the first ready task."""
