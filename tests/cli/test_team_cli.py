@@ -101,6 +101,20 @@ class TestBeads:
         team.ok("--session", "copy", "import", "--format", "beads", "-", stdin=text)
         assert team.ok("--session", "copy", "export", "--format", "beads") == text
 
+    def test_a_real_bd_export_goes_through_and_back_unchanged(self, team: Cli, tmp_path: Path) -> None:
+        """A file shaped like ``bd export`` (header, memory, epics, comments, timestamps) imports
+        with its non-issue lines named on stderr, and exports back to the same issues."""
+        source = Path(__file__).parents[1] / "integrations" / "bd_export.jsonl"
+        done = team.run("--session", "bd", "import", "--format", "beads", str(source))
+        assert done.returncode == 0, done.stderr
+        assert "line 1: the export's header ('beads-jsonl/1'): not imported" in done.stderr
+        assert "line 9: a beads 'memory' record, not an issue: not imported" in done.stderr
+        assert "not kept" not in done.stderr  # every field of every issue and epic is kept
+        exported = team.ok("--session", "bd", "export", "--format", "beads")
+        back = [json.loads(line) for line in exported.splitlines()]
+        issues = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines()]
+        assert back == [i for i in issues if i.get("_type") == "issue"]
+
     def test_a_file_that_is_not_beads_exits_2_naming_the_line(self, team: Cli) -> None:
         """A bad line is named on stderr, the exit status is 2 and nothing is imported."""
         done = team.run("import", "--format", "beads", "-", stdin='{"id": "a", "title": "A"}\n{oops\n')

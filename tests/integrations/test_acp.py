@@ -28,6 +28,7 @@ from phasetodo.integrations.acp import (  # noqa: E402
     STATUS_MAP,
     plan_update,
     stream_plan,
+    supports_plan_update,
     validate_update,
 )
 
@@ -325,6 +326,37 @@ class TestStreamPlan:
         store.close()
 
 
+class TestClientCapabilities:
+    """The newer form goes only to a client that advertised the plan capability."""
+
+    def test_what_the_sdk_says(self) -> None:
+        """ClientCapabilities (model or JSON) without plan: no; with plan {}: yes."""
+        assert not supports_plan_update(schema.ClientCapabilities())
+        assert supports_plan_update(schema.ClientCapabilities(plan=schema.PlanCapabilities()))
+        assert not supports_plan_update({"fs": {}, "plan": None})
+        assert supports_plan_update({"plan": {}})
+        with pytest.raises(InvalidOptionType, match="capabilities"):
+            supports_plan_update(3)  # type: ignore[arg-type]
+
+    def test_refused_before_anything_is_sent(self) -> None:
+        """plan_id to a client without the plan capability raises InvalidOption and sends nothing."""
+        session = phasetodo.Session.open("plan", store=phasetodo.MemoryStore())
+        recorder = Recorder()
+        with pytest.raises(InvalidOption, match="'plan' capability"):
+            asyncio.run(
+                stream_plan(session, recorder, "s", plan_id="p", capabilities=schema.ClientCapabilities())
+            )
+        assert recorder.sent == []
+
+    def test_stable_form_goes_to_any_client(self) -> None:
+        """Without plan_id the capabilities do not matter: the stable form is sent."""
+        session = phasetodo.Session.open("plan", store=phasetodo.MemoryStore())
+        recorder = Recorder()
+        caps = schema.ClientCapabilities()
+        assert asyncio.run(stream_plan(session, recorder, "s", capabilities=caps, timeout=0.05)) == 1
+        assert sdk_dump(recorder.sent[0][1]) == plan_update([])
+
+
 def sdk_dump(model: Any) -> dict[str, Any]:
     dumped: dict[str, Any] = model.model_dump(mode="json", by_alias=True, exclude_none=True)
     return dumped
@@ -347,6 +379,7 @@ class ScriptedAgent:
         self.conn = conn
 
     async def initialize(self, protocol_version, client_capabilities=None, client_info=None, **kw):
+        self.capabilities = client_capabilities  # what the client advertised, as the SDK read it
         return schema.InitializeResponse(protocol_version=protocol_version)
 
     async def new_session(self, cwd, mcp_servers=None, **kw):
@@ -366,10 +399,15 @@ class ScriptedAgent:
             if target[0] is not None and version >= target[0]:
                 caught_up.set()
 
-        stream = asyncio.create_task(stream_plan(watcher, self.conn, session_id, plan_id=PLAN_ID, sent=sent))
+        stream = asyncio.create_task(stream_plan(
+            watcher, self.conn, session_id, plan_id=PLAN_ID, sent=sent, capabilities=self.capabilities
+        ))
         # the empty plan goes first: write only once the stream has sent it, or the first
         # write could land before the stream reads where it starts, and be its first update
-        await asyncio.wait_for(started.wait(), 20)
+        waiting = asyncio.ensure_future(started.wait())
+        await asyncio.wait([stream, waiting], timeout=20, return_when=asyncio.FIRST_COMPLETED)
+        if stream.done():
+            stream.result()  # it refused (the client lacks the plan capability): the prompt fails
         for agent, params in WRITES:
             await asyncio.to_thread(agents[agent].todo_write, params)
         target[0] = watcher.version
@@ -401,12 +439,11 @@ class Editor:
 class TestStdioEndToEnd:
     """A real ACP agent in a child process streams to a real ACP client over stdio."""
 
-    @pytest.mark.parametrize("plan_id", [None, "team-plan"])
-    def test_client_receives_each_update_in_order(self, tmp_path: Path, plan_id: str | None) -> None:
-        """Each write by the scripted agents arrives as one update, in order, with matching entries."""
+    @staticmethod
+    def run_editor(tmp_path: Path, editor: Editor, plan_id: str | None, *, advertise: bool) -> Any:
+        """Spawn the scripted agent, initialize (advertising the plan capability or not) and prompt."""
         script = tmp_path / "agent.py"
         script.write_text(textwrap.dedent(AGENT), encoding="utf-8")
-        editor = Editor()
 
         async def main() -> Any:
             async with acp.spawn_agent_process(
@@ -414,13 +451,21 @@ class TestStdioEndToEnd:
                 str(tmp_path / "logs"), json.dumps(TEAM_WRITES), plan_id or "",
                 env={"PYTHONPATH": str(SRC)},
             ) as (conn, _process):
-                await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+                caps = schema.ClientCapabilities(plan=schema.PlanCapabilities() if advertise else None)
+                await conn.initialize(protocol_version=acp.PROTOCOL_VERSION, client_capabilities=caps)
                 session = await conn.new_session(cwd=str(tmp_path))
                 return await asyncio.wait_for(
                     conn.prompt(session_id=session.session_id, prompt=[acp.text_block("go")]), 60
                 )
 
-        reply = asyncio.run(main())
+        return asyncio.run(main())
+
+    @pytest.mark.parametrize("plan_id", [None, "team-plan"])
+    def test_client_receives_each_update_in_order(self, tmp_path: Path, plan_id: str | None) -> None:
+        """Each write by the scripted agents arrives as one update, in order, with matching entries."""
+        editor = Editor()
+        # the newer form needs the plan capability, which the agent checks with what initialize got
+        reply = self.run_editor(tmp_path, editor, plan_id, advertise=plan_id is not None)
         assert reply.stop_reason == "end_turn"
         expected = team_expected()
         if plan_id is not None:
@@ -436,6 +481,15 @@ class TestStdioEndToEnd:
             entry("[abandoned] Docs", "medium", "completed"),
             entry("[blocked: no credentials] Deploy", "medium", "completed"),
         ]
+
+
+    def test_newer_form_refused_to_a_client_without_the_capability(self, tmp_path: Path) -> None:
+        """A client that did not advertise plan gets no plan_update: the agent's prompt fails, naming it."""
+        editor = Editor()
+        with pytest.raises(acp.RequestError) as caught:
+            self.run_editor(tmp_path, editor, "team-plan", advertise=False)
+        assert "'plan' capability" in str(caught.value.data)
+        assert editor.updates == []
 
 
 class TestOptionalDependency:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +14,8 @@ import phasetodo
 from phasetodo import Phase, Status, Task
 from phasetodo.errors import InvalidBeads
 from phasetodo.integrations.beads import (
+    DEFAULT_PRIORITY,
+    EPIC_FIELD,
     KEPT_PREFIX,
     MARK_FIELD,
     beads_to_phases,
@@ -56,7 +59,25 @@ def team_plans(draw: st.DrawFn) -> tuple[Phase, ...]:
     return tuple(phases)
 
 
-BEADS_STATUSES = ["open", "in_progress", "blocked", "deferred", "closed", "pinned"]
+# beads' statuses (internal/types/types.go); tombstone only in exports before v0.50
+BEADS_STATUSES = ["open", "in_progress", "blocked", "deferred", "closed", "pinned", "hooked"]
+ISSUE_TYPES = ["task", "bug", "feature", "chore", "spike", "decision"]
+TIMES = st.sampled_from(["2026-05-01T09:00:00Z", "2026-05-02T10:30:00.123456789+02:00"])
+
+
+def bd_fields(draw: st.DrawFn) -> dict[str, Any]:
+    """What ``bd export`` writes on every issue besides the plan's own fields: _type, priority,
+    issue_type, owner (an email), timestamps; each left out now and then (older exports)."""
+    fields: dict[str, Any] = {}
+    if draw(st.booleans()):
+        fields["_type"] = "issue"
+    if draw(st.integers(0, 3)):
+        fields["priority"] = draw(st.integers(0, 4))
+    if draw(st.booleans()):
+        fields["owner"] = draw(st.sampled_from(["alice@example.com", "bob@example.com"]))
+    if draw(st.booleans()):
+        fields.update(created_at=draw(TIMES), created_by="alice", updated_at=draw(TIMES))
+    return fields
 
 
 @st.composite
@@ -65,9 +86,13 @@ def beads_exports(draw: st.DrawFn) -> list[dict[str, Any]]:
     titles = draw(st.lists(WORDS, min_size=1, max_size=10, unique=True))
     epics = draw(st.integers(0, min(3, len(titles) - 1)))
     ids = [f"bd-{n}" for n in range(len(titles))]
-    issues: list[dict[str, Any]] = [
-        {"id": ids[n], "title": titles[n], "status": "open", "issue_type": "epic"} for n in range(epics)
-    ]
+    issues: list[dict[str, Any]] = []
+    for n in range(epics):
+        epic = {"id": ids[n], "title": titles[n], "status": draw(st.sampled_from(["open", "in_progress"]))}
+        epic.update(issue_type="epic", **bd_fields(draw))
+        if draw(st.booleans()):
+            epic["description"] = draw(WORDS)
+        issues.append(epic)
     tasks = ids[epics:]
     for n in range(epics, len(titles)):
         ident = ids[n]
@@ -75,9 +100,10 @@ def beads_exports(draw: st.DrawFn) -> list[dict[str, Any]]:
             "id": ident,
             "title": titles[n],
             "status": draw(st.sampled_from(BEADS_STATUSES)),
+            **bd_fields(draw),
         }
         if draw(st.booleans()):
-            issue["priority"] = draw(st.integers(0, 4))
+            issue["issue_type"] = draw(st.sampled_from(ISSUE_TYPES))
         if draw(st.booleans()):
             issue["labels"] = draw(st.lists(WORDS, max_size=2))
         if issue["status"] == "closed" and draw(st.booleans()):
@@ -85,7 +111,14 @@ def beads_exports(draw: st.DrawFn) -> list[dict[str, Any]]:
         if draw(st.booleans()):
             issue["description"] = draw(WORDS)
         if draw(st.booleans()):
-            issue["comments"] = [{"issue_id": ident, "text": t} for t in draw(st.lists(WORDS, max_size=2))]
+            texts = draw(st.lists(WORDS, max_size=2))
+            if draw(st.booleans()):  # as bd export writes them: id, author, time
+                issue["comments"] = [
+                    {"id": f"c{k}", "issue_id": ident, "author": "w1", "text": t, "created_at": draw(TIMES)}
+                    for k, t in enumerate(texts)
+                ]
+            else:
+                issue["comments"] = [{"issue_id": ident, "text": t} for t in texts]
         if draw(st.booleans()):
             issue["assignee"] = draw(st.sampled_from(["alice", "w1"]))
         if issue["status"] == "blocked" and draw(st.booleans()):
@@ -108,8 +141,14 @@ def beads_exports(draw: st.DrawFn) -> list[dict[str, Any]]:
                         "type": draw(st.sampled_from(["blocks", "related"])),
                     }
                 )
+        if deps and draw(st.booleans()):  # as bd export writes them: with their time and author
+            deps = [{**d, "created_at": draw(TIMES), "created_by": "alice"} for d in deps]
         if deps:
             issue["dependencies"] = deps
+        if draw(st.booleans()):
+            issue.update(
+                dependency_count=len(deps), dependent_count=0, comment_count=len(issue.get("comments", []))
+            )
         issues.append(issue)
     return issues
 
@@ -130,20 +169,49 @@ class TestRoundTrips:
     @settings(max_examples=examples(200))
     @given(beads_exports())
     def test_an_export_imported_and_exported_is_the_same_issues(self, issues: list[dict[str, Any]]) -> None:
-        """Every task issue comes back field for field; epics keep their ids and titles."""
+        """Every task issue comes back field for field, and so does every epic that holds one;
+        an epic that holds none comes back with its title (its other fields are listed)."""
         text = "".join(json.dumps(i) + "\n" for i in issues)
         plan = beads_to_phases(text)
         again = issues_from_phases(plan.phases, prefix="bd")
-        # a phase has no id: its epic is found again by its title (unique here)
+        # a phase has no id: an epic with nothing of its own to keep is found again by its title
         renamed = {e["id"]: e["title"] for e in again if e.get("issue_type") == "epic"}
         titles = {e["title"]: e["id"] for e in issues if e.get("issue_type") == "epic"}
         for issue in again:
+            if issue["id"] in renamed:
+                issue["id"] = titles.get(issue["title"], issue["id"])
             for dep in issue.get("dependencies", []):
                 if dep["type"] == "parent-child" and dep["depends_on_id"] in renamed:
                     dep["depends_on_id"] = titles[renamed[dep["depends_on_id"]]]
         assert _tasks_only(again) == _tasks_only(issues)
-        held = [e["title"] for e in again if e.get("issue_type") == "epic"]
-        assert set(held) <= set(titles) | {"Issues"}
+        parents = {
+            d["depends_on_id"]
+            for i in issues
+            for d in i.get("dependencies", [])
+            if d["type"] == "parent-child"
+        }
+        epics_back = {e["id"]: e for e in again if e.get("issue_type") == "epic"}
+        for epic in (i for i in issues if i.get("issue_type") == "epic"):
+            if epic["id"] in parents:
+                assert epics_back[epic["id"]] == epic
+            else:
+                assert epics_back[epic["id"]]["title"] == epic["title"]
+        assert set(epics_back) == set(titles.values())  # the loose issues' phase writes no epic
+
+    @settings(max_examples=examples(100))
+    @given(beads_exports(), st.booleans())
+    def test_a_bd_exports_other_records_are_named_not_fatal(
+        self, issues: list[dict[str, Any]], header: bool
+    ) -> None:
+        """The header of a canonical export and memory records are skipped and named by line."""
+        lines = [json.dumps(i) for i in issues] + [json.dumps({"_type": "memory", "key": "k", "value": "v"})]
+        if header:
+            lines.insert(0, json.dumps({"_schema": "beads-jsonl/1", "_dolt_branch": "main"}))
+        read = beads_to_phases("\n".join(lines) + "\n")
+        named = [e for e in read.errors if e.startswith("line ")]
+        assert named[-1] == f"line {len(lines)}: a beads 'memory' record, not an issue: not imported"
+        assert len(named) == 1 + header
+        assert read.phases == phases_from_issues(issues).phases
 
     @settings(max_examples=examples(100))
     @given(beads_exports())
@@ -174,11 +242,19 @@ class TestMapping:
         """Phases are epics, notes are description and comments, after is a blocks link."""
         issues = issues_from_phases(self.PLAN)
         assert issues == [
-            {"id": "pt-e1", "title": "Auth", "status": "open", "issue_type": "epic", MARK_FIELD: 3},
+            {
+                "id": "pt-e1",
+                "title": "Auth",
+                "status": "open",
+                "priority": 2,
+                "issue_type": "epic",
+                MARK_FIELD: 3,
+            },
             {
                 "id": "t1",
                 "title": "Login form",
                 "status": "closed",
+                "priority": 2,
                 "description": "use the widget",
                 "comments": [{"issue_id": "t1", "text": "and test it"}],
                 "assignee": "w1",
@@ -188,6 +264,7 @@ class TestMapping:
                 "id": "t2",
                 "title": "Cookie",
                 "status": "blocked",
+                "priority": 2,
                 "notes": "waiting on legal",
                 "dependencies": [
                     {"issue_id": "t2", "depends_on_id": "pt-e1", "type": "parent-child"},
@@ -198,14 +275,16 @@ class TestMapping:
                 "id": "t3",
                 "title": "Drop old auth",
                 "status": "closed",
+                "priority": 2,
                 "close_reason": "dropped",
                 "dependencies": [{"issue_id": "t3", "depends_on_id": "pt-e1", "type": "parent-child"}],
             },
-            {"id": "pt-e2", "title": "Docs", "status": "open", "issue_type": "epic"},
+            {"id": "pt-e2", "title": "Docs", "status": "open", "priority": 2, "issue_type": "epic"},
             {
                 "id": "t4",
                 "title": "Guide",
                 "status": "in_progress",
+                "priority": 2,
                 "assignee": "w2",
                 "dependencies": [{"issue_id": "t4", "depends_on_id": "pt-e2", "type": "parent-child"}],
             },
@@ -266,10 +345,105 @@ class TestMapping:
         ]
         errors = phases_from_issues(issues).errors
         assert errors == (
-            "epic 'e1': priority not kept (a phase has only a name)",
             "epic 'e2' is inside epic 'e1': phases are not nested",
             "issue 'gone' is deleted (tombstone): not imported",
+            "epic 'e1' holds no issue: priority not kept (a phase has only a name)",
+            "epic 'e2' holds no issue: dependencies, priority not kept (a phase has only a name)",
         )
+
+    def test_a_real_bd_export(self) -> None:
+        """tests/integrations/bd_export.jsonl, written from beads' Go types (internal/types/types.go,
+        cmd/bd/export.go): every json tag in struct order, ``_type``, the counts, a canonical
+        header and a memory record. Epics are phases, assignee (not beads' owner) is the owner,
+        wontfix is abandoned, notes are the blocked reason, a deferred issue is pending."""
+        read = beads_to_phases((Path(__file__).parent / "bd_export.jsonl").read_text(encoding="utf-8"))
+        assert read.errors == (
+            "line 1: the export's header ('beads-jsonl/1'): not imported",
+            "line 9: a beads 'memory' record, not an issue: not imported",
+        )
+        shown = [
+            (p.name, [(t.id, t.content, t.status.value, t.owner, t.reason, t.after) for t in p.tasks])
+            for p in read.phases
+        ]
+        assert shown == [
+            (
+                "Auth",
+                [
+                    ("bd-a1.1", "Login form", "completed", "w1", None, ()),
+                    (
+                        "bd-a1.2",
+                        "Session cookie",
+                        "blocked",
+                        "w2",
+                        "waiting on legal review",
+                        ("Login form",),
+                    ),
+                    ("bd-a1.3", "Old auth", "abandoned", None, None, ()),
+                ],
+            ),
+            ("Docs", [("bd-d7.1", "User guide", "pending", None, None, ())]),
+            ("Issues", [("bd-k3", "Flaky login test", "in_progress", "w1", None, ())]),
+        ]
+        cookie = read.phases[0].tasks[1]
+        assert cookie.notes[0] == "asked legal on Monday"  # the comment; no description
+        kept = json.loads(read.phases[1].tasks[0].notes[-1][len(KEPT_PREFIX) :])
+        assert (kept["status"], kept["labels"], kept["owner"]) == (
+            "deferred",
+            ["docs", "later"],
+            "alice@example.com",
+        )
+        assert kept["dependencies"][1]["type"] == "discovered-from"
+        epic = json.loads(read.phases[0].tasks[0].notes[-1][len(KEPT_PREFIX) :])[EPIC_FIELD]
+        assert (epic["id"], epic["description"], epic["priority"]) == ("bd-a1", "Login and sessions", 1)
+
+    def test_priority_two_goes_without_saying(self) -> None:
+        """An export writes beads' default priority 2 where none was kept (bd reads none as 0,
+        the most urgent); an imported 2 is not kept, a missing one is kept missing."""
+        (issue,) = issues_from_phases((Phase("P", (Task("a", id="t1"),)),))[1:]
+        assert issue["priority"] == DEFAULT_PRIORITY == 2
+        for extra in ({"priority": 2}, {}):
+            plain = {"id": "a", "title": "A", "status": "open", **extra}
+            plan = phases_from_issues([plain])
+            assert issues_from_phases(plan.phases) == [plain]
+        assert phases_from_issues([{"id": "a", "title": "A", "priority": 2}]).phases[0].tasks[0].notes == (
+            KEPT_PREFIX + '{"phasetodo_loose": true}',
+        )
+
+    def test_an_epics_own_fields_are_kept_with_its_first_task(self) -> None:
+        """An epic's description, priority, timestamps and links come back on the epic, not on a task."""
+        epic = {
+            "id": "e",
+            "title": "E",
+            "status": "in_progress",
+            "priority": 0,
+            "issue_type": "epic",
+            "description": "why",
+            "created_at": "2026-05-01T09:00:00Z",
+        }
+        child = {
+            "id": "a",
+            "title": "A",
+            "status": "closed",
+            "priority": 2,
+            "dependencies": [{"issue_id": "a", "depends_on_id": "e", "type": "parent-child"}],
+        }
+        plan = phases_from_issues([epic, child])
+        assert plan.errors == ()
+        assert issues_from_phases(plan.phases) == [epic, child]
+
+    def test_a_closed_epic_with_open_issues_is_named(self) -> None:
+        """A phase with open work is written as an open epic; the import says so."""
+        epic = {"id": "e", "title": "E", "status": "closed", "priority": 2, "issue_type": "epic"}
+        child = {
+            "id": "a",
+            "title": "A",
+            "status": "open",
+            "priority": 2,
+            "dependencies": [{"issue_id": "a", "depends_on_id": "e", "type": "parent-child"}],
+        }
+        plan = phases_from_issues([epic, child])
+        assert plan.errors == ("epic 'e' is closed but holds open issues: exported again as open",)
+        assert issues_from_phases(plan.phases)[0]["status"] == "open"
 
     def test_repeated_titles_become_unique_contents(self) -> None:
         """A plan's contents are unique: a repeated title gets its id, and the errors say so."""

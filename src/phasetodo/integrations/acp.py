@@ -34,7 +34,10 @@ later one ``low``.
 :func:`stream_plan` follows a :class:`~phasetodo.Session` through its feed
 (:meth:`~phasetodo.Session.awatch`) and sends one update per change on an
 ACP agent-side connection, so that an editor's plan panel follows a plan that
-many agents and people change.
+many agents and people change. The newer form is for clients that advertise the
+``plan`` client capability in ``initialize``; given those capabilities
+(``capabilities=``), :func:`stream_plan` refuses to send it to a client that
+does not (:func:`supports_plan_update`).
 
 :func:`plan_update` is plain data and needs nothing more than phasetodo;
 :func:`stream_plan` and :func:`validate_update` need the ``agent-client-protocol``
@@ -51,7 +54,7 @@ from .._core.model import Phase, Status, Task
 from ..errors import InvalidOption, InvalidOptionType, install_hint
 
 if TYPE_CHECKING:
-    from acp.schema import AgentPlanContentUpdate, AgentPlanUpdate
+    from acp.schema import AgentPlanContentUpdate, AgentPlanUpdate, ClientCapabilities
 
     from ..session import Session
 
@@ -62,6 +65,7 @@ __all__ = [
     "PriorityFn",
     "plan_update",
     "stream_plan",
+    "supports_plan_update",
     "validate_update",
 ]
 
@@ -164,6 +168,19 @@ def validate_update(update: Mapping[str, Any]) -> AgentPlanUpdate | AgentPlanCon
     return model  # type: ignore[no-any-return]
 
 
+def supports_plan_update(capabilities: ClientCapabilities | Mapping[str, Any]) -> bool:
+    """Whether a client takes the newer ``plan_update`` form: its ``initialize`` capabilities
+    (the SDK's ``ClientCapabilities`` or their JSON) carry ``plan`` (ACP: omitted or ``null``
+    means no; ``{}`` means it takes ``plan_update`` and ``plan_removed``)."""
+    if isinstance(capabilities, Mapping):
+        return capabilities.get("plan") is not None
+    if not hasattr(capabilities, "plan"):
+        raise InvalidOptionType(
+            f"capabilities: must be the client's ClientCapabilities or their JSON, not {capabilities!r}"
+        )
+    return capabilities.plan is not None
+
+
 class _Connection(Protocol):
     """What :func:`stream_plan` needs of a connection: ACP's ``AgentSideConnection`` has it."""
 
@@ -180,6 +197,7 @@ async def stream_plan(
     initial: bool = True,
     timeout: float | None = None,
     sent: Callable[[int], object] | None = None,
+    capabilities: ClientCapabilities | Mapping[str, Any] | None = None,
 ) -> int:
     """Send ``session``'s plan to an ACP client on every change; returns how many updates it sent.
 
@@ -194,8 +212,19 @@ async def stream_plan(
     event is handled, so a host can wait for the panel to catch up before it
     ends a turn. Runs until the session closes, ``timeout`` seconds pass
     without a change (``None``: never), or the task is cancelled.
+
+    ``capabilities`` are the client's, as the agent's ``initialize`` got them.
+    With ``plan_id``, a client whose capabilities lack ``plan`` gets nothing:
+    :class:`~phasetodo.errors.InvalidOption` is raised before the first send
+    (leave out ``plan_id`` to send the stable form, which every client takes).
+    Without ``capabilities`` the form asked for is sent unchecked.
     """
     _sdk_schema()  # fail early, naming the extra
+    if plan_id is not None and capabilities is not None and not supports_plan_update(capabilities):
+        raise InvalidOption(
+            "plan_id: the client did not advertise the 'plan' capability, so it does not take "
+            "plan_update; leave out plan_id to send the stable plan form"
+        )
     version = session.version
     count = 0
     last: dict[str, Any] | None = None

@@ -26,9 +26,18 @@ Issues that no epic holds go to one phase (``phase``, by default ``"Issues"``). 
 cannot hold (labels, priority, the issue type, timestamps, beads' ``owner``, the other
 dependency types, a ``deferred`` status, …) is kept as the task's last note, ``beads:`` and
 the fields as JSON (:data:`KEPT_PREFIX`), and written back on export, so an import exported
-again gives the same issues. Phases have no ids: an export names its epics ``<prefix>-e1``,
-``<prefix>-e2``, … in phase order. What cannot be kept at all (a deleted ``tombstone`` issue, an
-epic's own fields, nested epics) is listed in the import's non-fatal errors.
+again gives the same issues. An epic's own fields (description, priority, owner, timestamps,
+…) are kept the same way, with the first task of its phase (:data:`EPIC_FIELD`). Phases have no
+ids: an export names its epics ``<prefix>-e1``, ``<prefix>-e2``, … in phase order.
+
+An issue or epic without a kept priority is written with ``priority`` 2, beads' default
+(:data:`DEFAULT_PRIORITY`; ``bd import`` reads a missing priority as 0, the most urgent), and an
+imported priority of 2 is not kept.
+
+What cannot be kept at all is listed in the import's non-fatal errors: a deleted ``tombstone``
+issue, the fields of an epic that holds no issue, nested epics, a closed epic that holds open
+issues (exported again as open), and the lines of a ``bd export`` that are not issues (the
+``_schema`` header of a canonical export, ``_type: "memory"`` records).
 """
 
 from __future__ import annotations
@@ -45,6 +54,8 @@ from ..errors import InvalidBeads
 
 __all__ = [
     "ABANDON_REASONS",
+    "DEFAULT_PRIORITY",
+    "EPIC_FIELD",
     "KEPT_PREFIX",
     "MARK_FIELD",
     "BeadsImport",
@@ -67,6 +78,12 @@ UNENFORCED = "phasetodo_not_enforced"
 
 #: The field of the first epic that carries the plan's id high-water mark (``Phase.last_id``).
 MARK_FIELD = "phasetodo_last_id"
+
+#: The kept field of a phase's first task that holds its epic's own fields (and the epic's ``id``).
+EPIC_FIELD = "phasetodo_epic"
+
+#: The priority beads gives an issue by default; an export writes it where none was kept.
+DEFAULT_PRIORITY = 2
 
 #: How the note that keeps what a plan cannot hold begins (the JSON object follows).
 KEPT_PREFIX = "beads: "
@@ -106,20 +123,34 @@ def issues_from_phases(
     out: list[dict[str, Any]] = []
     for number, (phase, epic) in enumerate(zip(plan, links.epics, strict=True)):
         if epic is not None:
-            closed = bool(phase.tasks) and all(t.status.is_closed for t in phase.tasks)
-            out.append(
-                {
-                    "id": epic,
-                    "title": phase.name,
-                    "status": "closed" if closed else "open",
-                    "issue_type": "epic",
-                }
-            )
+            out.append(_epic(phase, epic))
         for index, task in enumerate(phase.tasks):
             out.append(_issue(task, ids[(number, index)], epic, links))
         if phase.last_id:  # the plan's id high-water mark, so that no id is issued twice
             (out[-1 - len(phase.tasks)] if epic else out[0])[MARK_FIELD] = phase.last_id
     return out
+
+
+def _epic(phase: Phase, ident: str) -> dict[str, Any]:
+    """The phase's epic: its own fields as imported (kept with one of its tasks), else the
+    defaults; closed when every task of the phase is, unless it was kept open."""
+    fields: dict[str, Any] = {}
+    for task in phase.tasks:
+        kept = _split_kept(task.notes)[1].get(EPIC_FIELD)
+        if isinstance(kept, dict) and kept.get("id") == ident:
+            fields = {k: v for k, v in kept.items() if k != "id"}
+            break
+    closed = bool(phase.tasks) and all(t.status.is_closed for t in phase.tasks)
+    status = fields.pop("status", None)
+    if not isinstance(status, str) or (status == "closed" and not closed):
+        status = "closed" if closed else "open"
+    epic: dict[str, Any] = {"id": ident, "title": phase.name, "status": status}
+    priority = fields.pop("priority", DEFAULT_PRIORITY)
+    if priority is not None:
+        epic["priority"] = priority
+    epic["issue_type"] = "epic"
+    epic.update(fields)
+    return epic
 
 
 @attrs.frozen
@@ -142,6 +173,12 @@ def _epic_ids(plan: Sequence[Phase], prefix: str, taken: set[str]) -> Iterable[s
 
 
 def _epic_id(kept: Sequence[Mapping[str, Any]], made: str, taken: set[str]) -> str:
+    for fields in kept:  # the epic whose own fields its first task keeps
+        epic = fields.get(EPIC_FIELD)
+        ident = epic.get("id") if isinstance(epic, dict) else None
+        if isinstance(ident, str) and ident not in taken:
+            taken.add(ident)
+            return ident
     for fields in kept:
         for dep in fields.get("dependencies") or ():
             if isinstance(dep, dict) and dep.get("type") == "parent-child":
@@ -178,8 +215,12 @@ def _task_ids(plan: Sequence[Phase], prefix: str) -> dict[tuple[int, int], str]:
 def _issue(task: Task, ident: str, epic: str | None, links: _Links) -> dict[str, Any]:
     notes, kept = _split_kept(task.notes)
     kept.pop(LOOSE, None)
+    kept.pop(EPIC_FIELD, None)
     issue: dict[str, Any] = {"id": ident, "title": task.content}
     issue.update(_status_fields(task, kept))
+    priority = kept.pop("priority", DEFAULT_PRIORITY)
+    if priority is not None:  # None: imported without one
+        issue["priority"] = priority
     if "description" in kept:  # imported with comments but no description
         description = kept.pop("description")
         if description is not None:
@@ -279,9 +320,11 @@ def _split_kept(notes: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
 
 def beads_to_phases(text: str, *, phase: str = "Issues") -> BeadsImport:
     """Read beads JSONL into a team plan. Raises :class:`~phasetodo.errors.InvalidBeads`
-    naming every line that is not a beads issue; what is not kept is in ``errors``."""
+    naming every line that is not a beads issue; what is not kept is in ``errors``, with the
+    records of a ``bd export`` that are not issues (its header, memories), which are skipped."""
     issues: list[dict[str, Any]] = []
     problems: list[str] = []
+    skipped: list[str] = []
     for number, line in enumerate(text.split("\n"), start=1):  # JSON strings may hold U+2028
         if not line.strip():
             continue
@@ -292,6 +335,10 @@ def beads_to_phases(text: str, *, phase: str = "Issues") -> BeadsImport:
             continue
         except RecursionError:
             problems.append(f"line {number}: JSON nested too deeply")
+            continue
+        other = _other_record(issue)
+        if other:
+            skipped.append(f"line {number}: {other}")
             continue
         problem = _issue_problem(issue)
         if problem:
@@ -305,7 +352,20 @@ def beads_to_phases(text: str, *, phase: str = "Issues") -> BeadsImport:
         seen.add(issue["id"])
     if problems:
         raise InvalidBeads(problems)
-    return phases_from_issues(issues, phase=phase)
+    read = phases_from_issues(issues, phase=phase)
+    return attrs.evolve(read, errors=(*skipped, *read.errors)) if skipped else read
+
+
+def _other_record(record: object) -> str | None:
+    """What a line of a ``bd export`` that is not an issue is: the header or a memory, …"""
+    if not isinstance(record, dict):
+        return None
+    if "_schema" in record:
+        return f"the export's header ({record['_schema']!r}): not imported"
+    kind = record.get("_type")
+    if kind is not None and kind != "issue":
+        return f"a beads {kind!r} record, not an issue: not imported"
+    return None
 
 
 def _issue_problem(issue: object) -> str | None:
@@ -332,10 +392,14 @@ def phases_from_issues(issues: Iterable[Mapping[str, Any]], *, phase: str = "Iss
         if issue.get("status") == "tombstone":
             errors.append(f"issue {issue['id']!r} is deleted (tombstone): not imported")
         elif kinds[issue["id"]] == "epic":
-            _epic_losses(issue, kinds, errors)
+            _epic_nesting(issue, kinds, errors)
         else:
             parent = _parent_epic(issue, members)
             (members[parent] if parent is not None else loose).append(issue)
+    for epic in epics:
+        fields = _epic_fields(epic, members[epic["id"]], errors)
+        if fields:  # kept with the phase's first task; written back on the epic
+            members[epic["id"]][0] = {**members[epic["id"]][0], EPIC_FIELD: fields}
     contents = _contents(items, errors)
     waits = _waits(items, contents, errors)
     groups = [(e["title"], e["id"], members[e["id"]]) for e in epics]
@@ -366,15 +430,40 @@ def _id_number(ident: str) -> int:
     return int(digits) if ident[:1] == "t" and digits.isdigit() and digits.isascii() else 0
 
 
-def _epic_losses(epic: Mapping[str, Any], kinds: Mapping[str, object], errors: list[str]) -> None:
+def _epic_nesting(epic: Mapping[str, Any], kinds: Mapping[str, object], errors: list[str]) -> None:
     for dep in _deps(epic):
         if dep.get("type") == "parent-child" and kinds.get(str(dep.get("depends_on_id"))) == "epic":
             errors.append(
                 f"epic {epic['id']!r} is inside epic {dep['depends_on_id']!r}: phases are not nested"
             )
-    lost = sorted(set(epic) - {"id", "title", "issue_type", "status", "dependencies", MARK_FIELD})
-    if lost:
-        errors.append(f"epic {epic['id']!r}: {', '.join(lost)} not kept (a phase has only a name)")
+
+
+def _epic_fields(
+    epic: Mapping[str, Any], group: Sequence[Mapping[str, Any]], errors: list[str]
+) -> dict[str, Any]:
+    """The epic's own fields that an export would not write by itself (with its ``id``), or
+    ``{}``; listed in ``errors`` when the epic holds no issue to keep them with."""
+    fields = {k: v for k, v in epic.items() if k not in {"id", "title", "issue_type", MARK_FIELD}}
+    closed = bool(group) and all(i.get("status") == "closed" for i in group)
+    if fields.get("status") == ("closed" if closed else "open"):
+        del fields["status"]
+    elif fields.get("status") == "closed":
+        errors.append(f"epic {epic['id']!r} is closed but holds open issues: exported again as open")
+        del fields["status"]
+    _default_priority(epic, fields)
+    if fields and not group:
+        lost = ", ".join(sorted(fields))
+        errors.append(f"epic {epic['id']!r} holds no issue: {lost} not kept (a phase has only a name)")
+        return {}
+    return {"id": epic["id"], **fields} if fields else {}
+
+
+def _default_priority(issue: Mapping[str, Any], kept: dict[str, Any]) -> None:
+    """beads' default priority goes without saying; no priority at all is kept as ``None``."""
+    if "priority" not in issue:
+        kept["priority"] = None
+    elif type(issue["priority"]) is int and issue["priority"] == DEFAULT_PRIORITY:
+        kept.pop("priority", None)
 
 
 def _deps(issue: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -445,6 +534,7 @@ def _task(
     epics: Mapping[str, object],
 ) -> Task:
     kept = {k: v for k, v in issue.items() if k not in _HELD}
+    _default_priority(issue, kept)
     status, reason = _status(issue, kept)
     notes: list[str] = []
     description = issue.get("description")
