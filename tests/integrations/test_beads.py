@@ -153,6 +153,17 @@ def beads_exports(draw: st.DrawFn) -> list[dict[str, Any]]:
     return issues
 
 
+def child_of(epic: str, status: str) -> dict[str, Any]:
+    """Issue ``a`` ("A", beads' default priority) inside epic ``epic``, as bd exports it."""
+    return {
+        "id": "a",
+        "title": "A",
+        "status": status,
+        "priority": 2,
+        "dependencies": [{"issue_id": "a", "depends_on_id": epic, "type": "parent-child"}],
+    }
+
+
 def _tasks_only(issues: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {i["id"]: i for i in issues if i.get("issue_type") != "epic"}
 
@@ -420,13 +431,7 @@ class TestMapping:
             "description": "why",
             "created_at": "2026-05-01T09:00:00Z",
         }
-        child = {
-            "id": "a",
-            "title": "A",
-            "status": "closed",
-            "priority": 2,
-            "dependencies": [{"issue_id": "a", "depends_on_id": "e", "type": "parent-child"}],
-        }
+        child = child_of("e", "closed")
         plan = phases_from_issues([epic, child])
         assert plan.errors == ()
         assert issues_from_phases(plan.phases) == [epic, child]
@@ -434,14 +439,7 @@ class TestMapping:
     def test_a_closed_epic_with_open_issues_is_named(self) -> None:
         """A phase with open work is written as an open epic; the import says so."""
         epic = {"id": "e", "title": "E", "status": "closed", "priority": 2, "issue_type": "epic"}
-        child = {
-            "id": "a",
-            "title": "A",
-            "status": "open",
-            "priority": 2,
-            "dependencies": [{"issue_id": "a", "depends_on_id": "e", "type": "parent-child"}],
-        }
-        plan = phases_from_issues([epic, child])
+        plan = phases_from_issues([epic, child_of("e", "open")])
         assert plan.errors == ("epic 'e' is closed but holds open issues: exported again as open",)
         assert issues_from_phases(plan.phases)[0]["status"] == "open"
 
