@@ -451,7 +451,7 @@ class Session(OptionsHolder):
         # profile and agent; a call of a profile it could not name again is kept
         # as what it changed. So is a call on a shared plan: it also depends on
         # the plan's lead and the call's scope, which a replay would not know.
-        replayable = BUILTIN.get(chosen.name) is chosen and not chosen.shared and scope is None
+        replayable = _builtin(chosen) and not chosen.shared and scope is None
 
         def ops() -> tuple[Any, ...] | None:  # asked once the call validated them
             return tuple(params["ops"]) if replayable else None
@@ -742,12 +742,15 @@ async def run_auto_clear(session: Session, *, poll: float = 1.0) -> None:
 _NAMED_PHASES = 10
 
 
+def _builtin(profile: Profile) -> bool:
+    """Whether ``profile`` is one of phasetodo's own (whose behaviour the log can rely on)."""
+    return BUILTIN.get(profile.name) is profile
+
+
 def _lists(options: Options | None) -> bool:
     """Whether a call's ``details.phases`` is its whole list as JSON: a built-in profile's
     unscoped call (a scoped one shows one phase; another profile may show anything)."""
-    if options is None or options.scope is not None:
-        return False
-    return BUILTIN.get(options.profile.name) is options.profile
+    return options is not None and options.scope is None and _builtin(options.profile)
 
 
 def _missing_phase(scope: str, phases: Sequence[Phase]) -> str:
