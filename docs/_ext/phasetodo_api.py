@@ -24,45 +24,13 @@ from sphinx.pycode import ModuleAnalyzer
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
+from phasetodo import _public
+
 logger = logging.getLogger(__name__)
 
-#: The public modules, in the order that decides where a shared name is described.
-MODULES = (
-    "phasetodo",
-    "phasetodo.errors",
-    "phasetodo.ops",
-    "phasetodo.profiles",
-    "phasetodo.views",
-    "phasetodo.tool",
-    "phasetodo.session",
-    "phasetodo.session_changes",
-    "phasetodo.stores",
-    "phasetodo.stores.jsonl",
-    "phasetodo.stores.sqlite",
-    "phasetodo.stores.postgres",
-    "phasetodo.stores.memory",
-    "phasetodo.person",
-    "phasetodo.gitplan",
-    "phasetodo.transcript",
-    "phasetodo.reminders",
-    "phasetodo.testing",
-    "phasetodo.integrations",
-    "phasetodo.integrations.openai",
-    "phasetodo.integrations.anthropic",
-    "phasetodo.integrations.mcp",
-    "phasetodo.integrations.openai_agents",
-    "phasetodo.integrations.langchain",
-    "phasetodo.integrations.pydantic_ai",
-    "phasetodo.integrations.wholelist",
-    "phasetodo.integrations.claude_tasks",
-    "phasetodo.integrations.acp",
-    "phasetodo.integrations.beads",
-    "phasetodo.web",
-)
-
-#: Public modules left out of the reference: the command, documented as a guide (its one
-#: function, ``main``, is the ``phasetodo`` command itself).
-APPS = ("phasetodo.cli",)
+#: The public modules (in the order that decides where a shared name is described) and the
+#: ones documented as guides instead: the package's own list, read by its face and its tests too.
+MODULES, APPS = _public.MODULES, _public.APPS
 
 #: Packages documented as one page: their submodules are the implementation, and the names
 #: meant for callers are the ones the package's ``__all__`` re-exports.

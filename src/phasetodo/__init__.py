@@ -11,7 +11,6 @@ engine entries, schemas), :mod:`phasetodo.views` (summary, Markdown, diffs),
 
 from __future__ import annotations
 
-import warnings
 from importlib import import_module
 from typing import TYPE_CHECKING
 
@@ -24,6 +23,7 @@ from ._profiles.parity import PARITY
 from ._profiles.registry import Profile
 from ._profiles.strict import STRICT
 from ._profiles.team import TEAM
+from ._public import SUBMODULES
 from ._views.anchor import compaction_anchor
 from ._views.diff import ListDiff, diff_phases
 from ._views.markdown import markdown_to_phases, phases_to_markdown
@@ -85,13 +85,16 @@ __all__ = [
 
 if TYPE_CHECKING:
     from . import errors as errors
+    from . import gitplan as gitplan
     from . import ops as ops
     from . import person as person
     from . import profiles as profiles
+    from . import reminders as reminders
     from . import session as session
     from . import session_changes as session_changes
     from . import stores as stores
     from . import tool as tool
+    from . import transcript as transcript
     from . import views as views
     from ._version import __version__
     from ._views.render import TodoList
@@ -108,47 +111,11 @@ _ON_FIRST_USE = {
     ".stores": ("Event", "JsonlStore", "MemoryStore", "PostgresStore", "SqliteStore", "Store"),
 }
 _LAZY = {name: module for module, names in _ON_FIRST_USE.items() for name in names}
-#: Submodules that ``phasetodo.<name>`` reaches without importing them first.
-_SUBMODULES = frozenset(
-    ("errors", "ops", "person", "profiles", "session", "session_changes", "stores", "tool", "views")
-)
-
-#: Names that moved to a submodule in 0.1: they still work here, with a DeprecationWarning,
-#: for one release.
-_MOVED = {
-    **dict.fromkeys(
-        (
-            "AmbiguousTarget", "CorruptLog", "CorruptLogWarning", "InvalidEvent", "InvalidOption",
-            "InvalidOptionType", "InvalidSessionId", "NoAgentSession", "NotSessionOwner", "SessionClosed",
-            "TargetNotFound", "TornTailWarning", "UnknownProfile",
-        ),
-        "errors",
-    ),
-    **dict.fromkeys(
-        ("OPS", "Append", "Done", "Drop", "Init", "Note", "Op", "PhaseItems", "Rm", "Start", "View"), "ops"
-    ),
-    **dict.fromkeys(
-        (
-            "PARAMS_SCHEMA", "PROFILES", "STRICT_PARAMS_SCHEMA", "TEAM_PARAMS_SCHEMA", "CallContext",
-            "Outcome", "ProfileLike", "StrictOutcome", "apply_strict", "normalize", "parse_params",
-        ),
-        "profiles",
-    ),
-    **dict.fromkeys(("LOSSLESS_MARKER", "NoteChange", "StatusChange", "TaskRef", "format_diff"), "views"),
-    **dict.fromkeys(
-        ("DetailsJSON", "MemoryState", "PhaseJSON", "ResultJSON", "Storage", "TaskJSON", "TodoState", "call"),
-        "tool",
-    ),
-    **dict.fromkeys(("ScopedSession", "run_auto_clear"), "session"),
-    "Change": "session_changes",
-}
-#: A moved name that is spelled differently in its new module.
-_RENAMED = {"resolve_profile": ("profiles", "resolve")}
+_SUBMODULES = SUBMODULES
 
 
 def __getattr__(name: str) -> object:
-    """A name of :data:`_ON_FIRST_USE` or a submodule, imported on first use and kept; a moved
-    name, from its new module, with a :class:`DeprecationWarning` naming it."""
+    """A name of :data:`_ON_FIRST_USE` or a public submodule, imported on first use and kept."""
     if name in _SUBMODULES:
         return import_module(f".{name}", __name__)
     module = _LAZY.get(name)
@@ -156,17 +123,9 @@ def __getattr__(name: str) -> object:
         value = getattr(import_module(module, __name__), name)
         globals()[name] = value
         return value
-    moved = _RENAMED.get(name) or ((_MOVED[name], name) if name in _MOVED else None)
-    if moved is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    where, new = moved
-    warnings.warn(
-        f"phasetodo.{name} moved to phasetodo.{where}.{new}; the old name goes in the next release",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return getattr(import_module(f".{where}", __name__), new)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY, *_SUBMODULES})
+    """The public face only: ``__all__`` and the public submodules."""
+    return sorted({*__all__, *_SUBMODULES})

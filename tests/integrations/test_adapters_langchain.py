@@ -189,11 +189,8 @@ class TestOptions:
         assert refused.status == "error"
         assert "max_content=3" in refused.content
 
-    def test_profile_keyword_still_works_with_a_warning(self) -> None:
-        """profile= still works for one release, with a DeprecationWarning that names options=Options(...)."""
-        warned = r"PhasetodoMiddleware\(profile=\.\.\.\) is deprecated"
-        with pytest.warns(DeprecationWarning, match=warned) as caught:
-            middleware = PhasetodoMiddleware(profile="strict")
-        assert "options=Options(profile=...)" in str(caught[0].message)
-        assert caught[0].filename == __file__
-        assert middleware.profile is phasetodo.STRICT
+    def test_the_old_keywords_are_gone(self) -> None:
+        """profile= is a TypeError: the profile goes in options (nothing was released)."""
+        with pytest.raises(TypeError, match="profile"):
+            PhasetodoMiddleware(profile="strict")  # type: ignore[call-arg]
+

@@ -73,11 +73,8 @@ class TestProfileOption:
             _run(tool, {"ops": [{"op": "done", "task": "a"}, {"op": "done", "task": "zzz"}]})
             assert [t.status.value for t in session.phases[0].tasks] == ["in_progress", "pending"]
 
-    def test_profile_keyword_still_works_with_a_warning(self) -> None:
-        """profile= and limits= beside the session still work for one release, warning with the new form."""
-        warned = r"todo_write_tool\(profile=\.\.\., limits=\.\.\.\) is deprecated"
-        with pytest.warns(DeprecationWarning, match=warned) as caught:
-            tool = todo_write_tool(profile="strict", limits=None)
-        assert "pass options=Options(profile=..., limits=...)" in str(caught[0].message)
-        assert caught[0].filename == __file__
-        assert tool.description == phasetodo.STRICT.description
+    def test_the_old_keywords_are_gone(self) -> None:
+        """profile= beside the session is a TypeError: the profile goes in options (nothing was released)."""
+        with pytest.raises(TypeError, match="profile"):
+            todo_write_tool(profile="strict")  # type: ignore[call-arg]
+

@@ -85,9 +85,8 @@ class TestOptions:
         (rejected,) = _returns(agent.run_sync("Fix it.").all_messages())
         assert "max_ops=1" in rejected.content
 
-    def test_profile_keyword_still_works_with_a_warning(self) -> None:
-        """profile= still works for one release, with a DeprecationWarning that names options=Options(...)."""
-        with pytest.warns(DeprecationWarning, match=r"pass options=Options\(profile=\.\.\.\)") as caught:
-            tool = todo_write_tool(profile="strict")
-        assert caught[0].filename == __file__
-        assert tool.function_schema.json_schema == phasetodo.STRICT.schema
+    def test_the_old_keywords_are_gone(self) -> None:
+        """profile= is a TypeError: the profile goes in options (nothing was released)."""
+        with pytest.raises(TypeError, match="profile"):
+            todo_write_tool(profile="strict")  # type: ignore[call-arg]
+

@@ -1,4 +1,4 @@
-"""What every integration shares: one Options for its tool, the old keywords' warning, the extra's error."""
+"""What every integration shares: one Options for its tool, and the extra's error."""
 
 from __future__ import annotations
 
@@ -8,45 +8,35 @@ import phasetodo
 from phasetodo import MemoryStore, Session
 from phasetodo.errors import InvalidOption, install_hint
 from phasetodo.integrations._extras import needs_extra
-from phasetodo.integrations._options import AgentKeywords, ProfileKeywords, chosen, make_tool
+from phasetodo.integrations._options import chosen, make_tool
 from phasetodo.tool import UNSET, MemoryState, Options
 
 
 class TestChosen:
     def test_nothing_given_keeps_the_tools_defaults(self) -> None:
-        """No options and no old keywords: the tool runs parity with the state's own limits (UNSET)."""
+        """No options: the tool runs parity with the state's own limits (UNSET)."""
         state = MemoryState(limits=None)
-        assert chosen(state, None, {}, ProfileKeywords, "f") is None
+        assert chosen(None) is None
         tool = make_tool(state, None)
         assert (tool.profile, tool.limits, tool.session) == (phasetodo.PARITY, UNSET, state)
 
     def test_options_are_taken_as_they_are(self) -> None:
         """Options given are the tool's: its profile and limits."""
         options = Options(profile="strict", limits=None)
-        assert chosen(None, options, {}, ProfileKeywords, "f") is options
+        assert chosen(options) is options
         tool = make_tool(None, options, phases=[{"name": "P", "tasks": []}])
         assert (tool.profile, tool.limits, tool.phases[0].name) == (phasetodo.STRICT, None, "P")
-
-    def test_old_keywords_without_limits_keep_the_states_limits(self) -> None:
-        """profile= alone (deprecated) keeps the session's own limits, as it did."""
-        with Session.open("s", store=MemoryStore(), limits=None) as session:
-            with pytest.warns(DeprecationWarning, match=r"f\(profile=\.\.\.\) is deprecated"):
-                options = chosen(session, None, {"profile": "strict"}, ProfileKeywords, "f")
-            assert options == Options(profile="strict", limits=None)
-        with pytest.warns(DeprecationWarning, match=r"pass options=Options\(agent=\.\.\.\)"):
-            options = chosen(None, None, {"agent": "ann"}, AgentKeywords, "f")
-        assert options == Options(limits=phasetodo.DEFAULT_LIMITS, agent="ann")
 
     @pytest.mark.parametrize(("field", "value"), [("dry_run", True), ("lead", "ann"), ("scope", "P")])
     def test_a_sessions_own_option_is_refused(self, field: str, value: object) -> None:
         """A dry run, a plan's lead or a scope belongs to the session, not to an integration's tool."""
         with pytest.raises(InvalidOption, match=rf"options\.{field}: is the session's"):
-            chosen(None, Options(**{field: value}), {}, ProfileKeywords, "f")
+            chosen(Options(**{field: value}))
 
     def test_options_must_be_an_options(self) -> None:
         """Anything but an Options (a dict, say) is refused with its type named."""
         with pytest.raises(InvalidOption, match="options: must be an Options, not dict"):
-            chosen(None, {"profile": "strict"}, {}, ProfileKeywords, "f")  # type: ignore[arg-type]
+            chosen({"profile": "strict"})  # type: ignore[arg-type]
 
     def test_an_agent_writes_to_a_session_call_by_call(self) -> None:
         """An agent other than the session's own writes each call as itself."""

@@ -409,24 +409,10 @@ class TestOptions:
             assert refused.is_error is True
             assert "max_ops=2" in _text(refused)
 
-    def test_the_old_keywords_still_work_with_a_warning(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        """profile=, limits= and agent= still work for one release, warning at the caller (the new form)."""
-        warned = r"build_server\(profile=\.\.\.\) is deprecated"
-        with pytest.warns(DeprecationWarning, match=warned) as caught:
-            server = build_server(profile="strict")
-        assert "pass options=Options(profile=...)" in str(caught[0].message)
-        assert caught[0].filename == __file__
-        tools, _ = _in_process(server)
-        assert next(t for t in tools.tools if t.name == "todo_write").input_schema == phasetodo.STRICT.schema
-        monkeypatch.setattr(mcp_server.anyio, "run", lambda *_: None)
-        with pytest.warns(DeprecationWarning, match=r"serve\(limits=\.\.\., agent=\.\.\.\)") as caught:
-            mcp_server.serve(limits=None, agent="ann")
-        assert caught[0].filename == __file__
-
-    def test_options_beside_the_old_keywords_are_refused(self) -> None:
-        """options= with profile= (or an unknown keyword) is refused before anything is served."""
-        with pytest.raises(InvalidOption, match="options: give profile in it, not beside it"):
-            build_server(options=Options(), profile="strict")
+    def test_the_old_keywords_are_refused(self) -> None:
+        """profile= (it goes in options) or any unknown keyword is a TypeError before anything is served."""
+        with pytest.raises(TypeError, match="unexpected keyword argument 'profile'"):
+            build_server(options=Options(), profile="strict")  # type: ignore[call-arg]
         with pytest.raises(TypeError, match="unexpected keyword argument 'strict'"):
             build_server(strict=True)  # type: ignore[call-arg]
 

@@ -249,18 +249,10 @@ class TestOptions:
         assert ClaudeCodeTodoWrite().read() == {"todos": []}
 
     @pytest.mark.parametrize("cls", ALL, ids=lambda c: c.__name__)
-    def test_limits_keyword_still_works_with_a_warning(self, cls: type[WholeListTool]) -> None:
-        """limits= still works for one release, with a DeprecationWarning that names options=Options(...)."""
-        with pytest.warns(DeprecationWarning, match=r"pass options=Options\(limits=\.\.\.\)") as caught:
-            tool = cls(limits=None)
-        assert f"{cls.__name__}(limits=...) is deprecated" in str(caught[0].message)
-        assert caught[0].filename == __file__
-        assert tool.execute(_payload(cls, [("x" * 10_001, "pending")])).is_error is False
-
-    def test_options_and_the_old_keyword_together_are_refused(self) -> None:
-        """options= and limits= together are refused, naming the keyword to move."""
-        with pytest.raises(InvalidOption, match="options: give limits in it, not beside it"):
-            TodosWrite(options=Options(), limits=None)
+    def test_the_limits_keyword_is_gone(self, cls: type[WholeListTool]) -> None:
+        """limits= is a TypeError: the limits go in options (nothing was released)."""
+        with pytest.raises(TypeError, match="limits"):
+            cls(limits=None)  # type: ignore[call-arg]
 
     def test_an_unknown_keyword_is_a_type_error(self) -> None:
         """A keyword no format takes raises TypeError, as Python does (profile= among them)."""

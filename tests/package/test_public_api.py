@@ -1,13 +1,16 @@
-"""The package's public face: the names at the top, the submodules, and the names that moved."""
+"""The package's public face: the names at the top, the submodules, and the one list of public modules."""
 
 from __future__ import annotations
 
 import importlib
+import re
 import warnings
+from pathlib import Path
 
 import pytest
 
 import phasetodo
+from phasetodo import _public
 
 #: Every name ``phasetodo`` exports. Adding one is a decision: this list says so in review.
 EXPORTED = {
@@ -52,14 +55,27 @@ class TestSubmodules:
             assert getattr(phasetodo, name) is module
 
 
-class TestMoved:
-    @pytest.mark.parametrize("name", sorted({*phasetodo._MOVED, *phasetodo._RENAMED}))
-    def test_a_moved_name_still_works_and_says_where_it_went(self, name: str) -> None:
-        """The old top-level name gives the same object, with a DeprecationWarning naming its module."""
-        where, new = phasetodo._RENAMED.get(name) or (phasetodo._MOVED[name], name)
-        with pytest.warns(DeprecationWarning, match=rf"phasetodo\.{where}\.{new}"):
-            value = getattr(phasetodo, name)
-        assert value is getattr(importlib.import_module(f"phasetodo.{where}"), new)
+class TestFace:
+    def test_dir_is_the_public_face(self) -> None:
+        """dir(phasetodo) less its public submodules is exactly __all__: nothing else leaks."""
+        names = set(dir(phasetodo)) - set(_public.SUBMODULES)
+        assert names == set(phasetodo.__all__)
+
+    def test_the_submodules_come_from_the_one_list(self) -> None:
+        """Every top-level public module of phasetodo._public.MODULES is reachable as an attribute."""
+        for name in _public.SUBMODULES:
+            assert getattr(phasetodo, name) is importlib.import_module(f"phasetodo.{name}")
+
+    def test_the_architecture_page_names_every_public_module(self) -> None:
+        """docs/architecture.md lists the public modules of the one list, and no other."""
+        page = (Path(__file__).parents[2] / "docs" / "architecture.md").read_text(encoding="utf-8")
+        listed = set(re.findall(r"`(phasetodo(?:\.[a-z_]+)*)`", page.split("## Public modules", 1)[1]))
+        assert listed == {*_public.MODULES, *_public.APPS}
+
+    def test_a_moved_name_is_not_kept(self) -> None:
+        """Names that lived at the top before 0.1 (nothing was released) are plain AttributeErrors."""
+        with pytest.raises(AttributeError, match="CorruptLog"):
+            phasetodo.CorruptLog  # type: ignore[attr-defined]  # noqa: B018
 
     def test_an_unknown_name_is_an_attribute_error(self) -> None:
         """A name that never existed raises AttributeError, with no warning."""

@@ -19,6 +19,7 @@ from .._core.model import Phase
 from .._profiles.builtin import resolve as resolve_profile
 from .._views.render import visible
 from ..errors import InvalidSessionId, InvalidStoreSpec, PhasetodoError
+from ..errors import _CommandExit as _Exit
 from ..session import Session
 from ..stores import Store, check_session_id
 from ..stores._url import default_spec, parse_store, shown
@@ -53,19 +54,6 @@ OK, OP_ERRORS, USAGE = 0, 1, 2
 
 #: The exit status when the reader of the output went away (a shell's 128 + SIGPIPE).
 CLOSED_PIPE = 141
-
-
-class _Exit(Exception):
-    """Stop the command with ``status`` after printing ``message`` to stderr.
-
-    ``problems`` (one per line, each naming its place) go into ``--json`` errors.
-    """
-
-    def __init__(self, status: int, message: str, problems: Sequence[str] = ()) -> None:
-        self.status = status
-        self.message = message
-        self.problems = tuple(problems)
-        super().__init__(message)
 
 
 def usage(message: str) -> NoReturn:

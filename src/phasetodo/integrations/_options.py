@@ -2,45 +2,21 @@
 
 An integration that makes a tool takes ``options`` (the profile its calls run in,
 their limits, the agent that writes) rather than a keyword per option, checks it
-with :func:`chosen` and makes its tool with :func:`make_tool`. The keywords the
-integrations took before (``profile=``, ``limits=``, ``agent=``) still work for one
-release: :func:`chosen` turns them into an ``Options``, with a
-:class:`DeprecationWarning` naming the new form.
+with :func:`chosen` and makes its tool with :func:`make_tool`.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, TypedDict
+from typing import Any
 
-from .._core.limits import DEFAULT_LIMITS, Limits
 from .._core.model import Phase
-from .._profiles.builtin import ProfileLike
-from .._profiles.options import UNSET, Options, OptionsHolder, Unset
+from .._profiles.options import Options
 from .._profiles.result import Storage
 from ..errors import InvalidOption
 from ..tool import MemoryState, TodoState, TodoWriteTool, ToolResult
 
-__all__ = ["AgentKeywords", "LimitsKeyword", "ProfileKeywords", "chosen", "make_tool"]
-
-
-class LimitsKeyword(TypedDict, total=False):
-    """Deprecated beside ``options``: ``limits`` (``None``: none), now ``options=Options(limits=...)``."""
-
-    limits: Limits | Unset | None
-
-
-class ProfileKeywords(LimitsKeyword, total=False):
-    """Deprecated beside ``options``: ``profile`` and ``limits``, now given in ``options``."""
-
-    profile: ProfileLike
-
-
-class AgentKeywords(ProfileKeywords, total=False):
-    """Deprecated beside ``options``: ``profile``, ``limits`` and ``agent``, now given in ``options``."""
-
-    agent: str | None
+__all__ = ["chosen", "make_tool"]
 
 
 #: What a session keeps for itself, not an integration's tool: a dry run, a plan's lead, a scope.
@@ -48,42 +24,11 @@ _SESSIONS_OWN = ("dry_run", "lead", "scope")
 _DEFAULTS = Options()
 
 
-def chosen(
-    state: object,
-    options: Options | None,
-    given: Mapping[str, Any],
-    keywords: type[LimitsKeyword],
-    called: str,
-    *,
-    stacklevel: int = 3,
-) -> Options | None:
-    """The options ``called``'s tool runs with: ``options``, or the deprecated keywords in ``given``.
+def chosen(options: Options | None) -> Options | None:
+    """``options`` checked for a tool: an ``Options`` without the session's own settings, or None.
 
-    ``keywords`` names the deprecated keywords ``called`` takes; any other name
-    raises ``TypeError``, as Python does. The deprecated keywords build an
-    ``Options`` (limits left out are ``state``'s own) and warn, at ``stacklevel``
-    (the caller of ``called`` by default). ``None``: neither was given, and the
-    tool keeps its defaults (parity, the state's own limits).
+    ``None`` keeps the tool's defaults (parity, the state's own limits).
     """
-    names = keywords.__annotations__
-    for name in given:
-        if name not in names:
-            raise TypeError(f"{called}() got an unexpected keyword argument {name!r}")
-    if given:
-        if options is not None:
-            raise InvalidOption(f"options: give {', '.join(given)} in it, not beside it")
-        spelled = ", ".join(f"{name}=..." for name in given)
-        warnings.warn(
-            f"{called}({spelled}) is deprecated: pass options=Options({spelled}) (phasetodo.tool.Options); "
-            "the keywords go in the next release",
-            DeprecationWarning,
-            stacklevel=stacklevel,
-        )
-        limits = given.get("limits", UNSET)
-        own = state.limits if isinstance(state, OptionsHolder) else DEFAULT_LIMITS
-        return Options(
-            given.get("profile", "parity"), own if limits is UNSET else limits, agent=given.get("agent")
-        )
     if options is None:
         return None
     if not isinstance(options, Options):

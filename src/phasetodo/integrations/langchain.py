@@ -12,7 +12,7 @@ status. Needs the ``phasetodo[langchain]`` extra.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Annotated, Any, NotRequired
+from typing import Annotated, Any, NotRequired
 
 from typing_extensions import TypedDict
 
@@ -21,11 +21,8 @@ from .._profiles.parity import PARITY
 from .._profiles.registry import Profile
 from ..tool import Options, TodoState, TodoWriteTool, ToolResult
 from ._extras import needs_extra
-from ._options import ProfileKeywords, chosen, make_tool
+from ._options import chosen, make_tool
 from .wholelist import LangChainWriteTodos
-
-if TYPE_CHECKING:
-    from typing_extensions import Unpack
 
 with needs_extra(__name__, "LangChain", "langchain"):
     from langchain.agents.middleware.types import (
@@ -87,8 +84,7 @@ class PhasetodoMiddleware(AgentMiddleware[PhasedTodoState, Any, Any]):
     ``tool_description`` replace our wording, as they do for
     ``TodoListMiddleware``. ``options`` holds the profile the calls run in,
     their limits and the agent that writes (``None``: parity, the session's
-    own limits; the whole-list tool always runs parity). ``profile=`` and
-    ``limits=`` are deprecated: give them in ``options``.
+    own limits; the whole-list tool always runs parity).
     """
 
     state_schema = PhasedTodoState
@@ -101,15 +97,12 @@ class PhasetodoMiddleware(AgentMiddleware[PhasedTodoState, Any, Any]):
         system_prompt: str | None = None,
         tool_description: str | None = None,
         options: Options | None = None,
-        **deprecated: Unpack[ProfileKeywords],
     ) -> None:
         super().__init__()
         self.session = session
         self.whole_list = whole_list
         #: What every call runs with (``None``: the tool's defaults).
-        self.options = chosen(
-            session, options, deprecated, ProfileKeywords, f"{__name__}.PhasetodoMiddleware"
-        )
+        self.options = chosen(options)
         default = LangChainWriteTodos.description if whole_list else self.profile.description
         self.tool_description = tool_description if tool_description is not None else default
         self.tool_name = LangChainWriteTodos.name if whole_list else TodoWriteTool.name

@@ -35,7 +35,7 @@ import functools
 import io
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from .._core.model import Phase
 from .._core.schema import DETAILS_SCHEMA, problems
@@ -53,7 +53,7 @@ from ..errors import (
 )
 from ..tool import Options, TodoState, TodoWriteTool, ToolResult
 from ._extras import needs_extra
-from ._options import AgentKeywords, chosen, make_tool
+from ._options import chosen, make_tool
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -120,15 +120,14 @@ READ_TOOL: dict[str, Any] = {
 }
 
 
-class ServeOptions(AgentKeywords, total=False):
+class ServeOptions(TypedDict, total=False):
     """The keywords of :func:`build_server`, :func:`serve_stdio` and :func:`serve`.
 
     ``options`` holds the profile the calls run in (its schema is the tool's),
     their limits and the agent that writes (``None``: parity, the session's own
     limits; an agent writes to a ``Session`` that belongs to it, or to a plan
     it shares). ``max_queued`` (default :data:`MAX_QUEUED`) and ``max_reply``
-    (default :data:`MAX_REPLY`) bound the work in flight. ``profile``,
-    ``limits`` and ``agent`` are deprecated: give them in ``options``.
+    (default :data:`MAX_REPLY`) bound the work in flight.
     """
 
     options: Options | None
@@ -138,8 +137,10 @@ class ServeOptions(AgentKeywords, total=False):
 
 def _serving(session: TodoState | None, given: ServeOptions, called: str) -> tuple[TodoWriteTool, int, int]:
     """The tool a server's calls run on, and its bounds, from the keywords ``called`` was given."""
-    rest = {key: value for key, value in given.items() if key not in ("options", "max_queued", "max_reply")}
-    options = chosen(session, given.get("options"), rest, AgentKeywords, f"{__name__}.{called}", stacklevel=4)
+    unknown = [key for key in given if key not in ServeOptions.__annotations__]
+    if unknown:
+        raise TypeError(f"{called}() got an unexpected keyword argument {unknown[0]!r}")
+    options = chosen(given.get("options"))
     return make_tool(session, options), given.get("max_queued", MAX_QUEUED), given.get("max_reply", MAX_REPLY)
 
 

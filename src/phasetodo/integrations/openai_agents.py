@@ -9,15 +9,12 @@ call. By default it sends the strict schema, as the SDK recommends, and reads
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..tool import Options, TodoState
 from ._extras import needs_extra
-from ._options import ProfileKeywords, chosen, make_tool
+from ._options import chosen, make_tool
 from .openai import strict_schema
-
-if TYPE_CHECKING:
-    from typing_extensions import Unpack
 
 with needs_extra(__name__, "openai-agents", "openai-agents"):
     from agents import FunctionTool, RunContextWrapper
@@ -30,18 +27,14 @@ def todo_write_tool(
     *,
     strict: bool = True,
     options: Options | None = None,
-    **deprecated: Unpack[ProfileKeywords],
 ) -> FunctionTool:
     """A ``FunctionTool`` named ``todo_write`` acting on ``session`` (memory when ``None``).
 
     ``strict=False`` sends the plain schema instead of the strict one.
     ``options`` holds the profile the calls run in, their limits and the agent
-    that writes (``None``: parity, the session's own limits). ``profile=`` and
-    ``limits=`` are deprecated: give them in ``options``.
+    that writes (``None``: parity, the session's own limits).
     """
-    tool = make_tool(
-        session, chosen(session, options, deprecated, ProfileKeywords, f"{__name__}.todo_write_tool")
-    )
+    tool = make_tool(session, chosen(options))
 
     async def invoke(_context: RunContextWrapper[Any], arguments: str) -> str:
         try:

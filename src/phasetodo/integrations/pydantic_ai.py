@@ -11,14 +11,11 @@ before the tool runs (arguments that are not a JSON object). Needs the
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..tool import Options, TodoState
 from ._extras import needs_extra
-from ._options import ProfileKeywords, chosen, make_tool
-
-if TYPE_CHECKING:
-    from typing_extensions import Unpack
+from ._options import chosen, make_tool
 
 with needs_extra(__name__, "pydantic-ai", "pydantic-ai"):
     from pydantic_ai import Tool
@@ -31,22 +28,18 @@ def todo_write_tool(
     *,
     max_retries: int | None = None,
     options: Options | None = None,
-    **deprecated: Unpack[ProfileKeywords],
 ) -> Tool[Any]:
     """A pydantic-ai ``Tool`` named ``todo_write`` acting on ``session`` (memory when ``None``).
 
     It runs alone (``sequential``), never beside another tool call, as the
     list is read and replaced whole by each call. ``options`` holds the
     profile the calls run in, their limits and the agent that writes
-    (``None``: parity, the session's own limits); ``profile=`` and ``limits=``
-    are deprecated: give them in ``options``. A bad call returns its problems
+    (``None``: parity, the session's own limits). A bad call returns its problems
     as text rather than raising ``ModelRetry``. ``max_retries`` sets
     pydantic-ai's retry budget for arguments it rejects itself (not JSON
     objects); ``None`` keeps the agent's default.
     """
-    tool = make_tool(
-        session, chosen(session, options, deprecated, ProfileKeywords, f"{__name__}.todo_write_tool")
-    )
+    tool = make_tool(session, chosen(options))
 
     def todo_write(**params: Any) -> str:
         return tool.execute(params).text

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, Self
+from typing import Any, ClassVar, Self
 
 import attrs
 
@@ -37,10 +37,7 @@ from .._core.schema import array_of_objects, problems
 from .._profiles.parity import PARITY
 from ..errors import InvalidOption
 from ..tool import Options, TodoState, TodoWriteTool, ToolResult
-from ._options import LimitsKeyword, chosen, make_tool
-
-if TYPE_CHECKING:
-    from typing_extensions import Unpack
+from ._options import chosen, make_tool
 
 __all__ = [
     "FORMATS",
@@ -94,7 +91,7 @@ class WholeListTool:
     phase written lists go into. ``options`` holds the calls' limits and the
     agent that writes (``None``: the session's own limits); its profile must
     be parity, as the formats are translated to the reference's ops.
-    ``limits=`` is deprecated: give it in ``options``. Subclasses say where the
+    Subclasses say where the
     list sits in the arguments and how an item is spelled.
     """
 
@@ -111,11 +108,10 @@ class WholeListTool:
         *,
         phase: str = "Todos",
         options: Options | None = None,
-        **deprecated: Unpack[LimitsKeyword],
     ) -> None:
         if not isinstance(phase, str) or is_blank(phase):
             raise InvalidOption("phase: must be a non-blank string")
-        chose = chosen(session, options, deprecated, LimitsKeyword, f"{__name__}.{type(self).__name__}")
+        chose = chosen(options)
         if chose is not None and chose.profile is not PARITY:
             raise InvalidOption(
                 f"options.profile: {chose.profile.name!r}; a whole-list format runs the reference's ops, "
