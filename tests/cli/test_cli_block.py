@@ -136,6 +136,18 @@ class TestBlock:
             assert f"{verb}: session 'default' is not a team plan" in err
         assert all("reason" not in task for task in _tasks(solo))
 
+    def test_ready_on_a_plan_that_is_not_a_team_plan(self, tmp_path: Path, run: Run) -> None:
+        """ready on a parity plan says it is not a team plan and how to make one (not `? → task`)."""
+        solo = tmp_path / "solo"
+        store = phasetodo.JsonlStore(solo)
+        with phasetodo.Session.open("default", store) as session:
+            session.todo_write(PLAN)
+        store.close()
+        status, out, err = run("ready", store=solo)
+        assert (status, out) == (2, "")
+        assert "ready: session 'default' is not a team plan" in err
+        assert "--profile team" in err
+
 
 class TestUnblock:
     def test_unblock_leaves_the_task_pending_and_unowned(self, plan: Path, run: Run) -> None:

@@ -23,7 +23,6 @@ from mcp_types import CallToolResult
 import phasetodo
 from phasetodo import testing
 from phasetodo.errors import InvalidOption
-from phasetodo.integrations import mcp as mcp_server
 from phasetodo.integrations.mcp import READ_TOOL, build_server, mcp_tool
 from phasetodo.tool import MemoryState, Options, TodoWriteTool
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 import phasetodo
+import phasetodo.cli
 from phasetodo.errors import StoreError, VersionConflict
 from phasetodo.stores._dsn import redact
 
@@ -492,6 +493,21 @@ class TestWatchResumes:
             assert time.monotonic() - began < 5
             log.close()
         store.close()
+
+
+class TestRefusedConnection:
+    def test_the_command_says_it_on_one_line(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """A server that is not there: exit 2 and the driver's hint on the same line, no literal \\t."""
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]  # closed again: nothing listens there
+        status = phasetodo.cli.main(["--store", f"postgresql://nobody@127.0.0.1:{port}/x", "show"])
+        err = capsys.readouterr().err
+        assert status == 2
+        assert "Connection refused; Is the server running" in err
+        assert "\\t" not in err
+        assert "\t" not in err
+        assert err.count("\n") == 1
 
 
 class TestCredentials:

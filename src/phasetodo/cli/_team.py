@@ -17,6 +17,7 @@ from .. import person
 from .._core.model import Status, Task
 from .._profiles.team.engine import ready_tasks
 from .._profiles.team.summary import format_team_head
+from ..session import Session
 from ._context import OK, json_text, open_session, raw, usage
 from ._report import person_edit
 from ._targets import find_target
@@ -27,6 +28,7 @@ __all__ = ["run_block", "run_ready", "run_unblock"]
 def run_ready(args: argparse.Namespace, out: IO[str]) -> int:
     """``ready [--agent NAME]``: the ready tasks, who is on what and what is blocked."""
     with open_session(args, must_exist=True) as session:
+        _must_be_team(session, "ready")
         phases = tuple(session.refresh())
         now = float(session.clock())
     if args.json:
@@ -38,6 +40,16 @@ def run_ready(args: argparse.Namespace, out: IO[str]) -> int:
         return OK
     out.write(format_team_head(phases, getattr(args, "agent", None), now=now) + "\n")
     return OK
+
+
+def _must_be_team(session: Session, verb: str) -> None:
+    """Stop with a usage error naming how to make a team plan, unless ``session`` is one."""
+    if not person.session_is_team(session):
+        usage(
+            f"{verb}: session {session.session_id!r} is not a team plan (owners, claims and blocked "
+            "tasks belong to plans written with --profile team; `phasetodo show` shows this one); "
+            "nothing changed"
+        )
 
 
 def _lapse(task: Task, now: float) -> dict[str, Any]:
@@ -57,11 +69,7 @@ def _blocking(args: argparse.Namespace, out: IO[str], make: _Ops) -> int:
     verb: str = args.verb
     with open_session(args, must_exist=True) as session:
         phases = tuple(session.refresh())
-        if not person.session_is_team(session):
-            usage(
-                f"{verb}: session {session.session_id!r} is not a team plan (blocked tasks belong "
-                "to plans written with --profile team); nothing changed"
-            )
+        _must_be_team(session, verb)
         target = find_target(args, phases, kinds=("task",))
         if target is None:
             usage(f"{verb}: name the TASK to {verb}")

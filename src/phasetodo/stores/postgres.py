@@ -235,7 +235,9 @@ class PostgresStore:
         return True
 
     def _message(self, error: BaseException) -> str:
-        return redact(str(error).strip(), self.dsn)
+        """The driver's message on one line (libpq indents its hints with tabs), password redacted."""
+        lines = (line.strip() for line in str(error).splitlines())
+        return redact("; ".join(line for line in lines if line), self.dsn)
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
