@@ -46,6 +46,7 @@ __all__ = [
     "merge_files",
     "phases_at",
     "read_log",
+    "resolve_ref",
     "store_at",
     "top_level",
 ]
@@ -187,8 +188,37 @@ class InitReport:
 
 
 def driver_command() -> str:
-    """The merge driver's command line, with this interpreter's absolute path (no PATH lookup)."""
-    return f"{shlex.quote(sys.executable)} -m phasetodo.cli git merge-driver %O %A %B %P"
+    """The merge driver's command line: this interpreter by absolute path (no PATH lookup), with
+    ``-P`` so that git's working folder (the repository's top) is not on ``sys.path``: a
+    ``phasetodo.py`` any branch landed there is never imported by a merge."""
+    return f"{shlex.quote(sys.executable)} -P -m phasetodo.cli git merge-driver %O %A %B %P"
+
+
+def _no_link(top: Path, path: Path) -> Path:
+    """``path`` (inside ``top``), refused when it or a folder on the way is a symbolic link.
+
+    ``init_repo`` writes only real files of the work tree: a link a branch planted
+    (``.gitattributes`` to a user's gitconfig, say) is never followed.
+    """
+    for step in (path, *path.relative_to(top).parents):
+        where = top / step if not step.is_absolute() else step
+        if where != top and where.is_symlink():
+            raise GitPlanError(
+                f"git init: {where.relative_to(top)} is a symbolic link; phasetodo writes only real "
+                "files inside the work tree (remove the link and run git init again)"
+            )
+    return path
+
+
+def _write_new(path: Path, text: str, *, append: bool = False) -> None:
+    """Write (or append) ``text`` to ``path`` without following a link that appeared meanwhile."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | (os.O_APPEND if append else os.O_TRUNC)
+    try:
+        handle = os.open(path, flags, 0o644)
+    except OSError as error:
+        raise GitPlanError(f"git init: cannot write {path.name}: {error.strerror}") from error
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        out.write(text)
 
 
 def init_repo(repo: str | os.PathLike[str] = ".") -> InitReport:
@@ -199,18 +229,18 @@ def init_repo(repo: str | os.PathLike[str] = ".") -> InitReport:
     driver (``merge.phasetodo.name`` and ``.driver``) in the repository's own config.
     """
     top = top_level(repo)
-    store = top / STORE_DIR
+    store = _no_link(top, top / STORE_DIR)
+    ignore = _no_link(top, store / ".gitignore")
+    attributes = _no_link(top, top / ".gitattributes")
     made = not store.is_dir()
     store.mkdir(exist_ok=True)
-    ignore = store / ".gitignore"
     if not ignore.exists():
-        ignore.write_text(_IGNORED, encoding="utf-8")
-    attributes = top / ".gitattributes"
+        _write_new(ignore, _IGNORED)
     text = attributes.read_text(encoding="utf-8") if attributes.exists() else ""
     added = ATTRIBUTES_LINE not in text.splitlines()
     if added:
         gap = "" if not text or text.endswith("\n") else "\n"
-        attributes.write_text(f"{text}{gap}{ATTRIBUTES_LINE}\n", encoding="utf-8")
+        _write_new(attributes, f"{gap}{ATTRIBUTES_LINE}\n", append=True)
     command = driver_command()
     now = _git(top, "config", "--local", "--get", "merge.phasetodo.driver", check=False)
     changed = now.returncode != 0 or now.stdout.decode().strip() != command
@@ -222,13 +252,28 @@ def init_repo(repo: str | os.PathLike[str] = ".") -> InitReport:
     return InitReport(store, made, added, changed, ignored)
 
 
+def resolve_ref(ref: str, repo: str | os.PathLike[str] = ".") -> str:
+    """The commit id ``ref`` names, or ``GitPlanError`` saying the ref is unknown.
+
+    A ref is never handed to git where it could read as an option (``--output=...``).
+    """
+    if not ref or ref.startswith("-"):
+        raise GitPlanError(f"--at {ref}: not a ref (a ref does not start with '-')")
+    asked = f"{ref}^{{commit}}"
+    done = _git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", asked, check=False)
+    if done.returncode != 0:
+        raise GitPlanError(f"--at {ref}: no branch, tag or commit of that name in this repository")
+    return done.stdout.decode().strip()
+
+
 @contextmanager
 def store_at(
     ref: str, session_id: str = "default", repo: str | os.PathLike[str] = "."
 ) -> Iterator[JsonlStore]:
     """A read-only JSONL store holding session ``session_id`` as it was at ``ref``, in a temp folder."""
     top = top_level(repo)
-    done = _git(top, "show", f"{ref}:{STORE_DIR}/{session_id}.jsonl", check=False)
+    commit = resolve_ref(ref, top)
+    done = _git(top, "show", f"{commit}:{STORE_DIR}/{session_id}.jsonl", check=False)
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip().splitlines()
         why = message[-1] if message else "git show failed"

@@ -15,7 +15,8 @@ import attrs
 import pytest
 
 from phasetodo import JsonlStore, Phase, Session, Task
-from phasetodo.gitplan import CONFLICT_SOURCE, init_repo, phases_at, read_log
+from phasetodo.errors import GitPlanError
+from phasetodo.gitplan import CONFLICT_SOURCE, driver_command, init_repo, phases_at, read_log
 
 pytestmark = pytest.mark.slow
 
@@ -103,7 +104,7 @@ class TestInit:
         assert ".phasetodo/*.jsonl merge=phasetodo" in (repo / ".gitattributes").read_text().splitlines()
         driver = git(repo, "config", "merge.phasetodo.driver").stdout.strip()
         assert driver.startswith(sys.executable)
-        assert driver.endswith("-m phasetodo.cli git merge-driver %O %A %B %P")
+        assert driver.endswith(" -P -m phasetodo.cli git merge-driver %O %A %B %P")
         attr = git(repo, "check-attr", "merge", ".phasetodo/default.jsonl").stdout
         assert attr.strip().endswith("phasetodo")
 
@@ -491,11 +492,29 @@ class TestAt:
         assert (repo / ".phasetodo" / "default.jsonl").read_bytes() == before
 
     def test_unknown_ref(self, repo: Path) -> None:
-        """A ref without the log exits 1 naming the ref and the file."""
+        """A ref the repository does not have exits 1 saying so (not blaming a missing file)."""
         start(repo)
         done = cli(repo, "--at", "nope", "show")
         assert done.returncode == 1
-        assert ".phasetodo/default.jsonl at nope" in done.stderr
+        assert "--at nope: no branch, tag or commit of that name" in done.stderr
+
+    def test_a_ref_without_the_log(self, repo: Path) -> None:
+        """A ref that exists but has no plan exits 1 naming the file at that ref."""
+        git(repo, "commit", "-q", "--allow-empty", "-m", "empty")
+        done = cli(repo, "--at", "HEAD", "show")
+        assert done.returncode == 1
+        assert ".phasetodo/default.jsonl at HEAD" in done.stderr
+
+    @pytest.mark.parametrize("ref", ["--output={out}", "-o{out}", "--output={out}^{{commit}}"])
+    def test_a_ref_is_never_an_option(self, repo: Path, tmp_path: Path, ref: str) -> None:
+        """--at=--output=FILE is refused before git sees it: no file is written, exit 1, no plan printed."""
+        start(repo)
+        out = tmp_path / "written"
+        done = cli(repo, f"--at={ref.format(out=out)}", "show")
+        assert done.returncode == 1
+        assert done.stdout == ""
+        assert "not a ref" in done.stderr
+        assert not out.exists()
 
 
 def rename(where: Path, old: str, new: str) -> None:
@@ -529,3 +548,52 @@ def test_git_init_warns_when_the_ignore_rules_leave_the_store_out(tmp_path: Path
     assert init_repo(repo).ignored
     (repo / ".gitignore").write_text(".*\n!.gitignore\n!.gitattributes\n!.phasetodo/\n", encoding="utf-8")
     assert not init_repo(repo).ignored
+
+
+class TestForeignFiles:
+    def test_the_driver_never_imports_the_repositorys_code(self, repo: Path) -> None:
+        """A phasetodo.py that a branch landed at the top is not run by a later merge, which still merges."""
+        start(repo)
+        (repo / "phasetodo.py").write_text(
+            "import pathlib\npathlib.Path(__file__).with_name('ran').write_text('yes')\n", encoding="utf-8"
+        )
+        git(repo, "add", "phasetodo.py")
+        commit(repo, "a module named like ours")
+        git(repo, "checkout", "-qb", "feature")
+        write(repo, "alice", {"op": "start", "task": "Parser"})
+        commit(repo, "feature")
+        git(repo, "checkout", "-q", "main")
+        write(repo, "bob", {"op": "note", "task": "Docs", "text": "API first"})
+        commit(repo, "main")
+        git(repo, "merge", "-q", "--no-edit", "feature")
+        assert not (repo / "ran").exists()
+        tasks = plan(repo)
+        assert (tasks["Parser"].owner, tasks["Docs"].notes) == ("alice", ("API first",))
+
+    def test_init_rewrites_an_old_driver_line(self, repo: Path) -> None:
+        """A repository set up with the old driver line (no -P) gets the safe one from git init."""
+        old = driver_command().replace(" -P -m ", " -m ")
+        git(repo, "config", "merge.phasetodo.driver", old)
+        assert init_repo(repo).set_driver is True
+        assert git(repo, "config", "merge.phasetodo.driver").stdout.strip() == driver_command()
+
+    @pytest.mark.parametrize("planted", [".gitattributes", ".phasetodo", ".phasetodo/.gitignore"])
+    def test_init_refuses_a_planted_link(self, tmp_path: Path, planted: str) -> None:
+        """git init exits 2 naming a symlinked .gitattributes, .phasetodo or .gitignore; nothing outside moves."""
+        fresh = tmp_path / "fresh"
+        fresh.mkdir()
+        git(fresh, "init", "-q", "-b", "main")
+        outside = tmp_path / "outside"
+        outside.mkdir()
+        (outside / "config").write_text("[user]\n\tname = me\n", encoding="utf-8")
+        if planted == ".phasetodo/.gitignore":
+            (fresh / ".phasetodo").mkdir()
+        target = outside if planted == ".phasetodo" else outside / "config"
+        (fresh / planted).symlink_to(target)
+        before = sorted((p.name, p.read_bytes()) for p in outside.iterdir())
+        done = cli(fresh, "git", "init")
+        assert done.returncode == 2
+        assert f"{planted} is a symbolic link" in done.stderr
+        assert sorted((p.name, p.read_bytes()) for p in outside.iterdir()) == before
+        with pytest.raises(GitPlanError, match="symbolic link"):
+            init_repo(fresh)
