@@ -44,7 +44,15 @@ from .errors import (
 from .session_changes import Change, change, remove_closed, strip_closed
 from .stores import Event, EventKind, JsonlStore, Log, Store, Verification
 from .stores._base import check_agent
-from .stores._requests import WINDOW, Request, answer, check_request_id, params_digest, reply_of
+from .stores._requests import (
+    WINDOW,
+    Request,
+    answer,
+    check_request_id,
+    params_digest,
+    reply_of,
+    request_key,
+)
 from .stores._url import default_directory, warn_if_at_former_default
 
 if TYPE_CHECKING:
@@ -458,9 +466,10 @@ class Session(OptionsHolder):
 
         if request_id is None:
             return self._commit("write", make, expected_version, options=options, ops=ops)
+        key = request_key(request_id, options.agent, scope)
         return self._commit(
             "write", make, expected_version, options=options, ops=ops,
-            request=(request_id, params_digest(params)),
+            request=(key, params_digest(params), request_id),
         )
 
     def heartbeat(self) -> float | None:
@@ -635,14 +644,14 @@ class Session(OptionsHolder):
         source: str | None = None,
         options: Options | None = None,
         ops: Callable[[], tuple[Any, ...] | None] | None = None,
-        request: tuple[str, str] | None = None,
+        request: tuple[str, str, str] | None = None,
     ) -> _T:
         """Append what ``make`` builds on the newest list, under the lock; returns its result.
 
         ``options`` are a write's (its writer and profile go into the event);
         ``ops`` gives the validated ops to log, once ``make`` checked them.
-        ``request`` (a write's request id and params digest) answers a retry from
-        the event that id already made, and records the reply with a new event.
+        ``request`` (a write's request key, params digest and request id) answers a
+        retry from the event that key already made, and records the reply with a new event.
         """
         self._check_open()
         with self._log.lock():
@@ -653,7 +662,7 @@ class Session(OptionsHolder):
                 found = self._find_request(request[0])
                 if found is not None and found.request is not None:
                     if found.request.params != request[1]:
-                        raise RequestIdReused(self.session_id, request[0], found.version)
+                        raise RequestIdReused(self.session_id, request[2], found.version)
                     return answer(found.request, found.phases).with_storage(self.storage)  # type: ignore[return-value]
             if expected_version is not None and expected_version != self._version:
                 raise VersionConflict(self.session_id, expected_version, self._version)

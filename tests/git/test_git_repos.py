@@ -579,7 +579,7 @@ class TestForeignFiles:
 
     @pytest.mark.parametrize("planted", [".gitattributes", ".phasetodo", ".phasetodo/.gitignore"])
     def test_init_refuses_a_planted_link(self, tmp_path: Path, planted: str) -> None:
-        """git init exits 2 naming a symlinked .gitattributes, .phasetodo or .gitignore; nothing outside moves."""
+        """git init exits 2 naming a symlinked .gitattributes, .phasetodo or .gitignore; nothing moves."""
         fresh = tmp_path / "fresh"
         fresh.mkdir()
         git(fresh, "init", "-q", "-b", "main")

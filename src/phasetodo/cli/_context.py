@@ -18,8 +18,7 @@ from typing import IO, NoReturn
 from .._core.model import Phase
 from .._profiles.builtin import resolve as resolve_profile
 from .._views.render import visible
-from ..errors import InvalidSessionId, InvalidStoreSpec, PhasetodoError
-from ..errors import _CommandExit as _Exit
+from ..errors import InvalidSessionId, InvalidStoreSpec, PhasetodoError, _CommandExit
 from ..session import Session
 from ..stores import Store, check_session_id
 from ..stores._url import default_spec, parse_store, shown
@@ -54,6 +53,10 @@ OK, OP_ERRORS, USAGE = 0, 1, 2
 
 #: The exit status when the reader of the output went away (a shell's 128 + SIGPIPE).
 CLOSED_PIPE = 141
+
+
+#: How the verbs stop the command (the exception lives in errors.py with every other).
+_Exit = _CommandExit
 
 
 def usage(message: str) -> NoReturn:
