@@ -597,3 +597,53 @@ class TestForeignFiles:
         assert sorted((p.name, p.read_bytes()) for p in outside.iterdir()) == before
         with pytest.raises(GitPlanError, match="symbolic link"):
             init_repo(fresh)
+
+
+def notes_on(where: Path, branch: str, *texts: str) -> None:
+    """Check out a new ``branch`` and commit there one note on Parser per text, each its own event."""
+    git(where, "checkout", "-qb", branch)
+    for text in texts:
+        write(where, "lead", {"op": "note", "task": "Parser", "text": text})
+    commit(where, branch)
+
+
+class TestLiveSessionAcrossCheckout:
+    """A long-lived session (the MCP server, a lead's handle, a watcher) while git swaps the log."""
+
+    @pytest.mark.parametrize("other", [("a", "b"), ("a",)], ids=["same-length", "shorter"])
+    def test_a_checkout_is_adopted_and_written_on(self, repo: Path, other: tuple[str, ...]) -> None:
+        """After checking out a branch whose log has as many events (or fewer), the live session reads
+        that branch's plan, and its next write builds on it: nothing of the branch is lost, no conflict."""
+        start(repo)
+        notes_on(repo, "left", "L1", "L2")
+        git(repo, "checkout", "-q", "main")
+        notes_on(repo, "right", *("R" + n for n in other))
+        git(repo, "checkout", "-q", "left")
+        store = JsonlStore(repo / ".phasetodo")
+        with Session.open("default", store=store, profile="team", agent="lead") as live:
+            assert live.phases[0].tasks[0].notes == ("L1", "L2")
+            git(repo, "checkout", "-q", "right")
+            right = tuple("R" + n for n in other)
+            assert live.phases[0].tasks[0].notes == right
+            live.todo_write({"ops": [{"op": "note", "task": "Parser", "text": "after"}]})
+        assert plan(repo)["Parser"].notes == (*right, "after")
+        assert verified(repo)
+
+    def test_a_watcher_is_given_the_new_plan(self, repo: Path) -> None:
+        """watch() yields the checked-out branch's newest event (its whole list), then follows it."""
+        start(repo)
+        notes_on(repo, "left", "L1", "L2")
+        git(repo, "checkout", "-q", "main")
+        notes_on(repo, "right", "R1")
+        git(repo, "checkout", "-q", "left")
+        store = JsonlStore(repo / ".phasetodo")
+        with Session.open("default", store=store, profile="team", agent="lead") as live:
+            watching = live.watch(timeout=2.0, after=live.version)
+            write(repo, "lead", {"op": "note", "task": "Parser", "text": "L3"})
+            assert next(watching).phases[0].tasks[0].notes == ("L1", "L2", "L3")
+            git(repo, "checkout", "-q", "-f", "right")
+            first = next(watching)
+            assert first.phases[0].tasks[0].notes == ("R1",)
+            write(repo, "lead", {"op": "note", "task": "Parser", "text": "R2"})
+            second = next(watching)
+            assert (second.version, second.phases[0].tasks[0].notes) == (first.version + 1, ("R1", "R2"))
