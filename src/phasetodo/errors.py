@@ -238,17 +238,3 @@ def install_hint(extra: str) -> str:
         f"python -m pip install './phasetodo[{extra}]' from a clone, or the wheel with [{extra}] "
         "(phasetodo is on no package index)"
     )
-
-
-class _CommandExit(Exception):
-    """The ``phasetodo`` command stops with ``status`` after printing ``message`` to stderr.
-
-    ``problems`` (one per line, each naming its place) go into ``--json`` errors. Not a
-    :class:`PhasetodoError`, so the command's handlers of those never catch it.
-    """
-
-    def __init__(self, status: int, message: str, problems: Sequence[str] = ()) -> None:
-        self.status = status
-        self.message = message
-        self.problems = tuple(problems)
-        super().__init__(message)

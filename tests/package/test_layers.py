@@ -126,12 +126,14 @@ class TestLayers:
 
     @pytest.mark.parametrize("module", sorted(name for name in MODULES if name != "phasetodo.errors"))
     def test_exceptions_live_in_errors(self, module: str) -> None:
-        """No module but errors.py defines an exception or warning class."""
+        """No module but errors.py defines a public exception or warning class (the command's private
+        way out, ``cli._context._Exit``, is not an error of the library)."""
         tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
         defined = [
             node.name
             for node in ast.walk(tree)
             if isinstance(node, ast.ClassDef)
+            and not node.name.startswith("_")
             and any(isinstance(base, ast.Name) and base.id.endswith(("Error", "Exception", "Warning"))
                     for base in node.bases)
         ]

@@ -18,7 +18,7 @@ from typing import IO, NoReturn
 from .._core.model import Phase
 from .._profiles.builtin import resolve as resolve_profile
 from .._views.render import visible
-from ..errors import InvalidSessionId, InvalidStoreSpec, PhasetodoError, _CommandExit
+from ..errors import InvalidSessionId, InvalidStoreSpec, PhasetodoError
 from ..session import Session
 from ..stores import Store, check_session_id
 from ..stores._url import default_spec, parse_store, shown
@@ -55,8 +55,17 @@ OK, OP_ERRORS, USAGE = 0, 1, 2
 CLOSED_PIPE = 141
 
 
-#: How the verbs stop the command (the exception lives in errors.py with every other).
-_Exit = _CommandExit
+class _Exit(Exception):  # the command's own way out, not an error of the library
+    """Stop the command with ``status`` after printing ``message`` to stderr.
+
+    ``problems`` (one per line, each naming its place) go into ``--json`` errors.
+    """
+
+    def __init__(self, status: int, message: str, problems: Sequence[str] = ()) -> None:
+        self.status = status
+        self.message = message
+        self.problems = tuple(problems)
+        super().__init__(message)
 
 
 def usage(message: str) -> NoReturn:
