@@ -22,7 +22,6 @@ VERBS = [
     ["drop", "b"],
     ["undo"],
     ["history"],
-    ["ready"],
     ["export"],
     ["demo"],
 ]
@@ -57,6 +56,16 @@ class TestClosedPipe:
     def test_every_verb_exits_quietly(self, plan: Path, words: list[str]) -> None:
         """No traceback and no 'Exception ignored': the status says the reader went away."""
         done = _closed_pipe_run(plan, words)
+        assert done.stderr.decode() == ""
+        assert done.returncode == CLOSED_PIPE
+
+    def test_ready_on_a_team_plan_exits_quietly(self, tmp_path: Path) -> None:
+        """ready (a team plan's verb) says nothing either when its reader went away."""
+        store = phasetodo.JsonlStore(tmp_path / ".phasetodo")
+        with phasetodo.Session.open("default", store, profile="team", agent="lead") as session:
+            session.todo_write({"ops": [{"op": "init", "list": [{"phase": "Now", "items": ["a", "b"]}]}]})
+        store.close()
+        done = _closed_pipe_run(tmp_path, ["ready"])
         assert done.stderr.decode() == ""
         assert done.returncode == CLOSED_PIPE
 
