@@ -6,7 +6,8 @@ names here are the everyday ones; the rest live in public submodules:
 :mod:`phasetodo.ops` (op values), :mod:`phasetodo.profiles` (profiles, the typed
 engine entries, schemas), :mod:`phasetodo.views` (summary, Markdown, diffs),
 :mod:`phasetodo.errors`, :mod:`phasetodo.stores`, :mod:`phasetodo.session`,
-:mod:`phasetodo.tool` and :mod:`phasetodo.person`.
+:mod:`phasetodo.tool` and :mod:`phasetodo.person`; :mod:`phasetodo.todo` is the
+reference's current one-op ``todo`` tool.
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ _ON_FIRST_USE = {
 _LAZY = {name: module for module, names in _ON_FIRST_USE.items() for name in names}
 #: Submodules that ``phasetodo.<name>`` reaches without importing them first.
 _SUBMODULES = frozenset(
-    ("errors", "ops", "person", "profiles", "session", "session_changes", "stores", "tool", "views")
+    ("errors", "ops", "person", "profiles", "session", "session_changes", "stores", "todo", "tool", "views")
 )
 
 #: Names that moved to a submodule in 0.1: they still work here, with a DeprecationWarning,
