@@ -106,9 +106,7 @@ def from_markdown(text: str) -> tuple[tuple[TodoPhase, ...], list[str]]:
             phases.append((_DEFAULT_PHASE, []))
         status = _STATUS.get(task[1])
         if status is None:
-            errors.append(
-                f'Line {number}: unknown status marker "[{task[1]}]" (use [ ], [x], [/], [-], [!])'
-            )
+            errors.append(f'Line {number}: unknown status marker "[{task[1]}]" (use [ ], [x], [/], [-], [!])')
             continue
         phases[-1][1].append(_parse_task(status, trim(task[2])))
     parsed = tuple(TodoPhase(name, tuple(tasks)) for name, tasks in phases)

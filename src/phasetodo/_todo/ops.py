@@ -112,7 +112,9 @@ def _start(phases: Phases, params: Params, errors: list[str]) -> Phases:
         if task.status is Status.IN_PROGRESS and (p, t) != place
     ]
     phases = _update(phases, others, lambda task: attrs.evolve(task, status=Status.PENDING, dropped_by=None))
-    return _update(phases, [place], lambda task: attrs.evolve(task, status=Status.IN_PROGRESS, dropped_by=None))
+    return _update(
+        phases, [place], lambda task: attrs.evolve(task, status=Status.IN_PROGRESS, dropped_by=None)
+    )
 
 
 def _done(phases: Phases, params: Params, errors: list[str]) -> Phases:
@@ -179,11 +181,11 @@ def _append(phases: Phases, params: Params, errors: list[str]) -> Phases:
         errors.append("Missing items for append operation")
         return phases
     seen: set[str] = set()
-    duplicates = [
-        content
-        for content in params.items
-        if content in seen or _find_task(phases, content) is not None or seen.add(content)
-    ]
+    duplicates = []
+    for content in params.items:
+        if content in seen or _find_task(phases, content) is not None:
+            duplicates.append(content)
+        seen.add(content)
     errors.extend(f'Task "{content}" already exists' for content in duplicates)
     if duplicates:
         return phases

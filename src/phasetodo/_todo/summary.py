@@ -49,9 +49,7 @@ def _active_line(phases: Sequence[TodoPhase]) -> str:
     )
     phase = phases[current]
     done = _count(phase.tasks, Status.COMPLETED)
-    ahead = any(
-        _count(later.tasks, Status.COMPLETED, Status.ABANDONED) for later in phases[current + 1 :]
-    )
+    ahead = any(_count(later.tasks, Status.COMPLETED, Status.ABANDONED) for later in phases[current + 1 :])
     tail = _WORKED_AHEAD if ahead else "."
     return f'Active phase {current + 1}/{len(phases)} "{phase.name}" ({done}/{len(phase.tasks)}){tail}'
 

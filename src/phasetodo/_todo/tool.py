@@ -49,8 +49,8 @@ def run(params: object, before: tuple[TodoPhase, ...], storage: str) -> Outcome:
     checked = check(params, bool(before))
     if isinstance(checked, list):
         text = "Invalid todo arguments: " + "\n".join(checked)
-        details = {"phases": phases_to_json(before), "storage": storage}
-        return Outcome(_result(text, details, True), None, before, False)
+        rejected = {"phases": phases_to_json(before), "storage": storage}
+        return Outcome(_result(text, rejected, True), None, before, False)
     read_only = checked.op == "view"
     errors: list[str] = []
     updated = before
