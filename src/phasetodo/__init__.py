@@ -6,7 +6,8 @@ names here are the everyday ones; the rest live in public submodules:
 :mod:`phasetodo.ops` (op values), :mod:`phasetodo.profiles` (profiles, the typed
 engine entries, schemas), :mod:`phasetodo.views` (summary, Markdown, diffs),
 :mod:`phasetodo.errors`, :mod:`phasetodo.stores`, :mod:`phasetodo.session`,
-:mod:`phasetodo.tool` and :mod:`phasetodo.person`.
+:mod:`phasetodo.tool` and :mod:`phasetodo.person`; :mod:`phasetodo.todo` is the
+reference's current one-op ``todo`` tool.
 """
 
 from __future__ import annotations
@@ -93,6 +94,7 @@ if TYPE_CHECKING:
     from . import session as session
     from . import session_changes as session_changes
     from . import stores as stores
+    from . import todo as todo
     from . import tool as tool
     from . import transcript as transcript
     from . import views as views

@@ -16,6 +16,7 @@ MODULES: tuple[str, ...] = (
     "phasetodo.profiles",
     "phasetodo.views",
     "phasetodo.tool",
+    "phasetodo.todo",
     "phasetodo.session",
     "phasetodo.session_changes",
     "phasetodo.stores",

@@ -21,7 +21,7 @@ EXPORTED = {
     "VersionConflict", "__version__", "apply", "compaction_anchor", "diff_phases", "dump_phases",
     "format_summary", "load_phases", "markdown_to_phases", "phases_to_markdown", "todo_write",
 }
-SUBMODULES = ("errors", "ops", "person", "profiles", "session", "stores", "tool", "views", "testing")
+SUBMODULES = ("errors", "ops", "person", "profiles", "session", "stores", "todo", "tool", "views", "testing")
 
 
 class TestTopLevel:
