@@ -23,7 +23,7 @@ import attrs
 
 from . import _planorder
 from ._core.codec import dump_phases
-from ._core.model import Phase, Task
+from ._core.model import Phase, Status, Task
 from .stores import Event
 
 __all__ = ["CONFLICT_SOURCE", "Conflict", "MergeResult", "merge_events"]
@@ -735,6 +735,7 @@ def merge_events(base: Sequence[Event], ours: Sequence[Event], theirs: Sequence[
         )
         prior = merged.freeze()
         found = merge.apply(side, before, event)
+        found.extend(_one_active(merged, prior, event.time))
         merged.mark = max([merged.mark, _mark(event.phases), *(_id_number(i) or 0 for i in merged.ids())])
         after = merged.freeze()
         for _, other, other_before, other_side in members:
@@ -761,6 +762,48 @@ def merge_events(base: Sequence[Event], ours: Sequence[Event], theirs: Sequence[
             out.append(Event(len(out) + 1, "user_edit", event.time, merged.freeze(), CONFLICT_SOURCE))
     final = out[-1].phases if out else ()
     return MergeResult(tuple(out), tuple(final), tuple(conflicts), common)
+
+
+def _active(tasks: Sequence[Task]) -> dict[str, list[Task]]:
+    """The tasks each agent holds in progress."""
+    out: dict[str, list[Task]] = {}
+    for task in tasks:
+        if task.status is Status.IN_PROGRESS and task.owner is not None:
+            out.setdefault(task.owner, []).append(task)
+    return out
+
+
+def _one_active(merged: _Merged, prior: Sequence[Phase], time: float) -> list[Conflict]:
+    """Keep a team plan's rule through the merge: one task in progress per agent. An agent
+    holding two (claimed on two branches) keeps the one claimed by the event just applied (the
+    later claim; the first in the list when that tells none) and the other is released to
+    pending, a conflict."""
+    held = _active([t for pid in merged.order for t in merged.tasks[pid]])
+    if all(len(tasks) < 2 for tasks in held.values()):
+        return []
+    before = {_ident(t) for tasks in _active([t for p in prior for t in p.tasks]).values() for t in tasks}
+    found: list[Conflict] = []
+    for owner, tasks in sorted(held.items()):
+        if len(tasks) < 2:
+            continue
+        kept = next((t for t in tasks if _ident(t) not in before), tasks[0])
+        for task in tasks:
+            if task is not kept:
+                _release(merged, task)
+                found.append(
+                    Conflict(_label(task), f"active task of {owner}", _label(kept), _label(task), time)
+                )
+    return found
+
+
+def _release(merged: _Merged, task: Task) -> None:
+    """Put ``task`` back to pending with no owner (a claim the merge voided)."""
+    for pid in merged.order:
+        tasks = merged.tasks[pid]
+        for i, other in enumerate(tasks):
+            if other is task:
+                tasks[i] = attrs.evolve(task, status=Status.PENDING, owner=None, lease=None)
+                return
 
 
 def _map_copies(
