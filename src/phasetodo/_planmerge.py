@@ -23,7 +23,7 @@ import attrs
 
 from . import _planorder
 from ._core.codec import dump_phases
-from ._core.model import Phase, Task
+from ._core.model import Phase, Status, Task
 from .stores import Event
 
 __all__ = ["CONFLICT_SOURCE", "Conflict", "MergeResult", "merge_events"]
@@ -528,7 +528,7 @@ class _Step:
         """Carry over the tasks this side moved within a phase it kept; both sides reordering
         a task to two places is a conflict, the later place kept."""
         pid = self.apids[a]
-        if not self.merged.alive(pid):
+        if not self.merged.alive(pid) or self.before[r].tasks == self.after[a].tasks:
             return
         translate = self.merge.translate
         was = _within([translate(self.side, t) for t in self.before[r].tasks])
@@ -662,7 +662,9 @@ def same_event(event: Event) -> tuple[Any, ...]:
     return (event.kind, event.time, event.agent, event.source, event.request.id if event.request else None)
 
 
-def _later(start: tuple[Phase, ...], ours: Sequence[Event], theirs: Sequence[Event]) -> list[_Item]:
+def _later(
+    start: tuple[Phase, ...], ours: Sequence[Event], theirs: Sequence[Event], signs: dict[int, frozenset[str]]
+) -> list[_Item]:
     """Both sides' later events in the merged order, each with its side's list before it."""
     later: list[_Item] = []
     for side, events in ((0, ours), (1, theirs)):
@@ -672,7 +674,8 @@ def _later(start: tuple[Phase, ...], ours: Sequence[Event], theirs: Sequence[Eve
             if event.source == CONFLICT_SOURCE:  # a previous merge's record stays after its change
                 key = (key[0], key[1], key[2], key[3] + 1)
             else:
-                listed = sorted(_signature(before, event.phases))
+                signs[id(event)] = _signature(before, event.phases)
+                listed = sorted(signs[id(event)])
                 key = (event.time, _rank(event), hashlib.sha256(repr(listed).encode()).hexdigest(), 0)
             later.append((key, event, before, side))
             before = event.phases
@@ -680,7 +683,9 @@ def _later(start: tuple[Phase, ...], ours: Sequence[Event], theirs: Sequence[Eve
     return later
 
 
-def _groups(later: Sequence[_Item]) -> tuple[dict[int, list[int]], dict[int, int]]:
+def _groups(
+    later: Sequence[_Item], signs: dict[int, frozenset[str]]
+) -> tuple[dict[int, list[int]], dict[int, int]]:
     """Copies of one event that a previous merge already brought over (same kind, time, agent,
     source and request id, on the other side, touching a task it touched, or one of them
     changing nothing): each group is applied once."""
@@ -688,7 +693,8 @@ def _groups(later: Sequence[_Item]) -> tuple[dict[int, list[int]], dict[int, int
     group_of: dict[int, int] = {}
     candidates: dict[tuple[Any, ...], list[tuple[int, frozenset[str]]]] = {}
     for number, item in enumerate(later):
-        same, sign = same_event(item[1]), _signature(item[2], item[1].phases)
+        sign = signs.get(id(item[1]))
+        same, sign = same_event(item[1]), sign if sign is not None else _signature(item[2], item[1].phases)
         for leader, other_sign in candidates.get(same, []):
             sides_in = {later[i][3] for i in groups[leader]}
             if item[3] not in sides_in and (sign & other_sign or not sign or not other_sign):
@@ -716,13 +722,14 @@ def merge_events(base: Sequence[Event], ours: Sequence[Event], theirs: Sequence[
     while common < min(len(ours), len(theirs)) and ours[common] == theirs[common]:
         common += 1
     start = tuple(ours[common - 1].phases) if common else ()
-    later = _later(start, ours[common:], theirs[common:])
+    signs: dict[int, frozenset[str]] = {}  # each later event's signature, by the event's id()
+    later = _later(start, ours[common:], theirs[common:], signs)
     top = max([_mark(start), *(_mark(item[1].phases) for item in later)])
     merge = _Merge(start, top)
     merged = merge.merged
     out: list[Event] = list(ours[:common])
     conflicts: list[Conflict] = []
-    groups, group_of = _groups(later)
+    groups, group_of = _groups(later, signs)
     done: set[int] = set()
     for number in range(len(later)):
         leader = group_of[number]
@@ -730,11 +737,16 @@ def merge_events(base: Sequence[Event], ours: Sequence[Event], theirs: Sequence[
             continue
         done.add(leader)
         members = [later[i] for i in groups[leader]]
-        _, event, before, side = max(
-            members, key=lambda c: (c[1].version, c[0], _phases_hash(c[1].phases), _phases_hash(c[2]))
+        _, event, before, side = (
+            members[0]
+            if len(members) == 1
+            else max(
+                members, key=lambda c: (c[1].version, c[0], _phases_hash(c[1].phases), _phases_hash(c[2]))
+            )
         )
         prior = merged.freeze()
         found = merge.apply(side, before, event)
+        found.extend(_one_active(merged, prior, event.time))
         merged.mark = max([merged.mark, _mark(event.phases), *(_id_number(i) or 0 for i in merged.ids())])
         after = merged.freeze()
         for _, other, other_before, other_side in members:
@@ -761,6 +773,48 @@ def merge_events(base: Sequence[Event], ours: Sequence[Event], theirs: Sequence[
             out.append(Event(len(out) + 1, "user_edit", event.time, merged.freeze(), CONFLICT_SOURCE))
     final = out[-1].phases if out else ()
     return MergeResult(tuple(out), tuple(final), tuple(conflicts), common)
+
+
+def _active(tasks: Sequence[Task]) -> dict[str, list[Task]]:
+    """The tasks each agent holds in progress."""
+    out: dict[str, list[Task]] = {}
+    for task in tasks:
+        if task.status is Status.IN_PROGRESS and task.owner is not None:
+            out.setdefault(task.owner, []).append(task)
+    return out
+
+
+def _one_active(merged: _Merged, prior: Sequence[Phase], time: float) -> list[Conflict]:
+    """Keep a team plan's rule through the merge: one task in progress per agent. An agent
+    holding two (claimed on two branches) keeps the one claimed by the event just applied (the
+    later claim; the first in the list when that tells none) and the other is released to
+    pending, a conflict."""
+    held = _active([t for pid in merged.order for t in merged.tasks[pid]])
+    if all(len(tasks) < 2 for tasks in held.values()):
+        return []
+    before = {_ident(t) for tasks in _active([t for p in prior for t in p.tasks]).values() for t in tasks}
+    found: list[Conflict] = []
+    for owner, tasks in sorted(held.items()):
+        if len(tasks) < 2:
+            continue
+        kept = next((t for t in tasks if _ident(t) not in before), tasks[0])
+        for task in tasks:
+            if task is not kept:
+                _release(merged, task)
+                found.append(
+                    Conflict(_label(task), f"active task of {owner}", _label(kept), _label(task), time)
+                )
+    return found
+
+
+def _release(merged: _Merged, task: Task) -> None:
+    """Put ``task`` back to pending with no owner (a claim the merge voided)."""
+    for pid in merged.order:
+        tasks = merged.tasks[pid]
+        for i, other in enumerate(tasks):
+            if other is task:
+                tasks[i] = attrs.evolve(task, status=Status.PENDING, owner=None, lease=None)
+                return
 
 
 def _map_copies(

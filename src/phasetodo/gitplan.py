@@ -98,6 +98,13 @@ def _read(path: Path, session_id: str | None = None) -> _Log:
         store = JsonlStore(folder, fsync=False)
         try:
             shutil.copyfile(path, store.path_for(sid))
+            chain = store.verify(sid)
+            if not chain.ok:
+                raise GitPlanError(
+                    f"{path}: its hash chain is broken at version {chain.version} ({chain.reason}): "
+                    "a record was altered, removed or reordered, so it is not merged (check it "
+                    "with phasetodo verify and restore it from a good copy)"
+                )
             log = store.open(sid)
             try:
                 events = tuple(log.events())
