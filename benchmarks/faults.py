@@ -207,8 +207,11 @@ def run_one(spec: str, store: str, fault: str, args: argparse.Namespace, folder:
     """Run the fleet on a fresh plan under ``fault`` and check its history."""
     rng = random.Random(f"{args.seed}-{store}-{fault}")
     session_id = f"faults-{fault}-{rng.randrange(10**6)}"
-    with phasetodo.Session.open(session_id, store_from_url(spec), profile="team", agent="lead") as lead:
-        lead.todo_write(_plan(args.agents * 50))
+    try:
+        with phasetodo.Session.open(session_id, store_from_url(spec), profile="team", agent="lead") as lead:
+            lead.todo_write(_plan(args.agents * 50))
+    except phasetodo.errors.StoreError as error:
+        return Outcome(store, fault, 0, 0, (Anomaly("store-unusable", str(error)),))
     history = folder / session_id
     history.mkdir()
     procs = []
@@ -227,9 +230,12 @@ def run_one(spec: str, store: str, fault: str, args: argparse.Namespace, folder:
             proc.kill()
             proc.wait()
     calls = [c for path in sorted(history.glob("*.jsonl")) for c in _load(path)]
-    events = _final_log_retried(spec, session_id)
-    (history / "final-log.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
     acked = sum(1 for c in calls if c["kind"] == "write" and c["ok"] and not c["error"])
+    try:
+        events = _final_log_retried(spec, session_id)
+    except phasetodo.errors.StoreError as error:  # the store itself no longer opens: an anomaly
+        return Outcome(store, fault, len(calls), acked, (Anomaly("store-unusable", str(error)),))
+    (history / "final-log.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
     return Outcome(store, fault, len(calls), acked, tuple(check(calls, events)))
 
 

@@ -172,6 +172,7 @@ KINDS = (
     "foreign-reply",
     "time-backwards",
     "stale-base",
+    "store-unusable",
 )
 
 
