@@ -67,8 +67,9 @@ def _mine(phases: Sequence[phasetodo.Phase], agent: str) -> str | None:
     return None
 
 
-def agent_main(spec: str, session_id: str, agent: str, out: Path, seconds: float, lease: float,
-               skew: float, reader: bool) -> None:
+def agent_main(
+    spec: str, session_id: str, agent: str, out: Path, seconds: float, lease: float, skew: float, reader: bool
+) -> None:
     """One agent (or reader) process: work the plan until the deadline, every call recorded."""
     deadline = time.time() + seconds
     with out.open("a", encoding="utf-8") as log:
@@ -86,27 +87,52 @@ def agent_main(spec: str, session_id: str, agent: str, out: Path, seconds: float
         session: phasetodo.Session | None = None
         while time.time() < deadline:
             calls += 1
-            ops = [{"op": "start"}] if session is None or _mine(session.phases, agent) is None else [
-                {"op": "done", "task": _mine(session.phases, agent)}
-            ]
+            ops = (
+                [{"op": "start"}]
+                if session is None or _mine(session.phases, agent) is None
+                else [{"op": "done", "task": _mine(session.phases, agent)}]
+            )
             for _attempt in range(20):  # a call that raised is retried with the same id
                 start = time.time()
                 try:
                     if session is None:
                         session = phasetodo.Session.open(
-                            session_id, store_from_url(spec), profile="team", agent=agent, lease=lease,
+                            session_id,
+                            store_from_url(spec),
+                            profile="team",
+                            agent=agent,
+                            lease=lease,
                             clock=lambda: time.time() + skew,
                         )
                     result = session.todo_write({"ops": ops}, request_id=f"call-{calls}")
-                except Exception as error:  # noqa: BLE001 - every failure is recorded, then retried
-                    record(kind="write", rid=f"call-{calls}", params=ops, start=start, end=time.time(),
-                           ok=False, error=True, version=None, text=repr(error)[:200])
+                except Exception as error:
+                    record(
+                        kind="write",
+                        rid=f"call-{calls}",
+                        params=ops,
+                        start=start,
+                        end=time.time(),
+                        ok=False,
+                        error=True,
+                        version=None,
+                        text=repr(error)[:200],
+                    )
                     session = None
                     time.sleep(0.05)
                     continue
-                record(kind="write", rid=f"call-{calls}", params=ops, start=start, end=time.time(), ok=True,
-                       error=bool(result.get("isError")), version=session.version, changed=True,
-                       tasks=_tasks(session.phases), text=result["content"][0]["text"].splitlines()[0])
+                record(
+                    kind="write",
+                    rid=f"call-{calls}",
+                    params=ops,
+                    start=start,
+                    end=time.time(),
+                    ok=True,
+                    error=bool(result.get("isError")),
+                    version=session.version,
+                    changed=True,
+                    tasks=_tasks(session.phases),
+                    text=result["content"][0]["text"].splitlines()[0],
+                )
                 break
             time.sleep(0.01)
             if calls % 3 == 0:
@@ -120,26 +146,56 @@ def _read(spec: str, session_id: str, record: Any) -> None:
         with phasetodo.Session.open(session_id, store, profile="team") as seen:
             version = seen.version
         store.close()
-    except Exception as error:  # noqa: BLE001 - a failed read is recorded, not checked
+    except Exception as error:
         record(kind="read", start=start, end=time.time(), ok=False, version=None, text=repr(error)[:200])
         return
     record(kind="read", start=start, end=time.time(), ok=True, version=version, text="")
 
 
 def _plan(tasks: int) -> dict[str, Any]:
-    return {"ops": [{"op": "init", "list": [{"phase": "Work", "items": [f"task {n}" for n in range(tasks)]}]}]}
+    return {
+        "ops": [{"op": "init", "list": [{"phase": "Work", "items": [f"task {n}" for n in range(tasks)]}]}]
+    }
 
 
-def _spawn(spec: str, session_id: str, agent: str, out: Path, args: argparse.Namespace, skew: float,
-           reader: bool = False) -> subprocess.Popen[bytes]:
-    argv = [sys.executable, "-m", "benchmarks.faults", "--agent", agent, "--spec", spec, "--session",
-            session_id, "--out", str(out), "--seconds", str(args.seconds), "--lease", str(args.lease),
-            "--skew", str(skew)] + (["--reader"] if reader else [])
+def _spawn(
+    spec: str,
+    session_id: str,
+    agent: str,
+    out: Path,
+    args: argparse.Namespace,
+    skew: float,
+    reader: bool = False,
+) -> subprocess.Popen[bytes]:
+    argv = [
+        sys.executable,
+        "-m",
+        "benchmarks.faults",
+        "--agent",
+        agent,
+        "--spec",
+        spec,
+        "--session",
+        session_id,
+        "--out",
+        str(out),
+        "--seconds",
+        str(args.seconds),
+        "--lease",
+        str(args.lease),
+        "--skew",
+        str(skew),
+    ] + (["--reader"] if reader else [])
     return subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def _inject(fault: str, procs: list[subprocess.Popen[bytes]], args: argparse.Namespace, rng: random.Random,
-            server: Any) -> None:
+def _inject(
+    fault: str,
+    procs: list[subprocess.Popen[bytes]],
+    args: argparse.Namespace,
+    rng: random.Random,
+    server: Any,
+) -> None:
     """Inject ``fault`` into the running fleet until the run's time is up."""
     end = time.monotonic() + args.seconds
     while time.monotonic() < end - 0.5:
@@ -174,8 +230,14 @@ def _final_log(spec: str, session_id: str) -> list[Record]:
     with phasetodo.Session.open(session_id, store, profile="team") as session:
         lead = session.owner
         events = [
-            {"version": e.version, "time": e.time, "agent": e.agent, "lead": lead,
-             "rid": e.request.id if e.request is not None else None, "tasks": _tasks(e.phases)}
+            {
+                "version": e.version,
+                "time": e.time,
+                "agent": e.agent,
+                "lead": lead,
+                "rid": e.request.id if e.request is not None else None,
+                "tasks": _tasks(e.phases),
+            }
             for e in session.events()
         ]
     store.close()
@@ -202,8 +264,9 @@ def _load(path: Path) -> list[Record]:
     return out
 
 
-def run_one(spec: str, store: str, fault: str, args: argparse.Namespace, folder: Path,
-            server: Any = None) -> Outcome:
+def run_one(
+    spec: str, store: str, fault: str, args: argparse.Namespace, folder: Path, server: Any = None
+) -> Outcome:
     """Run the fleet on a fresh plan under ``fault`` and check its history."""
     rng = random.Random(f"{args.seed}-{store}-{fault}")
     session_id = f"faults-{fault}-{rng.randrange(10**6)}"
@@ -303,13 +366,23 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--reader", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.agent:
-        agent_main(args.spec, args.session, args.agent, Path(args.out), args.seconds, args.lease,
-                   args.skew, args.reader)
+        agent_main(
+            args.spec,
+            args.session,
+            args.agent,
+            Path(args.out),
+            args.seconds,
+            args.lease,
+            args.skew,
+            args.reader,
+        )
         return
     stores = args.store.split(",")
     faults = args.faults.split(",")
-    for name, given, known in (("--store", stores, ("jsonl", "sqlite", "postgres", "pgbouncer")),
-                               ("--faults", faults, FAULTS)):
+    for name, given, known in (
+        ("--store", stores, ("jsonl", "sqlite", "postgres", "pgbouncer")),
+        ("--faults", faults, FAULTS),
+    ):
         wrong = [g for g in given if g not in known]
         if wrong:
             parser.error(f"{name}: unknown {', '.join(wrong)} (known: {', '.join(known)})")

@@ -12,6 +12,7 @@ and/or the events and returns a list of :class:`Anomaly`.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -40,7 +41,7 @@ def completions(events: Sequence[Record]) -> list[Anomaly]:
     done: Counter[str] = Counter()
     before: dict[str, list[Any]] = {}
     for event in events:
-        for task, (status, owner) in event["tasks"].items():
+        for task, (status, _owner) in event["tasks"].items():
             was = before.get(task)
             if status == "completed" and (was is None or was[0] != "completed"):
                 done[task] += 1
@@ -103,7 +104,9 @@ def stale_reads(calls: Sequence[Record]) -> list[Anomaly]:
         newest = max((v for end, v in acks if end < read["start"]), default=0)
         if read["version"] < newest:
             found.append(
-                Anomaly("stale-read", f"{read['agent']} read v{read['version']} after v{newest} was acknowledged")
+                Anomaly(
+                    "stale-read", f"{read['agent']} read v{read['version']} after v{newest} was acknowledged"
+                )
             )
     return found
 
@@ -115,21 +118,27 @@ def request_ids(calls: Sequence[Record], events: Sequence[Record]) -> list[Anoma
     """An (agent, request id) applied more than once, or answered with another caller's reply."""
     found: list[Anomaly] = []
     applied = Counter((e["agent"], e["rid"]) for e in events if e["rid"] is not None)
-    found += [Anomaly("applied-twice", f"{a} {r} applied {n} times") for (a, r), n in applied.items() if n > 1]
+    found += [
+        Anomaly("applied-twice", f"{a} {r} applied {n} times") for (a, r), n in applied.items() if n > 1
+    ]
     for call in calls:
         if not _acked(call):
             continue
         named = _YOU.search(call["text"] or "")
         if named and named.group(1) != call["agent"]:
-            found.append(Anomaly("foreign-reply", f"{call['agent']} {call['rid']} answered as {named.group(1)}"))
+            found.append(
+                Anomaly("foreign-reply", f"{call['agent']} {call['rid']} answered as {named.group(1)}")
+            )
     return found
 
 
 def clock(events: Sequence[Record]) -> list[Anomaly]:
     """An event whose time is earlier than the event before it."""
     return [
-        Anomaly("time-backwards", f"v{b['version']} at {b['time']:.3f} after v{a['version']} at {a['time']:.3f}")
-        for a, b in zip(events, events[1:], strict=False)
+        Anomaly(
+            "time-backwards", f"v{b['version']} at {b['time']:.3f} after v{a['version']} at {a['time']:.3f}"
+        )
+        for a, b in itertools.pairwise(events)
         if b["time"] < a["time"]
     ]
 

@@ -7,20 +7,59 @@ from typing import Any
 from benchmarks._faults import checks
 
 
-def event(version: int, agent: str | None, tasks: dict[str, list[Any]], *, rid: str | None = None,
-          time: float | None = None) -> dict[str, Any]:
-    return {"version": version, "time": float(version) if time is None else time, "agent": agent,
-            "lead": "lead", "rid": rid, "tasks": tasks}
+def event(
+    version: int,
+    agent: str | None,
+    tasks: dict[str, list[Any]],
+    *,
+    rid: str | None = None,
+    time: float | None = None,
+) -> dict[str, Any]:
+    return {
+        "version": version,
+        "time": float(version) if time is None else time,
+        "agent": agent,
+        "lead": "lead",
+        "rid": rid,
+        "tasks": tasks,
+    }
 
 
-def write(agent: str, rid: str, version: int, start: float, end: float, *, text: str = "",
-          tasks: dict[str, list[Any]] | None = None) -> dict[str, Any]:
-    return {"agent": agent, "kind": "write", "rid": rid, "start": start, "end": end, "ok": True, "error": False,
-            "version": version, "changed": True, "tasks": tasks, "text": text}
+def write(
+    agent: str,
+    rid: str,
+    version: int,
+    start: float,
+    end: float,
+    *,
+    text: str = "",
+    tasks: dict[str, list[Any]] | None = None,
+) -> dict[str, Any]:
+    return {
+        "agent": agent,
+        "kind": "write",
+        "rid": rid,
+        "start": start,
+        "end": end,
+        "ok": True,
+        "error": False,
+        "version": version,
+        "changed": True,
+        "tasks": tasks,
+        "text": text,
+    }
 
 
 def read(agent: str, version: int, start: float, end: float) -> dict[str, Any]:
-    return {"agent": agent, "kind": "read", "start": start, "end": end, "ok": True, "version": version, "text": ""}
+    return {
+        "agent": agent,
+        "kind": "read",
+        "start": start,
+        "end": end,
+        "ok": True,
+        "version": version,
+        "text": "",
+    }
 
 
 PENDING = {"t": ["pending", None]}
@@ -36,8 +75,12 @@ class TestCompletions:
 
     def test_a_task_completed_twice_is_found(self) -> None:
         """A task that goes to completed, back, and to completed again is completed twice."""
-        log = [event(1, "w1", W1), event(2, "w1", {"t": ["completed", "w1"]}), event(3, "lead", PENDING),
-               event(4, "w1", {"t": ["completed", "w1"]})]
+        log = [
+            event(1, "w1", W1),
+            event(2, "w1", {"t": ["completed", "w1"]}),
+            event(3, "lead", PENDING),
+            event(4, "w1", {"t": ["completed", "w1"]}),
+        ]
         assert [a.kind for a in checks.completions(log)] == ["completed-twice"]
 
     def test_a_completion_by_a_non_holder_is_found(self) -> None:
@@ -54,7 +97,12 @@ class TestVoidedClaims:
     def test_a_write_after_a_takeover_is_found(self) -> None:
         """w1's write on a task w2 took over (then w3) is a write from a voided claim."""
         w3 = {"t": ["in_progress", "w3"]}
-        log = [event(1, "w1", W1), event(2, "w2", W2), event(3, "w3", w3), event(4, "w1", {"t": ["completed", "w3"]})]
+        log = [
+            event(1, "w1", W1),
+            event(2, "w2", W2),
+            event(3, "w3", w3),
+            event(4, "w1", {"t": ["completed", "w3"]}),
+        ]
         assert [a.kind for a in checks.voided_claims(log)] == ["voided-claim-write"]
 
 
@@ -83,8 +131,10 @@ class TestStaleReads:
 class TestRequestIds:
     def test_the_same_id_from_two_agents_applied_once_each_is_fine(self) -> None:
         """call-1 from w1 and from w2 are two calls, each applied once and answered as its caller."""
-        calls = [write("w1", "call-1", 2, 0, 1, text="You (w1) are on t"),
-                 write("w2", "call-1", 3, 0, 1, text="You (w2) are on u")]
+        calls = [
+            write("w1", "call-1", 2, 0, 1, text="You (w1) are on t"),
+            write("w2", "call-1", 3, 0, 1, text="You (w2) are on u"),
+        ]
         log = [event(2, "w1", W1, rid="call-1"), event(3, "w2", W2, rid="call-1")]
         assert checks.request_ids(calls, log) == []
 

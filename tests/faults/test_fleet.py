@@ -9,22 +9,37 @@ from __future__ import annotations
 import argparse
 
 import pytest
-
 from benchmarks import faults
 
 REQUEST_IDS = "issue 32 item 4: request ids are matched by id alone (foreign-reply, lost-write)"
 
 
 STORES = [
-    pytest.param("jsonl", ("none", "readers", "skew"), marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=REQUEST_IDS)),
-    pytest.param("sqlite", ("none", "readers", "skew"), marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=REQUEST_IDS)),
     pytest.param(
-        "postgres", ("none", "pg-terminate", "skew"),
-        marks=[pytest.mark.postgres, pytest.mark.xfail(strict=True, raises=AssertionError, reason=REQUEST_IDS)],
+        "jsonl",
+        ("none", "readers", "skew"),
+        marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=REQUEST_IDS),
     ),
     pytest.param(
-        "pgbouncer", ("none", "skew"),
-        marks=[pytest.mark.postgres, pytest.mark.xfail(strict=True, raises=AssertionError, reason=REQUEST_IDS)],
+        "sqlite",
+        ("none", "readers", "skew"),
+        marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=REQUEST_IDS),
+    ),
+    pytest.param(
+        "postgres",
+        ("none", "pg-terminate", "skew"),
+        marks=[
+            pytest.mark.postgres,
+            pytest.mark.xfail(strict=True, raises=AssertionError, reason=REQUEST_IDS),
+        ],
+    ),
+    pytest.param(
+        "pgbouncer",
+        ("none", "skew"),
+        marks=[
+            pytest.mark.postgres,
+            pytest.mark.xfail(strict=True, raises=AssertionError, reason=REQUEST_IDS),
+        ],
     ),
 ]
 
