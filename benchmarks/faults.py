@@ -195,9 +195,12 @@ def _inject(
     args: argparse.Namespace,
     rng: random.Random,
     server: Any,
+    outs: Sequence[Path],
 ) -> None:
     """Inject ``fault`` into the running fleet until the run's time is up."""
     end = time.monotonic() + args.seconds
+    while time.monotonic() < end and not all(out.exists() for out in outs):
+        time.sleep(0.05)  # every agent has made its first call: faults from then on
     while time.monotonic() < end - 0.5:
         time.sleep(rng.uniform(0.3, 0.8))
         victim = rng.choice(procs)
@@ -285,7 +288,7 @@ def run_one(
         _spawn(spec, session_id, f"r{n}", history / f"r{n}.jsonl", args, 0.0, reader=True)
         for n in range(2 if fault == "readers" else 0)
     ]
-    _inject(fault, procs, args, rng, server)
+    _inject(fault, procs, args, rng, server, [history / f"a{n}.jsonl" for n in range(args.agents)])
     for proc in procs + readers:
         try:
             proc.wait(timeout=args.seconds + 120)
