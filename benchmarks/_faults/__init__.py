@@ -1,0 +1,1 @@
+"""Private parts of :mod:`benchmarks.faults`: the history checks (pure functions)."""

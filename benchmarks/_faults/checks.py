@@ -1,0 +1,190 @@
+"""The checks of a recorded history: small pure functions, each returning its anomalies.
+
+A *call* is one record an agent wrote (a dict): ``agent``, ``kind`` (``write`` or
+``read``), ``rid`` (the request id, writes only), ``start``/``end`` (wall-clock
+seconds around the call), ``ok`` (the call returned; False when it raised),
+``error`` (the reply was an error result), ``version`` (the version the write was
+acknowledged at, or the version the read returned) and ``text`` (the reply's first
+line). An *event* is one entry of the final log: ``version``, ``time``, ``agent``,
+``rid`` and ``tasks`` (content to ``[status, owner]``). Every check takes the calls
+and/or the events and returns a list of :class:`Anomaly`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import attrs
+
+Record = dict[str, Any]
+
+
+@attrs.frozen
+class Anomaly:
+    """One broken guarantee: its kind and what shows it."""
+
+    kind: str
+    detail: str
+
+
+def _acked(call: Record) -> bool:
+    return call["kind"] == "write" and bool(call["ok"]) and not call["error"]
+
+
+def completions(events: Sequence[Record]) -> list[Anomaly]:
+    """A task completed twice, or completed by an agent that did not hold it."""
+    found: list[Anomaly] = []
+    done: Counter[str] = Counter()
+    before: dict[str, list[Any]] = {}
+    for event in events:
+        for task, (status, _owner) in event["tasks"].items():
+            was = before.get(task)
+            if status == "completed" and (was is None or was[0] != "completed"):
+                done[task] += 1
+                if done[task] == 2:
+                    found.append(Anomaly("completed-twice", f"{task!r} again at v{event['version']}"))
+                holder = was[1] if was is not None and was[0] == "in_progress" else None
+                if holder is not None and event["agent"] not in (None, holder, event.get("lead")):
+                    found.append(
+                        Anomaly(
+                            "completed-by-non-holder",
+                            f"{task!r} held by {holder} closed by {event['agent']} at v{event['version']}",
+                        )
+                    )
+        before = {task: list(value) for task, value in event["tasks"].items()}
+    return found
+
+
+def voided_claims(events: Sequence[Record]) -> list[Anomaly]:
+    """A write accepted on a task from an agent whose claim on it a later takeover voided."""
+    found: list[Anomaly] = []
+    voided: dict[str, set[str]] = {}
+    before: dict[str, list[Any]] = {}
+    for event in events:
+        agent = event["agent"]
+        for task, (status, owner) in event["tasks"].items():
+            was = before.get(task)
+            if was is not None and list(was) == [status, owner]:
+                continue
+            if (
+                agent is not None
+                and agent in voided.get(task, set())
+                and not (status == "in_progress" and owner == agent)
+            ):
+                found.append(
+                    Anomaly("voided-claim-write", f"{agent} changed {task!r} at v{event['version']}")
+                )
+            if status == "in_progress" and owner is not None:
+                if was is not None and was[0] == "in_progress" and was[1] not in (None, owner):
+                    voided.setdefault(task, set()).add(str(was[1]))
+                voided.get(task, set()).discard(owner)
+        before = {task: list(value) for task, value in event["tasks"].items()}
+    return found
+
+
+def lost_writes(calls: Sequence[Record], events: Sequence[Record]) -> list[Anomaly]:
+    """An acknowledged write (with a request id) that no event of the final log carries."""
+    logged = {(e["agent"], e["rid"]) for e in events if e["rid"] is not None}
+    return [
+        Anomaly("lost-write", f"{c['agent']} {c['rid']} acknowledged at v{c['version']}")
+        for c in calls
+        if _acked(c) and c["rid"] is not None and c.get("changed") and (c["agent"], c["rid"]) not in logged
+    ]
+
+
+def stale_reads(calls: Sequence[Record]) -> list[Anomaly]:
+    """A read that started after a write was acknowledged at v, returning a version below v."""
+    acks = sorted((c["end"], c["version"]) for c in calls if _acked(c) and c["version"] is not None)
+    found: list[Anomaly] = []
+    for read in (c for c in calls if c["kind"] == "read" and c["ok"]):
+        newest = max((v for end, v in acks if end < read["start"]), default=0)
+        if read["version"] < newest:
+            found.append(
+                Anomaly(
+                    "stale-read", f"{read['agent']} read v{read['version']} after v{newest} was acknowledged"
+                )
+            )
+    return found
+
+
+_YOU = re.compile(r"You \(([^)]*)\)")
+
+
+def request_ids(calls: Sequence[Record], events: Sequence[Record]) -> list[Anomaly]:
+    """An (agent, request id) applied more than once, or answered with another caller's reply."""
+    found: list[Anomaly] = []
+    applied = Counter((e["agent"], e["rid"]) for e in events if e["rid"] is not None)
+    found += [
+        Anomaly("applied-twice", f"{a} {r} applied {n} times") for (a, r), n in applied.items() if n > 1
+    ]
+    for call in calls:
+        if not _acked(call):
+            continue
+        named = _YOU.search(call["text"] or "")
+        if named and named.group(1) != call["agent"]:
+            found.append(
+                Anomaly("foreign-reply", f"{call['agent']} {call['rid']} answered as {named.group(1)}")
+            )
+    return found
+
+
+def clock(events: Sequence[Record]) -> list[Anomaly]:
+    """An event whose time is earlier than the event before it."""
+    return [
+        Anomaly(
+            "time-backwards", f"v{b['version']} at {b['time']:.3f} after v{a['version']} at {a['time']:.3f}"
+        )
+        for a, b in itertools.pairwise(events)
+        if b["time"] < a["time"]
+    ]
+
+
+def stale_base(calls: Sequence[Record], events: Sequence[Record]) -> list[Anomaly]:
+    """An acknowledged write whose reply shows a list the final log never held at that version.
+
+    Each acknowledged write records ``tasks`` (the list its reply showed); the event of the
+    final log at the acknowledged version must hold that list, else the write was built on
+    a history the log no longer has (a log replaced under a live handle).
+    """
+    by_version = {e["version"]: e for e in events}
+    found: list[Anomaly] = []
+    for call in calls:
+        if not _acked(call) or call.get("tasks") is None or not call.get("changed"):
+            continue
+        event = by_version.get(call["version"])
+        if event is not None and event["agent"] == call["agent"] and event["tasks"] != call["tasks"]:
+            found.append(Anomaly("stale-base", f"{call['agent']} {call['rid']} at v{call['version']}"))
+    return found
+
+
+CHECKS: tuple[Callable[[Sequence[Record], Sequence[Record]], list[Anomaly]], ...] = (
+    lambda calls, events: completions(events),
+    lambda calls, events: voided_claims(events),
+    lost_writes,
+    lambda calls, events: stale_reads(calls),
+    request_ids,
+    lambda calls, events: clock(events),
+    stale_base,
+)
+
+KINDS = (
+    "completed-twice",
+    "completed-by-non-holder",
+    "voided-claim-write",
+    "lost-write",
+    "stale-read",
+    "applied-twice",
+    "foreign-reply",
+    "time-backwards",
+    "stale-base",
+    "store-unusable",
+)
+
+
+def check(calls: Sequence[Record], events: Sequence[Record]) -> list[Anomaly]:
+    """Every check over one run's calls and final log."""
+    return [anomaly for run in CHECKS for anomaly in run(calls, events)]

@@ -1,0 +1,403 @@
+"""The fault checker: a fleet of agents on one team plan, faults injected, the history checked.
+
+Usage: ``python -m benchmarks.faults [--store jsonl|sqlite|postgres|pgbouncer] [--agents 4]
+[--seconds 5] [--faults none,kill,pause,skew,readers,pg-restart,pg-terminate] [--lease 1]
+[--seed 7]``. Several ``--store`` values may be given as a comma list.
+
+For each fault kind a fresh team plan is written and ``--agents`` processes work it for
+``--seconds``: claim (``start {}``), work a little, close (``done``). Every agent numbers
+its calls ``call-1``, ``call-2``, ... (the same ids in every agent, on purpose) and retries
+a call that raised with the same id. Each call is recorded, with the wall-clock interval
+around it, in a JSON-lines history per agent; reads (a fresh ``Session.open``) record the
+version they returned. At the end the final log is read back and the history checked
+(:mod:`benchmarks._faults.checks`). The run prints a table (fault kind x store: calls,
+acknowledged, anomalies by kind) and exits 1 on any anomaly. See ``docs/reliability.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+import phasetodo
+import phasetodo.errors
+from phasetodo.stores._url import store_from_url
+
+from ._faults.checks import KINDS, Anomaly, Record, check
+
+FAULTS = ("none", "kill", "pause", "skew", "readers", "pg-restart", "pg-terminate")
+POSTGRES_ONLY = ("pg-restart", "pg-terminate")
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@attrs.frozen
+class Outcome:
+    """One run (a fault kind on a store): its calls, acknowledged writes and anomalies."""
+
+    store: str
+    fault: str
+    calls: int
+    acknowledged: int
+    anomalies: tuple[Anomaly, ...]
+
+
+def _tasks(phases: Sequence[phasetodo.Phase]) -> dict[str, list[Any]]:
+    return {t.content: [t.status.value, t.owner] for p in phases for t in p.tasks}
+
+
+def _mine(phases: Sequence[phasetodo.Phase], agent: str) -> str | None:
+    for phase in phases:
+        for task in phase.tasks:
+            if task.owner == agent and task.status is phasetodo.Status.IN_PROGRESS:
+                return task.content
+    return None
+
+
+def agent_main(
+    spec: str, session_id: str, agent: str, out: Path, seconds: float, lease: float, skew: float, reader: bool
+) -> None:
+    """One agent (or reader) process: work the plan until the deadline, every call recorded."""
+    deadline = time.time() + seconds
+    with out.open("a", encoding="utf-8") as log:
+
+        def record(**fields: Any) -> None:
+            log.write(json.dumps({"agent": agent, **fields}) + "\n")
+            log.flush()
+
+        if reader:
+            while time.time() < deadline:
+                _read(spec, session_id, record)
+                time.sleep(0.02)
+            return
+        calls = 0
+        session: phasetodo.Session | None = None
+        while time.time() < deadline:
+            calls += 1
+            ops = (
+                [{"op": "start"}]
+                if session is None or _mine(session.phases, agent) is None
+                else [{"op": "done", "task": _mine(session.phases, agent)}]
+            )
+            for _attempt in range(20):  # a call that raised is retried with the same id
+                start = time.time()
+                try:
+                    if session is None:
+                        session = phasetodo.Session.open(
+                            session_id,
+                            store_from_url(spec),
+                            profile="team",
+                            agent=agent,
+                            lease=lease,
+                            clock=lambda: time.time() + skew,
+                        )
+                    result = session.todo_write({"ops": ops}, request_id=f"call-{calls}")
+                except Exception as error:
+                    record(
+                        kind="write",
+                        rid=f"call-{calls}",
+                        params=ops,
+                        start=start,
+                        end=time.time(),
+                        ok=False,
+                        error=True,
+                        version=None,
+                        text=repr(error)[:200],
+                    )
+                    session = None
+                    time.sleep(0.05)
+                    continue
+                record(
+                    kind="write",
+                    rid=f"call-{calls}",
+                    params=ops,
+                    start=start,
+                    end=time.time(),
+                    ok=True,
+                    error=bool(result.get("isError")),
+                    version=session.version,
+                    changed=True,
+                    tasks=_tasks(session.phases),
+                    text=result["content"][0]["text"].splitlines()[0],
+                )
+                break
+            time.sleep(0.01)
+            if calls % 3 == 0:
+                _read(spec, session_id, record)
+
+
+def _read(spec: str, session_id: str, record: Any) -> None:
+    start = time.time()
+    try:
+        store = store_from_url(spec)
+        with phasetodo.Session.open(session_id, store, profile="team") as seen:
+            version = seen.version
+        store.close()
+    except Exception as error:
+        record(kind="read", start=start, end=time.time(), ok=False, version=None, text=repr(error)[:200])
+        return
+    record(kind="read", start=start, end=time.time(), ok=True, version=version, text="")
+
+
+def _plan(tasks: int) -> dict[str, Any]:
+    return {
+        "ops": [{"op": "init", "list": [{"phase": "Work", "items": [f"task {n}" for n in range(tasks)]}]}]
+    }
+
+
+def _spawn(
+    spec: str,
+    session_id: str,
+    agent: str,
+    out: Path,
+    args: argparse.Namespace,
+    skew: float,
+    reader: bool = False,
+) -> subprocess.Popen[bytes]:
+    argv = [
+        sys.executable,
+        "-m",
+        "benchmarks.faults",
+        "--agent",
+        agent,
+        "--spec",
+        spec,
+        "--session",
+        session_id,
+        "--out",
+        str(out),
+        "--seconds",
+        str(args.seconds),
+        "--lease",
+        str(args.lease),
+        "--skew",
+        str(skew),
+    ] + (["--reader"] if reader else [])
+    return subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _inject(
+    fault: str,
+    procs: list[subprocess.Popen[bytes]],
+    args: argparse.Namespace,
+    rng: random.Random,
+    server: Any,
+    outs: Sequence[Path],
+) -> None:
+    """Inject ``fault`` into the running fleet until the run's time is up."""
+    end = time.monotonic() + args.seconds
+    while time.monotonic() < end and not all(out.exists() for out in outs):
+        time.sleep(0.05)  # every agent has made its first call: faults from then on
+    while time.monotonic() < end - 0.5:
+        time.sleep(rng.uniform(0.3, 0.8))
+        victim = rng.choice(procs)
+        if victim.poll() is not None:
+            continue
+        if fault == "kill":
+            victim.send_signal(signal.SIGKILL)  # the child we started, by its handle
+        elif fault == "pause":
+            victim.send_signal(signal.SIGSTOP)
+            time.sleep(args.lease * 1.5)  # longer than the lease: its claim lapses meanwhile
+            victim.send_signal(signal.SIGCONT)
+        elif fault == "pg-restart" and server is not None:
+            server.restart("immediate")
+        elif fault == "pg-terminate" and server is not None:
+            _terminate_backends(server.dsn)
+
+
+def _terminate_backends(dsn: str) -> None:
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE pid <> pg_backend_pid() AND backend_type = 'client backend'"
+        )
+
+
+def _final_log(spec: str, session_id: str) -> list[Record]:
+    store = store_from_url(spec)
+    with phasetodo.Session.open(session_id, store, profile="team") as session:
+        lead = session.owner
+        events = [
+            {
+                "version": e.version,
+                "time": e.time,
+                "agent": e.agent,
+                "lead": lead,
+                "rid": e.request.id if e.request is not None else None,
+                "tasks": _tasks(e.phases),
+            }
+            for e in session.events()
+        ]
+    store.close()
+    return events
+
+
+def _final_log_retried(spec: str, session_id: str) -> list[Record]:
+    for _attempt in range(10):
+        try:
+            return _final_log(spec, session_id)
+        except phasetodo.errors.StoreError:
+            time.sleep(0.5)
+    return _final_log(spec, session_id)
+
+
+def _load(path: Path) -> list[Record]:
+    out: list[Record] = []
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                break  # the line a SIGKILL cut
+    return out
+
+
+def run_one(
+    spec: str, store: str, fault: str, args: argparse.Namespace, folder: Path, server: Any = None
+) -> Outcome:
+    """Run the fleet on a fresh plan under ``fault`` and check its history."""
+    rng = random.Random(f"{args.seed}-{store}-{fault}")
+    session_id = f"faults-{fault}-{rng.randrange(10**6)}"
+    try:
+        with phasetodo.Session.open(session_id, store_from_url(spec), profile="team", agent="lead") as lead:
+            lead.todo_write(_plan(args.agents * 50))
+    except phasetodo.errors.StoreError as error:
+        return Outcome(store, fault, 0, 0, (Anomaly("store-unusable", str(error)),))
+    history = folder / session_id
+    history.mkdir()
+    procs = []
+    for n in range(args.agents):
+        skew = rng.choice((-1, 1)) * rng.uniform(60, 600) if fault == "skew" else 0.0
+        procs.append(_spawn(spec, session_id, f"a{n}", history / f"a{n}.jsonl", args, skew))
+    readers = [
+        _spawn(spec, session_id, f"r{n}", history / f"r{n}.jsonl", args, 0.0, reader=True)
+        for n in range(2 if fault == "readers" else 0)
+    ]
+    _inject(fault, procs, args, rng, server, [history / f"a{n}.jsonl" for n in range(args.agents)])
+    for proc in procs + readers:
+        try:
+            proc.wait(timeout=args.seconds + 120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    calls = [c for path in sorted(history.glob("*.jsonl")) for c in _load(path)]
+    acked = sum(1 for c in calls if c["kind"] == "write" and c["ok"] and not c["error"])
+    try:
+        events = _final_log_retried(spec, session_id)
+    except phasetodo.errors.StoreError as error:  # the store itself no longer opens: an anomaly
+        return Outcome(store, fault, len(calls), acked, (Anomaly("store-unusable", str(error)),))
+    (history / "final-log.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    return Outcome(store, fault, len(calls), acked, tuple(check(calls, events)))
+
+
+@contextmanager
+def _store(kind: str, folder: Path) -> Iterator[tuple[str, Any]]:
+    """The store's URL, and the PostgreSQL server for the faults that need it."""
+    if kind == "jsonl":
+        yield f"jsonl:{folder / 'logs'}", None
+    elif kind == "sqlite":
+        yield f"sqlite:{folder / 'plans.db'}", None
+    else:
+        sys.path.insert(0, str(ROOT))
+        from tests import postgres_support
+
+        with ExitStack() as stack:
+            made = stack.enter_context(postgres_support.server())
+            if kind == "pgbouncer":
+                bouncer = stack.enter_context(postgres_support.pgbouncer(made))
+                yield bouncer.dsn, made
+            else:
+                yield made.dsn, made
+
+
+def table(outcomes: Sequence[Outcome]) -> str:
+    """The fault x store table: calls, acknowledged writes, anomalies by kind."""
+    lines = [f"{'fault':<13} {'store':<10} {'calls':>6} {'acked':>6}  anomalies"]
+    for o in outcomes:
+        kinds = Counter(a.kind for a in o.anomalies)
+        said = ", ".join(f"{k} {kinds[k]}" for k in KINDS if kinds[k]) or "0"
+        lines.append(f"{o.fault:<13} {o.store:<10} {o.calls:>6} {o.acknowledged:>6}  {said}")
+    return "\n".join(lines)
+
+
+def run(stores: Sequence[str], faults: Sequence[str], args: argparse.Namespace) -> list[Outcome]:
+    """Every fault kind on every store (PostgreSQL faults only where a server runs)."""
+    outcomes = []
+    for store in stores:
+        with tempfile.TemporaryDirectory() as tmp, _store(store, Path(tmp)) as (spec, server):
+            for fault in faults:
+                if fault in POSTGRES_ONLY and server is None:
+                    continue
+                outcomes.append(run_one(spec, store, fault, args, Path(tmp), server))
+                print(table(outcomes[-1:]).splitlines()[-1], file=sys.stderr)
+                if args.keep:
+                    print(f"history kept in {tmp}", file=sys.stderr)
+    return outcomes
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """The command line (see the module's docstring); ``--agent`` runs one agent process."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--store", default="jsonl", help="jsonl, sqlite, postgres, pgbouncer (comma list)")
+    parser.add_argument("--agents", type=int, default=4)
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--faults", default="none,kill,pause,skew,readers,pg-restart,pg-terminate")
+    parser.add_argument("--lease", type=float, default=1.0)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--show", type=int, default=5, help="anomalies shown per run")
+    parser.add_argument("--keep", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--agent", help=argparse.SUPPRESS)
+    parser.add_argument("--spec", help=argparse.SUPPRESS)
+    parser.add_argument("--session", help=argparse.SUPPRESS)
+    parser.add_argument("--out", help=argparse.SUPPRESS)
+    parser.add_argument("--skew", type=float, default=0.0, help=argparse.SUPPRESS)
+    parser.add_argument("--reader", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.agent:
+        agent_main(
+            args.spec,
+            args.session,
+            args.agent,
+            Path(args.out),
+            args.seconds,
+            args.lease,
+            args.skew,
+            args.reader,
+        )
+        return
+    stores = args.store.split(",")
+    faults = args.faults.split(",")
+    for name, given, known in (
+        ("--store", stores, ("jsonl", "sqlite", "postgres", "pgbouncer")),
+        ("--faults", faults, FAULTS),
+    ):
+        wrong = [g for g in given if g not in known]
+        if wrong:
+            parser.error(f"{name}: unknown {', '.join(wrong)} (known: {', '.join(known)})")
+    outcomes = run(stores, faults, args)
+    print(table(outcomes))
+    for o in outcomes:
+        for anomaly in o.anomalies[: args.show]:
+            print(f"  {o.fault}/{o.store}: {anomaly.kind}: {anomaly.detail}")
+    if any(o.anomalies for o in outcomes):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    main()

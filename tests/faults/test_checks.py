@@ -1,0 +1,179 @@
+"""The fault checker's checks, fed hand-made histories: each finds its anomaly, and only it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchmarks._faults import checks
+
+
+def event(
+    version: int,
+    agent: str | None,
+    tasks: dict[str, list[Any]],
+    *,
+    rid: str | None = None,
+    time: float | None = None,
+) -> dict[str, Any]:
+    return {
+        "version": version,
+        "time": float(version) if time is None else time,
+        "agent": agent,
+        "lead": "lead",
+        "rid": rid,
+        "tasks": tasks,
+    }
+
+
+def write(
+    agent: str,
+    rid: str,
+    version: int,
+    start: float,
+    end: float,
+    *,
+    text: str = "",
+    tasks: dict[str, list[Any]] | None = None,
+) -> dict[str, Any]:
+    return {
+        "agent": agent,
+        "kind": "write",
+        "rid": rid,
+        "start": start,
+        "end": end,
+        "ok": True,
+        "error": False,
+        "version": version,
+        "changed": True,
+        "tasks": tasks,
+        "text": text,
+    }
+
+
+def read(agent: str, version: int, start: float, end: float) -> dict[str, Any]:
+    return {
+        "agent": agent,
+        "kind": "read",
+        "start": start,
+        "end": end,
+        "ok": True,
+        "version": version,
+        "text": "",
+    }
+
+
+PENDING = {"t": ["pending", None]}
+W1 = {"t": ["in_progress", "w1"]}
+W2 = {"t": ["in_progress", "w2"]}
+
+
+class TestCompletions:
+    def test_a_task_closed_once_by_its_holder_is_fine(self) -> None:
+        """One completion by the agent that held the task is no anomaly."""
+        log = [event(1, "lead", PENDING), event(2, "w1", W1), event(3, "w1", {"t": ["completed", "w1"]})]
+        assert checks.completions(log) == []
+
+    def test_a_task_completed_twice_is_found(self) -> None:
+        """A task that goes to completed, back, and to completed again is completed twice."""
+        log = [
+            event(1, "w1", W1),
+            event(2, "w1", {"t": ["completed", "w1"]}),
+            event(3, "lead", PENDING),
+            event(4, "w1", {"t": ["completed", "w1"]}),
+        ]
+        assert [a.kind for a in checks.completions(log)] == ["completed-twice"]
+
+    def test_a_completion_by_a_non_holder_is_found(self) -> None:
+        """w1 closing a task w2 holds is found."""
+        log = [event(1, "w2", W2), event(2, "w1", {"t": ["completed", "w2"]})]
+        assert [a.kind for a in checks.completions(log)] == ["completed-by-non-holder"]
+
+
+class TestVoidedClaims:
+    def test_a_holder_closing_its_own_claim_is_fine(self) -> None:
+        """A write from the current claim is no anomaly."""
+        assert checks.voided_claims([event(1, "w1", W1), event(2, "w1", {"t": ["completed", "w1"]})]) == []
+
+    def test_a_write_after_a_takeover_is_found(self) -> None:
+        """w1's write on a task w2 took over (then w3) is a write from a voided claim."""
+        w3 = {"t": ["in_progress", "w3"]}
+        log = [
+            event(1, "w1", W1),
+            event(2, "w2", W2),
+            event(3, "w3", w3),
+            event(4, "w1", {"t": ["completed", "w3"]}),
+        ]
+        assert [a.kind for a in checks.voided_claims(log)] == ["voided-claim-write"]
+
+
+class TestLostWrites:
+    def test_an_acknowledged_write_in_the_log_is_fine(self) -> None:
+        """The log carries the (agent, request id) of the acknowledged write."""
+        assert checks.lost_writes([write("w1", "call-1", 2, 0, 1)], [event(2, "w1", W1, rid="call-1")]) == []
+
+    def test_an_acknowledged_write_missing_from_the_log_is_found(self) -> None:
+        """An acknowledged write whose (agent, id) no event carries is lost."""
+        found = checks.lost_writes([write("w1", "call-1", 2, 0, 1)], [event(2, "w2", W2, rid="call-1")])
+        assert [a.kind for a in found] == ["lost-write"]
+
+
+class TestStaleReads:
+    def test_a_read_overlapping_the_write_may_see_the_old_version(self) -> None:
+        """A read that started before the acknowledgement may return the older version."""
+        assert checks.stale_reads([write("w1", "call-1", 5, 0, 2), read("r", 4, 1, 3)]) == []
+
+    def test_a_read_after_the_acknowledgement_returning_older_is_found(self) -> None:
+        """A read that started after v5 was acknowledged and returned v4 is stale."""
+        found = checks.stale_reads([write("w1", "call-1", 5, 0, 2), read("r", 4, 3, 4)])
+        assert [a.kind for a in found] == ["stale-read"]
+
+
+class TestRequestIds:
+    def test_the_same_id_from_two_agents_applied_once_each_is_fine(self) -> None:
+        """call-1 from w1 and from w2 are two calls, each applied once and answered as its caller."""
+        calls = [
+            write("w1", "call-1", 2, 0, 1, text="You (w1) are on t"),
+            write("w2", "call-1", 3, 0, 1, text="You (w2) are on u"),
+        ]
+        log = [event(2, "w1", W1, rid="call-1"), event(3, "w2", W2, rid="call-1")]
+        assert checks.request_ids(calls, log) == []
+
+    def test_an_id_applied_twice_is_found(self) -> None:
+        """One (agent, id) carried by two events was applied twice."""
+        log = [event(2, "w1", W1, rid="call-1"), event(3, "w1", W1, rid="call-1")]
+        assert [a.kind for a in checks.request_ids([], log)] == ["applied-twice"]
+
+    def test_another_callers_reply_is_found(self) -> None:
+        """w2 answered with w1's reply is a foreign reply."""
+        calls = [write("w2", "call-1", 2, 0, 1, text="You (w1) are on t")]
+        assert [a.kind for a in checks.request_ids(calls, [])] == ["foreign-reply"]
+
+
+class TestClock:
+    def test_times_that_never_go_back_are_fine(self) -> None:
+        """Equal or rising event times are no anomaly."""
+        assert checks.clock([event(1, "a", PENDING, time=5), event(2, "b", PENDING, time=5)]) == []
+
+    def test_a_time_going_back_is_found(self) -> None:
+        """An event earlier than the one before it is found."""
+        found = checks.clock([event(1, "a", PENDING, time=5), event(2, "b", PENDING, time=4)])
+        assert [a.kind for a in found] == ["time-backwards"]
+
+
+class TestStaleBase:
+    def test_a_write_whose_reply_the_log_holds_is_fine(self) -> None:
+        """The list the write's reply showed is the log's list at that version."""
+        assert checks.stale_base([write("w1", "call-1", 2, 0, 1, tasks=W1)], [event(2, "w1", W1)]) == []
+
+    def test_a_write_built_on_a_list_the_log_no_longer_holds_is_found(self) -> None:
+        """A reply showing a list the log's event at that version does not hold is found."""
+        found = checks.stale_base([write("w1", "call-1", 2, 0, 1, tasks=W2)], [event(2, "w1", W1)])
+        assert [a.kind for a in found] == ["stale-base"]
+
+
+class TestCheck:
+    def test_a_clean_history_has_no_anomaly(self) -> None:
+        """All checks together on a sound history find nothing."""
+        calls = [write("w1", "call-1", 2, 0, 1, text="You (w1) are on t", tasks=W1), read("r", 2, 2, 3)]
+        log = [event(1, "lead", PENDING), event(2, "w1", W1, rid="call-1")]
+        assert checks.check(calls, log) == []
