@@ -31,7 +31,17 @@ import attrs
 
 from ._records import loads
 
-__all__ = ["Verification", "caller_level", "first_break", "follow", "seal", "unseal", "verify_records"]
+__all__ = [
+    "UNSEALED",
+    "Verification",
+    "caller_level",
+    "check_owner",
+    "first_break",
+    "follow",
+    "seal",
+    "unseal",
+    "verify_records",
+]
 
 #: How a sealed record ends: its hash, as the last member of the object (75 bytes).
 _SEALED = re.compile(rb',"hash":"([0-9a-f]{64})"\}')
@@ -42,6 +52,13 @@ _MARK = b',"hash":"'
 _LEAD = re.compile(rb'\{"version":([0-9]+)[,}]')
 #: The folder of the phasetodo package, to tell its frames from the caller's.
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+#: Why a record without a hash is not vouched for, wherever it stands.
+UNSEALED = (
+    "it carries no hash, so nothing vouches for it (its hash was removed, or it was written "
+    "before the chain existed: compact() chains every record)"
+)
 
 
 def _digest(previous: str | None, body: bytes) -> str:
@@ -71,7 +88,9 @@ def follow(raw: str | bytes, previous: str | None) -> tuple[str | None, str | No
     """
     body, digest = unseal(raw)
     if digest is None:
-        return None, None if previous is None else "its hash is missing (the record before it has one)"
+        if previous is None:
+            return None, UNSEALED
+        return None, "its hash is missing (the record before it has one)"
     if digest != _digest(previous, body):
         return digest, "its hash does not match its contents and the record before it"
     return digest, None
@@ -104,20 +123,37 @@ class Verification:
         return f"version {self.version}: {self.reason}"
 
 
+def check_owner(found: Verification, plan: dict[str, Any] | None, owner: str | None) -> Verification:
+    """``found``, failed at version 1 when the owner the store keeps outside the chain (a JSONL
+    header, a sessions row) is not the one the chained first record names (``plan``)."""
+    if not found.ok or plan is None or plan.get("owner") == owner:
+        return found
+    reason = (
+        f"the owner kept outside the chain ({owner!r}) is not the one its first record names "
+        f"({plan.get('owner')!r}): the header or sessions row was altered"
+    )
+    return attrs.evolve(found, ok=False, version=1, reason=reason)
+
+
 def verify_records(rows: Iterable[tuple[object, str | bytes]]) -> Verification:
     """Walk ``(stored version or None, record)`` pairs in stored order; the first break, if any."""
     previous: str | None = None
     records = chained = 0
+    unsealed: int | None = None  # the first record without a hash: named unless a worse break is found
     for expected, (stored, raw) in enumerate(rows, start=1):
         records += 1
         problem = _problem(expected, stored, raw)
         digest = None
         if problem is None:
             digest, problem = follow(raw, previous)
-        if problem is not None:
+        if problem == UNSEALED:
+            unsealed = expected if unsealed is None else unsealed
+        elif problem is not None:
             return Verification(False, records, chained, previous, expected, problem)
         chained += digest is not None
         previous = digest
+    if unsealed is not None:
+        return Verification(False, records, chained, previous, unsealed, UNSEALED)
     return Verification(True, records, chained, previous)
 
 
@@ -138,6 +174,7 @@ def first_break(
     who re-hashed garbage) is named one version later, where the next link breaks.
     """
     sha256 = hashlib.sha256
+    unsealed: int | None = None  # the first record without a hash: named unless a worse break is found
     for expected, (stored, raw) in enumerate(rows, start=start):
         lead = _LEAD.match(raw)
         if lead is None or int(lead.group(1)) != expected or (stored is not None and stored != expected):
@@ -154,10 +191,12 @@ def first_break(
                 previous = computed
                 continue
         found, problem = follow(raw, previous)
-        if problem is not None:
+        if problem == UNSEALED:
+            unsealed = expected if unsealed is None else unsealed
+        elif problem is not None:
             return expected, problem
         previous = found
-    return None
+    return None if unsealed is None else (unsealed, UNSEALED)
 
 
 def caller_level() -> int:
