@@ -112,6 +112,17 @@ class Verification:
     version: int | None = None
     reason: str | None = None
 
+    def expecting(self, head: str) -> Verification:
+        """This result, failed when the chain holds but its newest hash is not ``head`` (a hash
+        kept elsewhere): the newest records were removed, or the whole log was rewritten."""
+        if not self.ok or self.head == head:
+            return self
+        reason = (
+            f"the newest hash is {self.head}, not the expected {head}: records were removed "
+            "from its end, or the log was rewritten"
+        )
+        return attrs.evolve(self, ok=False, version=self.records, reason=reason)
+
     def to_json(self) -> dict[str, Any]:
         """The result as JSON data."""
         return attrs.asdict(self)
