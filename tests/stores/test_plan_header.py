@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 import phasetodo
-from phasetodo.errors import ProfileMismatch, TamperedLogWarning
+from phasetodo import errors
+from phasetodo.errors import TamperedLogWarning
 
 INIT = {"ops": [{"op": "init", "list": [{"phase": "P", "items": ["a", "b"]}]}]}
 BASE = Path("/work/base/src")
@@ -156,7 +157,7 @@ class TestTheProfileIsRecorded:
     def test_naming_another_profile_is_a_clear_error(self, plan: _Plan) -> None:
         """Opening a team plan with profile='parity' raises ProfileMismatch naming 'team'."""
         store = plan.store()
-        with pytest.raises(ProfileMismatch, match="'team' plan") as caught:
+        with pytest.raises(errors.ProfileMismatch, match="'team' plan") as caught:
             phasetodo.Session.open("s", store, profile="parity", agent="w5")
         assert (caught.value.recorded, caught.value.asked) == ("team", "parity")
         store.close()
@@ -166,7 +167,7 @@ class TestTheProfileIsRecorded:
         store = phasetodo.JsonlStore(tmp_path)
         with phasetodo.Session.open("s", store) as session:
             session.todo_write(INIT)
-        with pytest.raises(ProfileMismatch, match="'parity' plan"):
+        with pytest.raises(errors.ProfileMismatch, match="'parity' plan"):
             phasetodo.Session.open("s", store, profile="team")
         assert phasetodo.Session.open("s", store).profile.name == "parity"
 
