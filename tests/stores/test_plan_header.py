@@ -134,7 +134,8 @@ class TestVerifyExpect:
         spec = ["--store", f"jsonl:{logs}", "--session", "s", "verify"]
         first = _command(*spec)
         head = re.search(r"newest hash ([0-9a-f]{64})", first.stdout)
-        assert first.returncode == 0 and head is not None
+        assert first.returncode == 0
+        assert head is not None
         assert _command(*spec, "--expect", head.group(1)).returncode == 0
         path = logs / "s.jsonl"
         path.write_text("".join(path.read_text().splitlines(keepends=True)[:-1]))
@@ -189,7 +190,7 @@ class TestTheProfileIsRecorded:
 @pytest.mark.skipif(not BASE.is_dir(), reason="needs the old code's checkout")
 class TestOldLogs:
     @pytest.mark.parametrize("kind", ["jsonl", "sqlite"])
-    def test_a_team_plan_written_by_the_old_code_opens_as_a_team_plan(self, kind: str, tmp_path: Path) -> None:
+    def test_an_old_team_plan_opens_as_a_team_plan(self, kind: str, tmp_path: Path) -> None:
         """A team plan written by the old code (no recorded profile) reads, is inferred a team plan
         once, in one place, and takes a new agent's claim."""
         spec = f"sqlite:{tmp_path / 's.db'}" if kind == "sqlite" else f"jsonl:{tmp_path / 'logs'}"

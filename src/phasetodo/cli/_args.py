@@ -232,7 +232,8 @@ def _add_log(verb: _Verb) -> None:
         "; exits 1 naming the first version whose record was altered, removed or reordered",
     )
     verify.add_argument(
-        "--expect", metavar="HASH", help="the newest hash a sound log has (as verify printed it, kept elsewhere)"
+        "--expect", metavar="HASH",
+        help="the newest hash a sound log has (as verify printed it, kept elsewhere)",
     )
 
 

@@ -499,7 +499,7 @@ class Board:
         make = _ACTIONS.get(action) if isinstance(action, str) else None
         if make is None and action not in ("status", "unblock"):
             raise ValueError(f"action: must be one of {', '.join(['status', 'unblock', *_ACTIONS])}")
-        with self._use(session_id) as entry:  # unknown ids fail here: Session.open would create them
+        with self._use(session_id):  # unknown ids fail here: Session.open would create them
             session = phasetodo.Session.open(session_id, self.store, resume="keep", clear_delay=-1)
         team = session.profile.shared  # the plan's own profile, as its log records it
         with session:
