@@ -99,10 +99,10 @@ SELECT n FROM c
 WHERE version <> n
    OR substring(encode(substr(raw, 1, 32), 'escape') from '^\{"version":([0-9]+)[,}]')
       IS DISTINCT FROM n::text
-   OR (digest IS NULL AND previous IS NOT NULL)
+   OR digest IS NULL
    OR digest <> encode(sha256(convert_to(coalesce(previous, '') || chr(10), 'UTF8')
                               || substr(raw, 1, greatest(size - 75, 0)) || '\x7d'::bytea), 'hex')
-ORDER BY n LIMIT 1
+ORDER BY (digest IS NULL AND previous IS NULL), n LIMIT 1
 """
 #: Serializes schema creation between processes that start together.
 _SCHEMA_LOCK = 7_046_051_600
