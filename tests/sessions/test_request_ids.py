@@ -265,10 +265,9 @@ class TestOlderTables:
                 for statement in statements:
                     pg.execute(statement)  # type: ignore[arg-type]
             store = phasetodo.PostgresStore(dsn)
-        with (
-            pytest.warns(phasetodo.errors.TamperedLogWarning, match="version 1: it carries no hash"),
-            phasetodo.Session.open("s", store) as session,
-        ):
+        with pytest.warns(phasetodo.errors.TamperedLogWarning, match="version 1: it carries no hash"):
+            session = phasetodo.Session.open("s", store)
+        with session:
             assert session.version == 1
             assert session.phases == tuple(phasetodo.load_phases(first["details"]["phases"]))
             done = session.todo_write(DONE, request_id="new")
