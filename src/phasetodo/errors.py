@@ -23,6 +23,7 @@ __all__ = [
     "NotSessionOwner",
     "PhasetodoError",
     "PhasetodoWarning",
+    "ProfileMismatch",
     "RequestIdReused",
     "SessionClosed",
     "SessionError",
@@ -155,6 +156,17 @@ class NoAgentSession(SessionError):
 
 class NotSessionOwner(SessionError):
     """A session belongs to one agent; another agent tried to open or write it."""
+
+
+class ProfileMismatch(SessionError, ValueError):
+    """A plan was opened with another profile than the one its log records."""
+
+    def __init__(self, session_id: str, recorded: str, asked: str) -> None:
+        self.session_id, self.recorded, self.asked = session_id, recorded, asked
+        super().__init__(
+            f"session {session_id!r} is a {recorded!r} plan (its log records that profile), "
+            f"not {asked!r}: open it with profile={recorded!r}, or without a profile"
+        )
 
 
 class SessionClosed(SessionError):

@@ -41,10 +41,9 @@ def is_team_plan(phases: Iterable[Phase], profiles: Iterable[str | None] = ()) -
 
 
 def session_is_team(session: Session) -> bool:
-    """:func:`is_team_plan` of a session's list and log."""
-    return session.profile.name == "team" or is_team_plan(
-        session.phases, (event.profile for event in session.events())
-    )
+    """Whether the session is a team plan: its profile, which :meth:`Session.open` took from the
+    log (:func:`phasetodo.session.recorded_profile`, the one place old logs are inferred)."""
+    return session.profile.shared
 
 
 def status_ops(status: str, task: str, reason: str | None = None) -> list[dict[str, Any]]:

@@ -37,6 +37,7 @@ from .errors import (
     InvalidOptionType,
     NoAgentSession,
     NotSessionOwner,
+    ProfileMismatch,
     RequestIdReused,
     SessionClosed,
     VersionConflict,
@@ -60,7 +61,14 @@ if TYPE_CHECKING:
 
     from typing_extensions import Unpack
 
-__all__ = ["ResumePolicy", "ScopedSession", "Session", "default_directory", "run_auto_clear"]
+__all__ = [
+    "ResumePolicy",
+    "ScopedSession",
+    "Session",
+    "default_directory",
+    "recorded_profile",
+    "run_auto_clear",
+]
 
 #: ``"strip"`` (the reference's default) drops completed and abandoned tasks
 #: and the phases left empty when a session with history is reopened;
@@ -166,7 +174,7 @@ class Session(OptionsHolder):
         resume: ResumePolicy | None = None,
         clear_delay: float = 60.0,
         clock: Callable[[], float] = time.time,
-        profile: ProfileLike = "parity",
+        profile: ProfileLike | None = None,
         limits: Limits | None = DEFAULT_LIMITS,
         lead: str | None = None,
         options: Options | None = None,
@@ -185,6 +193,11 @@ class Session(OptionsHolder):
         name or a :class:`~phasetodo.Profile`) and ``limits`` (``None``: no
         limits) are the defaults of every call; a call may give its own.
 
+        A plan's profile is recorded in its log (chained in its first record): an
+        existing plan opened without ``profile`` runs in the profile it was made
+        with (see :func:`recorded_profile`), and naming another raises
+        :class:`~phasetodo.errors.ProfileMismatch`. A new plan without one is ``parity``.
+
         A shared profile (``profile="team"``) opens a plan many agents work:
         ``agent`` is the agent this handle writes as (``None``: a person), no
         agent is shut out, and a new log records the plan's lead (``lead``, else
@@ -200,26 +213,31 @@ class Session(OptionsHolder):
         refused. Without it claims never lapse. Expiry is reckoned from the times
         the log's events record (this session's ``clock``).
         """
+        named = profile is not None or options is not None
         if options is not None:
-            if profile != "parity" or limits is not DEFAULT_LIMITS or agent is not None:
+            if profile is not None or limits is not DEFAULT_LIMITS or agent is not None:
                 raise InvalidOption("options: give profile, limits and agent in it, not beside it")
             agent = options.agent
         else:
-            options = Options(profile, limits, agent=agent)
+            options = Options("parity" if profile is None else profile, limits, agent=agent)
         check_agent(agent)
         if lease is not None:
             if isinstance(lease, bool) or not isinstance(lease, (int, float)) or not 0 < lease < math.inf:
                 raise InvalidOption(f"lease: must be a positive number of seconds, not {lease!r}")
             options = options.override(lease=float(lease))
         chosen = options.profile
-        if resume is None:
-            resume = "keep" if chosen.shared else "strip"
-        _check_policies(resume, clear_delay)
         own = None
         if store is None:
             store = own = JsonlStore(default_directory())
-        log = store.open(session_id, owner=(lead or agent) if chosen.shared else agent)
+        log = store.open(
+            session_id, owner=(lead or agent) if chosen.shared else agent, profile=chosen.name
+        )
         try:
+            options = _plan_options(log, options, named=named)
+            chosen = options.profile
+            if resume is None:
+                resume = "keep" if chosen.shared else "strip"
+            _check_policies(resume, clear_delay)
             if own is not None:
                 warn_if_at_former_default(session_id, own.directory)
             if agent is not None and log.owner == agent:
@@ -790,6 +808,37 @@ async def run_auto_clear(session: Session, *, poll: float = 1.0) -> None:
 
 #: How many of the plan's phases the error of a missing scope phase names.
 _NAMED_PHASES = 10
+
+
+def recorded_profile(log: Log) -> str | None:
+    """The name of the profile a plan was made with: what its log's chained first record names;
+    for a log written before the profile was recorded, ``"team"`` when a write in it ran the team
+    profile or a task carries an owner, reason or ``after``; None for an empty log or no answer.
+
+    This is the one answer to "what kind of plan is this" (a session's :attr:`Session.profile`
+    is taken from it); the inference for old logs lives here only.
+    """
+    latest = log.latest()  # reads the log first: its first record names the profile
+    recorded = getattr(log, "profile", None)
+    if isinstance(recorded, str):
+        return recorded
+    if latest is None:
+        return None
+    if any(t.has_team_fields for p in latest.phases for t in p.tasks):
+        return "team"
+    return "team" if any(event.profile == "team" for event in log.events()) else None
+
+
+def _plan_options(log: Log, options: Options, *, named: bool) -> Options:
+    """``options`` with the profile the plan records; raises
+    :class:`~phasetodo.errors.ProfileMismatch` when ``named`` names another."""
+    recorded = recorded_profile(log)
+    asked = options.profile.name
+    if recorded is None or recorded == asked:
+        return options
+    if named or recorded not in BUILTIN:
+        raise ProfileMismatch(log.session_id, recorded, asked)
+    return options.override(profile=BUILTIN[recorded])
 
 
 def _builtin(profile: Profile) -> bool:

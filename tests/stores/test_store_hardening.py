@@ -16,14 +16,22 @@ import pytest
 
 import phasetodo
 from phasetodo.stores import Event, check_session_id, event_to_json
+from phasetodo.stores._chain import seal
 
 PHASES = phasetodo.load_phases([{"name": "P", "tasks": [{"content": "a", "status": "pending"}]}])
 DEEP = b"[" * 200_000 + b"]" * 200_000
 
 
 def _log(path: Path, lines: list[bytes]) -> None:
+    """A format 1 log of ``lines``, each object line sealed in the hash chain as a writer seals it."""
     header = json.dumps({"format": 1, "session": "s", "owner": None}).encode()
-    path.write_bytes(b"\n".join([header, *lines]) + b"\n")
+    sealed, previous = [], None
+    for line in lines:
+        if line.endswith(b"}"):
+            text, previous = seal(line.decode(), previous)
+            line = text.encode()
+        sealed.append(line)
+    path.write_bytes(b"\n".join([header, *sealed]) + b"\n")
 
 
 def _line(version: int) -> bytes:

@@ -102,7 +102,7 @@ def _add_apply(verb: _Verb) -> None:
         "params", metavar="JSON|-", help="the tool arguments, as in '{\"ops\": [...]}'; - reads stdin"
     )
     apply.add_argument(
-        "--profile", choices=PROFILES, default="parity", help="the call's profile (default parity)"
+        "--profile", choices=PROFILES, help="the call's profile (default: the plan's, else parity)"
     )
     apply.add_argument(
         "--agent", metavar="NAME", help="write as this agent (for a session that belongs to one)"
@@ -226,10 +226,14 @@ def _add_log(verb: _Verb) -> None:
         "version", nargs="?", type=_version_number, metavar="VERSION", help="the version to restore"
     )
     verb("history", "list the session's events with their times")
-    verb(
+    verify = verb(
         "verify",
         "check the session's history against its hash chain",
         "; exits 1 naming the first version whose record was altered, removed or reordered",
+    )
+    verify.add_argument(
+        "--expect", metavar="HASH",
+        help="the newest hash a sound log has (as verify printed it, kept elsewhere)",
     )
 
 

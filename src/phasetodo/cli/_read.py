@@ -137,8 +137,9 @@ def run_history(args: argparse.Namespace, out: IO[str]) -> int:
 def run_verify(args: argparse.Namespace, out: IO[str]) -> int:
     """``verify``: check every record of the session against its hash chain and version order.
 
-    Exits 0 when the chain holds, 1 naming the first version whose record was
-    altered, removed or reordered. The log is read as stored, not opened as a
+    Exits 0 when the chain holds over every record, 1 naming the first version whose
+    record was altered, removed, reordered or carries no hash (or, with ``--expect``,
+    when the newest hash is not the one kept elsewhere). The log is read as stored, not opened as a
     session, so a log too damaged to open is checked too.
     """
     spec = store_text(args)
@@ -159,6 +160,9 @@ def run_verify(args: argparse.Namespace, out: IO[str]) -> int:
         found: Verification = check(sid)
     finally:
         store.close()
+    expected = getattr(args, "expect", None)
+    if expected is not None:
+        found = found.expecting(expected)
     if args.json:
         raw(out).write(json_text({"session": sid, **found.to_json()}))
     elif found.ok:

@@ -198,6 +198,12 @@ class Log(Protocol):
         """The agent the session belongs to, recorded when the log was created."""
         ...
 
+    @property
+    def profile(self) -> str | None:
+        """The profile's name the plan was made with, as its chained first record names it
+        (None: an empty log, or one written before the profile was recorded)."""
+        ...
+
     def lock(self) -> AbstractContextManager[None]:
         """Hold the session exclusively across threads and processes (re-entrant).
 
@@ -251,8 +257,9 @@ class Store(Protocol):
         """``"session"`` for durable stores, ``"memory"`` otherwise."""
         ...
 
-    def open(self, session_id: str, *, owner: str | None = None) -> Log:
-        """Open one session's log; the log is created (recording ``owner``) at its first write.
+    def open(self, session_id: str, *, owner: str | None = None, profile: str | None = None) -> Log:
+        """Open one session's log; the log is created (recording ``owner``, and chaining it with
+        ``profile``, the profile's name, in its first record) at its first write.
 
         Opening creates nothing, so reading needs no write access.
         """

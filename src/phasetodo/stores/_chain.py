@@ -31,7 +31,17 @@ import attrs
 
 from ._records import loads
 
-__all__ = ["Verification", "caller_level", "first_break", "follow", "seal", "unseal", "verify_records"]
+__all__ = [
+    "UNSEALED",
+    "Verification",
+    "caller_level",
+    "check_owner",
+    "first_break",
+    "follow",
+    "seal",
+    "unseal",
+    "verify_records",
+]
 
 #: How a sealed record ends: its hash, as the last member of the object (75 bytes).
 _SEALED = re.compile(rb',"hash":"([0-9a-f]{64})"\}')
@@ -42,6 +52,13 @@ _MARK = b',"hash":"'
 _LEAD = re.compile(rb'\{"version":([0-9]+)[,}]')
 #: The folder of the phasetodo package, to tell its frames from the caller's.
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+#: Why a record without a hash is not vouched for, wherever it stands.
+UNSEALED = (
+    "it carries no hash, so nothing vouches for it (its hash was removed, or it was written "
+    "before the chain existed: compact() chains every record)"
+)
 
 
 def _digest(previous: str | None, body: bytes) -> str:
@@ -71,7 +88,9 @@ def follow(raw: str | bytes, previous: str | None) -> tuple[str | None, str | No
     """
     body, digest = unseal(raw)
     if digest is None:
-        return None, None if previous is None else "its hash is missing (the record before it has one)"
+        if previous is None:
+            return None, UNSEALED
+        return None, "its hash is missing (the record before it has one)"
     if digest != _digest(previous, body):
         return digest, "its hash does not match its contents and the record before it"
     return digest, None
@@ -93,6 +112,17 @@ class Verification:
     version: int | None = None
     reason: str | None = None
 
+    def expecting(self, head: str) -> Verification:
+        """This result, failed when the chain holds but its newest hash is not ``head`` (a hash
+        kept elsewhere): the newest records were removed, or the whole log was rewritten."""
+        if not self.ok or self.head == head:
+            return self
+        reason = (
+            f"the newest hash is {self.head}, not the expected {head}: records were removed "
+            "from its end, or the log was rewritten"
+        )
+        return attrs.evolve(self, ok=False, version=self.records, reason=reason)
+
     def to_json(self) -> dict[str, Any]:
         """The result as JSON data."""
         return attrs.asdict(self)
@@ -104,20 +134,37 @@ class Verification:
         return f"version {self.version}: {self.reason}"
 
 
+def check_owner(found: Verification, plan: dict[str, Any] | None, owner: str | None) -> Verification:
+    """``found``, failed at version 1 when the owner the store keeps outside the chain (a JSONL
+    header, a sessions row) is not the one the chained first record names (``plan``)."""
+    if not found.ok or plan is None or plan.get("owner") == owner:
+        return found
+    reason = (
+        f"the owner kept outside the chain ({owner!r}) is not the one its first record names "
+        f"({plan.get('owner')!r}): the header or sessions row was altered"
+    )
+    return attrs.evolve(found, ok=False, version=1, reason=reason)
+
+
 def verify_records(rows: Iterable[tuple[object, str | bytes]]) -> Verification:
     """Walk ``(stored version or None, record)`` pairs in stored order; the first break, if any."""
     previous: str | None = None
     records = chained = 0
+    unsealed: int | None = None  # the first record without a hash: named unless a worse break is found
     for expected, (stored, raw) in enumerate(rows, start=1):
         records += 1
         problem = _problem(expected, stored, raw)
         digest = None
         if problem is None:
             digest, problem = follow(raw, previous)
-        if problem is not None:
+        if problem == UNSEALED:
+            unsealed = expected if unsealed is None else unsealed
+        elif problem is not None:
             return Verification(False, records, chained, previous, expected, problem)
         chained += digest is not None
         previous = digest
+    if unsealed is not None:
+        return Verification(False, records, chained, previous, unsealed, UNSEALED)
     return Verification(True, records, chained, previous)
 
 
@@ -138,6 +185,7 @@ def first_break(
     who re-hashed garbage) is named one version later, where the next link breaks.
     """
     sha256 = hashlib.sha256
+    unsealed: int | None = None  # the first record without a hash: named unless a worse break is found
     for expected, (stored, raw) in enumerate(rows, start=start):
         lead = _LEAD.match(raw)
         if lead is None or int(lead.group(1)) != expected or (stored is not None and stored != expected):
@@ -154,10 +202,12 @@ def first_break(
                 previous = computed
                 continue
         found, problem = follow(raw, previous)
-        if problem is not None:
+        if problem == UNSEALED:
+            unsealed = expected if unsealed is None else unsealed
+        elif problem is not None:
             return expected, problem
         previous = found
-    return None
+    return None if unsealed is None else (unsealed, UNSEALED)
 
 
 def caller_level() -> int:

@@ -38,6 +38,7 @@ __all__ = [
     "is_checkpoint",
     "is_slow",
     "loads",
+    "plan_of",
 ]
 
 #: The newest record format: 1 kept a snapshot per event, 2 keeps deltas and checkpoints.
@@ -149,16 +150,45 @@ def encode(event: Event, before: tuple[Phase, ...], *, checkpoint: bool) -> dict
 
 
 def encode_next(
-    event: Event, before: tuple[Phase, ...], tail: Tail, *, checkpoint: bool = False
+    event: Event,
+    before: tuple[Phase, ...],
+    tail: Tail,
+    *,
+    checkpoint: bool = False,
+    plan: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, Any], bool]:
     """The record of ``event`` as a log with ``tail`` appends it, and whether it is a checkpoint:
     when ``checkpoint`` is asked, when the tail is due, or when the delta alone outweighs the
-    tail's checkpoint (:meth:`Tail.outweighs`)."""
+    tail's checkpoint (:meth:`Tail.outweighs`).
+
+    ``plan`` (the plan's session id, owner and profile) goes into the record of version 1,
+    so the hash chain covers what grants rights on the plan, like every event."""
     checkpoint = checkpoint or tail.due()
     record = encode(event, before, checkpoint=checkpoint)
     if not checkpoint and tail.outweighs(len(dumps(record))):
-        return encode(event, before, checkpoint=True), True
+        record, checkpoint = encode(event, before, checkpoint=True), True
+    if plan is not None and event.version == 1:
+        record["plan"] = dict(plan)
     return record, checkpoint
+
+
+def plan_of(raw: str | bytes | None, session_id: str) -> dict[str, Any] | None:
+    """The ``plan`` a log's first record carries (session, owner, profile), or None for a
+    record written before the plan was chained. Raises ``ValueError`` naming a bad field."""
+    if raw is None:
+        return None
+    data = loads(raw)
+    plan = data.get("plan") if isinstance(data, Mapping) else None
+    if plan is None:
+        return None
+    if not isinstance(plan, Mapping):
+        raise ValueError("event.plan: must be an object")
+    if plan.get("session") != session_id:
+        raise ValueError(f"event.plan.session: names {plan.get('session')!r}, not {session_id!r}")
+    for key in ("owner", "profile"):
+        if plan.get(key) is not None and type(plan[key]) is not str:
+            raise ValueError(f"event.plan.{key}: must be a string")
+    return {"session": session_id, "owner": plan.get("owner"), "profile": plan.get("profile")}
 
 
 def is_checkpoint(data: object) -> bool:

@@ -15,13 +15,24 @@ import warnings
 from collections import deque
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
-from typing import Generic, Literal, Protocol, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar
+
+import attrs
 
 from .._core.model import Phase
 from ..errors import CorruptLog, TamperedLogWarning, VersionConflict
 from ._base import CachedLog, Event
-from ._chain import Verification, caller_level, first_break, follow, seal, unseal, verify_records
-from ._records import Tail, decode, dumps, encode_next, is_checkpoint, is_slow, loads
+from ._chain import (
+    Verification,
+    caller_level,
+    check_owner,
+    first_break,
+    follow,
+    seal,
+    unseal,
+    verify_records,
+)
+from ._records import Tail, decode, dumps, encode_next, is_checkpoint, is_slow, loads, plan_of
 
 __all__ = ["RowLog", "RowStore"]
 
@@ -58,12 +69,18 @@ class RowLog(CachedLog, Generic[_S]):
 
     storage: Literal["session"] = "session"
 
-    def __init__(self, store: _S, session_id: str, owner: str | None, wanted: str | None) -> None:
+    def __init__(
+        self, store: _S, session_id: str, owner: str | None, wanted: str | None, profile: str | None = None
+    ) -> None:
         self.store = store
         self.where = store.where
         self.session_id = session_id
         self.owner = owner
         self._wanted = wanted
+        #: The profile the log's chained first record names (None: not recorded, or no log yet).
+        self.profile: str | None = None
+        self._wanted_profile = profile
+        self._planned = False  # the owner came from the chained first row
         #: How many rows were read (for cost checks).
         self.records_read = 0
         self._warned = False  # a broken hash chain is reported once per log object
@@ -210,6 +227,40 @@ class RowLog(CachedLog, Generic[_S]):
                 self._checked = 0
             if found is not None:
                 self._tampered(*found)
+            if latest is None and newest > 0:
+                self._read_plan()
+
+    def _first_plan(self) -> dict[str, Any] | None:
+        """The plan the first row chains (see :func:`~._records.plan_of`), or None."""
+        rows = self._page(0, 1)
+        body = rows[0][1] if rows and rows[0][0] == 1 else None
+        try:
+            return plan_of(body if isinstance(body, (str, bytes)) else None, self.session_id)
+        except ValueError as error:
+            raise CorruptLog(self.where, 1, f"session {self.session_id!r}, event 1: {error}") from None
+
+    def _read_plan(self) -> None:
+        """Take the owner and profile from the chained first row, when it names them; warn when
+        the sessions row's owner (outside the chain) is another."""
+        plan = self._first_plan()
+        if plan is None:
+            return
+        if plan["owner"] != self.owner:
+            self._tampered(1, f"sessions.owner: {self.owner!r} is not the owner its first record names")
+        self.owner, self.profile, self._planned = plan["owner"], plan["profile"], True
+
+    def _take_owner(self, recorded: str | None) -> None:
+        """Adopt the sessions row's owner, unless the chained first row named the owner (then a
+        different row is a tampering, reported)."""
+        if not self._planned:
+            self.owner = recorded
+        elif recorded != self.owner:
+            self._tampered(1, f"sessions.owner: {recorded!r} is not the owner its first record names")
+
+    def _plan(self) -> dict[str, Any]:
+        """What the first record chains: this session, its owner and its profile."""
+        profile = self.profile if self._latest is not None else self._wanted_profile
+        return {"session": self.session_id, "owner": self.owner, "profile": profile}
 
     def _read_tail(self, after: int) -> None:
         """Decode and adopt the rows above ``after``, checking each one's link in the chain."""
@@ -250,9 +301,20 @@ class RowLog(CachedLog, Generic[_S]):
     def verify(self) -> Verification:
         """Check the hash chain and version order of every row of this session, as stored."""
         with self._state:
-            return verify_records(
+            found = verify_records(
                 (version, body if isinstance(body, (str, bytes)) else b"") for version, body in self._rows(0)
             )
+            if not found.ok:
+                return found
+            try:
+                plan = self._first_plan()
+            except CorruptLog as error:
+                return attrs.evolve(found, ok=False, version=1, reason=str(error))
+            return check_owner(found, plan, self._stored_owner())
+
+    def _stored_owner(self) -> str | None:
+        """The owner the sessions row keeps (outside the chain)."""
+        raise NotImplementedError
 
     def _adopt(self, event: Event, size: int, checkpoint: bool, slow: bool, digest: str | None) -> None:
         self._head = digest
@@ -300,13 +362,15 @@ class RowLog(CachedLog, Generic[_S]):
             if event.version != version + 1:
                 raise VersionConflict(self.session_id, event.version - 1, version)
             before = latest.phases if latest is not None else ()
-            record, checkpoint = encode_next(event, before, self._tail)
+            record, checkpoint = encode_next(event, before, self._tail, plan=self._plan())
             # Chained to the newest row as stored: another process may have compacted (and so
             # re-hashed) the log since this one read it.
             previous = self._stored_hash(version) if version > 0 else None
             body, digest = seal(dumps(record), previous)
             self._insert(event.version, body, checkpoint, event.request.id if event.request else None)
             self._adopt(event, len(body), checkpoint, is_slow(record), digest)
+            if event.version == 1:
+                self.profile = self._wanted_profile
 
     def compact(self) -> None:
         """Rewrite this session's rows in the newest format, in one transaction."""
@@ -317,7 +381,9 @@ class RowLog(CachedLog, Generic[_S]):
             previous: str | None = None  # the chain starts again, over every record
             events = list(self.events())
             for event in events:
-                record, checkpoint = encode_next(event, before, tail, checkpoint=event is events[-1])
+                record, checkpoint = encode_next(
+                    event, before, tail, checkpoint=event is events[-1], plan=self._plan()
+                )
                 body, previous = seal(dumps(record), previous)
                 rows.append((event.version, body, checkpoint, event.request.id if event.request else None))
                 tail.add(len(body), len(body) if checkpoint else None, slow=is_slow(record))

@@ -39,6 +39,8 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Literal, Protocol, cast
 
+import attrs
+
 from .._core.model import Phase
 from ..errors import (
     CorruptLog,
@@ -50,8 +52,17 @@ from ..errors import (
     VersionConflict,
 )
 from ._base import CachedLog, Event, check_session_id
-from ._chain import Verification, caller_level, first_break, follow, seal, unseal, verify_records
-from ._records import FORMAT, Tail, decode, dumps, encode_next, is_checkpoint, is_slow, loads
+from ._chain import (
+    Verification,
+    caller_level,
+    check_owner,
+    first_break,
+    follow,
+    seal,
+    unseal,
+    verify_records,
+)
+from ._records import FORMAT, Tail, decode, dumps, encode_next, is_checkpoint, is_slow, loads, plan_of
 from ._requests import WINDOW, request_from_json
 
 try:  # POSIX; elsewhere only threads of one process are kept apart.
@@ -214,12 +225,22 @@ class JsonlLog(CachedLog):
     storage: Literal["session"] = "session"
 
     def __init__(
-        self, path: Path, session_id: str, owner: str | None, *, fsync: bool, on_corrupt: OnCorrupt
+        self,
+        path: Path,
+        session_id: str,
+        owner: str | None,
+        *,
+        fsync: bool,
+        on_corrupt: OnCorrupt,
+        profile: str | None = None,
     ) -> None:
         self.path = path
         self.session_id = session_id
         self.owner = owner
         self._wanted_owner = owner
+        #: The profile the log's chained first record names (None: not recorded, or no log yet).
+        self.profile: str | None = None
+        self._wanted_profile = profile
         self._fsync = fsync
         self._on_corrupt = on_corrupt
         self._thread_lock = threading.RLock()
@@ -501,9 +522,30 @@ class JsonlLog(CachedLog):
                     self._quiet = False
                 if found is not None:
                     self._tampered(*found)
+                self._read_plan(end)
             else:
                 for _ in self._advance(self._end, end):
                     pass
+
+    def _read_plan(self, end: int) -> None:
+        """Take the owner and profile from the chained first record, when it names them; warn
+        when the header's owner (outside the chain) is another."""
+        first = next(_forward_lines(self._fd, self._body, end, self, _FIRST_BLOCK), None)
+        try:
+            plan = plan_of(first[1] if first is not None else None, self.session_id)
+        except ValueError as error:
+            self._corrupt(self._body, str(error))
+            return
+        if plan is None:
+            return
+        if plan["owner"] != self.owner:
+            self._tampered(1, f"header.owner: {self.owner!r} is not the owner its first record names")
+        self.owner, self.profile = plan["owner"], plan["profile"]
+
+    def _plan(self) -> dict[str, Any]:
+        """What the first record chains: this session, its owner and its profile."""
+        profile = self.profile if self._latest is not None else self._wanted_profile
+        return {"session": self.session_id, "owner": self.owner, "profile": profile}
 
     def _chain_break(self, end: int) -> tuple[int, str] | None:
         """The first break in the hash chain or version order of the records before ``end``,
@@ -711,7 +753,9 @@ class JsonlLog(CachedLog):
             if event.version != version + 1:
                 raise VersionConflict(self.session_id, event.version - 1, version)
             before = latest.phases if latest is not None else ()
-            record, checkpoint = encode_next(event, before, self._tail, checkpoint=self._format == 1)
+            record, checkpoint = encode_next(
+                event, before, self._tail, checkpoint=self._format == 1, plan=self._plan()
+            )
             line, digest = _sealed_line(record, self._head)
             self._write(line)
             self._head = digest
@@ -720,6 +764,8 @@ class JsonlLog(CachedLog):
             if self._requests is not None and event.request is not None:
                 self._requests[event.request.id] = event.version
             self._tail.add(len(line), _checkpoint_size(line) if checkpoint else None, slow=is_slow(record))
+            if event.version == 1:
+                self.profile = self._wanted_profile
 
     def compact(self) -> None:
         """Rewrite the file in the newest format (history kept) and swap it in atomically."""
@@ -735,7 +781,9 @@ class JsonlLog(CachedLog):
                     previous: str | None = None  # the chain starts again, over every record
                     for event in self.events():
                         last = event.version == self._latest_version()
-                        record, checkpoint = encode_next(event, before, tail, checkpoint=last)
+                        record, checkpoint = encode_next(
+                            event, before, tail, checkpoint=last, plan=self._plan()
+                        )
                         line, previous = _sealed_line(record, previous)
                         out.write(line)
                         size = _checkpoint_size(line) if checkpoint else None
@@ -790,7 +838,21 @@ def verify_file(path: Path) -> Verification:
         header = next(lines, None)
         if header is None or _HEADER_START.match(header[1]) is None:
             raise CorruptLog(str(path), 1, "not a phasetodo session log: its first line is no header")
-        return verify_records((None, line) for _, line in lines)
+        first: list[bytes] = []
+
+        def records() -> Iterator[tuple[None, bytes]]:
+            for _, line in lines:
+                if not first:
+                    first.append(line)
+                yield None, line
+
+        found = verify_records(records())
+        try:
+            owner = loads(header[1]).get("owner")
+            plan = plan_of(first[0] if first else None, path.name[: -len(".jsonl")])
+        except (ValueError, AttributeError) as error:
+            return attrs.evolve(found, ok=False, version=1, reason=str(error))
+        return check_owner(found, plan, owner)
     finally:
         os.close(fd)
 
@@ -845,10 +907,12 @@ class JsonlStore:
         """The log file of ``session_id`` (after checking the id is safe)."""
         return self.directory / f"{check_session_id(session_id)}.jsonl"
 
-    def open(self, session_id: str, *, owner: str | None = None) -> JsonlLog:
-        """Open the session's file, creating it with a header naming ``owner``."""
+    def open(self, session_id: str, *, owner: str | None = None, profile: str | None = None) -> JsonlLog:
+        """Open the session's file, creating it with a header naming ``owner``; its first record
+        chains ``owner`` and ``profile``."""
         return JsonlLog(
-            self.path_for(session_id), session_id, owner, fsync=self.fsync, on_corrupt=self.on_corrupt
+            self.path_for(session_id), session_id, owner, fsync=self.fsync, on_corrupt=self.on_corrupt,
+            profile=profile,
         )
 
     def verify(self, session_id: str) -> Verification:

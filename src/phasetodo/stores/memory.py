@@ -19,9 +19,12 @@ class MemoryLog:
 
     storage: Literal["memory"] = "memory"
 
-    def __init__(self, session_id: str, owner: str | None) -> None:
+    def __init__(self, session_id: str, owner: str | None, profile: str | None = None) -> None:
         self.session_id = session_id
         self.owner = owner
+        #: The profile the plan was made with, recorded at its first event (None before).
+        self.profile: str | None = None
+        self._wanted_profile = profile
         self._events: list[Event] = []
         self._requests: dict[str, Event] = {}
         self._lock = threading.RLock()
@@ -43,6 +46,8 @@ class MemoryLog:
             if event.version != version + 1:
                 raise VersionConflict(self.session_id, event.version - 1, version)
             self._events.append(event)
+            if event.version == 1:
+                self.profile = self._wanted_profile
             if event.request is not None:
                 self._requests[event.request.id] = event
             self._landed.notify_all()
@@ -90,13 +95,14 @@ class MemoryStore:
         self._logs: dict[str, MemoryLog] = {}
         self._lock = threading.Lock()
 
-    def open(self, session_id: str, *, owner: str | None = None) -> MemoryLog:
-        """The session's log, created (recording ``owner``) on first use."""
+    def open(self, session_id: str, *, owner: str | None = None, profile: str | None = None) -> MemoryLog:
+        """The session's log, created (recording ``owner``, and ``profile`` at its first event) on
+        first use."""
         check_session_id(session_id)
         with self._lock:
             log = self._logs.get(session_id)
             if log is None:
-                log = self._logs[session_id] = MemoryLog(session_id, owner)
+                log = self._logs[session_id] = MemoryLog(session_id, owner, profile)
             return log
 
     def verify(self, session_id: str) -> Verification:

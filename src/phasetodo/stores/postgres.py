@@ -99,10 +99,10 @@ SELECT n FROM c
 WHERE version <> n
    OR substring(encode(substr(raw, 1, 32), 'escape') from '^\{"version":([0-9]+)[,}]')
       IS DISTINCT FROM n::text
-   OR (digest IS NULL AND previous IS NOT NULL)
+   OR digest IS NULL
    OR digest <> encode(sha256(convert_to(coalesce(previous, '') || chr(10), 'UTF8')
                               || substr(raw, 1, greatest(size - 75, 0)) || '\x7d'::bytea), 'hex')
-ORDER BY n LIMIT 1
+ORDER BY (digest IS NULL AND previous IS NULL), n LIMIT 1
 """
 #: Serializes schema creation between processes that start together.
 _SCHEMA_LOCK = 7_046_051_600
@@ -490,11 +490,12 @@ class PostgresStore:
                 conn.close()
         return self._listens
 
-    def open(self, session_id: str, *, owner: str | None = None) -> PostgresLog:
-        """Open the session; a new one records ``owner`` at its first write."""
+    def open(self, session_id: str, *, owner: str | None = None, profile: str | None = None) -> PostgresLog:
+        """Open the session; a new one records ``owner`` (and chains it with ``profile`` in its
+        first record) at its first write."""
         check_session_id(session_id)
         rows = self.read("SELECT owner FROM phasetodo_sessions WHERE id = %s", (session_id,))
-        return PostgresLog(self, session_id, rows[0][0] if rows else owner, owner)
+        return PostgresLog(self, session_id, rows[0][0] if rows else owner, owner, profile)
 
     def verify(self, session_id: str) -> Verification:
         """Check the hash chain and version order of the session's rows, as stored."""
@@ -518,10 +519,13 @@ class PostgresStore:
 class PostgresLog(RowLog[PostgresStore]):
     """One session's rows in a :class:`PostgresStore`."""
 
-    def __init__(self, store: PostgresStore, session_id: str, owner: str | None, wanted: str | None) -> None:
+    def __init__(
+        self, store: PostgresStore, session_id: str, owner: str | None, wanted: str | None,
+        profile: str | None = None,
+    ) -> None:
         self._listen: Any = None
         self._listen_pid = os.getpid()
-        super().__init__(store, session_id, owner, wanted)
+        super().__init__(store, session_id, owner, wanted, profile)
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -534,8 +538,12 @@ class PostgresLog(RowLog[PostgresStore]):
             ((recorded,),) = store.execute(
                 "SELECT owner FROM phasetodo_sessions WHERE id = %s FOR UPDATE", (self.session_id,)
             )
-            self.owner = recorded
+            self._take_owner(recorded)
             yield
+
+    def _stored_owner(self) -> str | None:
+        rows = self.store.read("SELECT owner FROM phasetodo_sessions WHERE id = %s", (self.session_id,))
+        return rows[0][0] if rows else None
 
     def _newest(self, *, checkpoint: bool, upto: int | None = None) -> object:
         marked = " AND checkpoint" if checkpoint else ""

@@ -360,14 +360,15 @@ class SqliteStore:
                     return []
                 raise
 
-    def open(self, session_id: str, *, owner: str | None = None) -> SqliteLog:
-        """Open the session; a new one records ``owner`` at its first write."""
+    def open(self, session_id: str, *, owner: str | None = None, profile: str | None = None) -> SqliteLog:
+        """Open the session; a new one records ``owner`` (and chains it with ``profile`` in its
+        first record) at its first write."""
         check_session_id(session_id)
         rows = self.read("SELECT owner FROM sessions WHERE id = ?", (session_id,))
         recorded = rows[0][0] if rows else owner
         if recorded is not None and type(recorded) is not str:
             raise CorruptLog(self.path, 0, f"session {session_id!r}: owner is not text")
-        return SqliteLog(self, session_id, recorded, owner)
+        return SqliteLog(self, session_id, recorded, owner, profile)
 
     def verify(self, session_id: str) -> Verification:
         """Check the hash chain and version order of the session's rows, as stored."""
@@ -428,8 +429,12 @@ class SqliteLog(RowLog[SqliteStore]):
             ).fetchone()
             if recorded is not None and type(recorded) is not str:
                 raise CorruptLog(self.where, 0, f"session {self.session_id!r}: owner is not text")
-            self.owner = recorded
+            self._take_owner(recorded)
             yield conn
+
+    def _stored_owner(self) -> str | None:
+        rows = self.store.read("SELECT owner FROM sessions WHERE id = ?", (self.session_id,))
+        return rows[0][0] if rows else None
 
     def _newest(self, *, checkpoint: bool, upto: int | None = None) -> object:
         marked = " AND checkpoint = 1" if checkpoint and self.store._marked else ""

@@ -289,8 +289,13 @@ class Board:
     def _is_team(
         self, entry: _Entry, latest: phasetodo.Event | None, phases: Sequence[Mapping[str, Any]] | None = None
     ) -> bool:
-        """:func:`phasetodo.person.is_team_plan`, with the log's profiles scanned incrementally
+        """Whether the plan is a team plan: the profile its log records (as
+        :func:`phasetodo.session.recorded_profile` reads it); for a log written before the
+        profile was recorded, the same inference, with the log's profiles scanned incrementally
         and the list's team fields read once per version."""
+        recorded = getattr(entry.log, "profile", None)
+        if isinstance(recorded, str):
+            return recorded == "team"
         self._agents(entry, latest, phases)  # the same incremental scan notes the profiles
         with entry.lock:
             if entry.team:
@@ -494,19 +499,17 @@ class Board:
         make = _ACTIONS.get(action) if isinstance(action, str) else None
         if make is None and action not in ("status", "unblock"):
             raise ValueError(f"action: must be one of {', '.join(['status', 'unblock', *_ACTIONS])}")
-        with self._use(session_id) as entry:  # unknown ids fail here: Session.open would create them
-            profile = "team" if self._is_team(entry, self._latest(entry)) else "parity"
-            session = phasetodo.Session.open(
-                session_id, self.store, resume="keep", clear_delay=-1, profile=profile
-            )
+        with self._use(session_id):  # unknown ids fail here: Session.open would create them
+            session = phasetodo.Session.open(session_id, self.store, resume="keep", clear_delay=-1)
+        team = session.profile.shared  # the plan's own profile, as its log records it
         with session:
             if session.version != expected:
                 raise phasetodo.VersionConflict(session_id, expected, session.version)
             if action == "status":  # a person's status change: the same path as the command's
-                changed = _person_status(session, profile == "team", body)
+                changed = _person_status(session, team, body)
                 return {"changed": changed, "plan": self.plan(session_id)}
             if action == "unblock":  # the team engine's own op, as ``phasetodo unblock`` runs it
-                changed = _person_unblock(session, profile == "team", body)
+                changed = _person_unblock(session, team, body)
                 return {"changed": changed, "plan": self.plan(session_id)}
             current = phasetodo.dump_phases(session.phases)
             assert make is not None
