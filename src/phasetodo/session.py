@@ -45,15 +45,7 @@ from .errors import (
 from .session_changes import Change, change, remove_closed, strip_closed
 from .stores import Event, EventKind, JsonlStore, Log, Store, Verification
 from .stores._base import check_agent
-from .stores._requests import (
-    WINDOW,
-    Request,
-    answer,
-    check_request_id,
-    params_digest,
-    reply_of,
-    request_key,
-)
+from .stores._requests import WINDOW, Request, answer, check_request_id, params_digest, reply_of
 from .stores._url import default_directory, warn_if_at_former_default
 
 if TYPE_CHECKING:
@@ -80,8 +72,6 @@ _T = TypeVar("_T")
 
 #: How long one :meth:`Session.awatch` wait holds a thread before it hands it back.
 _AWATCH_SLICE = 0.25
-#: How long :meth:`Session.watch` waits at a time before it looks whether the log was replaced.
-_WATCH_SLICE = 0.25
 #: The threads awatch waits use, shared by every session of the process.
 _AWATCH_THREADS = 32
 
@@ -150,12 +140,6 @@ class Session(OptionsHolder):
         self._schedule = ClearSchedule()
         self._last: tuple[tuple[Phase, ...], tuple[Phase, ...]] | Change | None = None
         latest = log.latest()  # reading takes no lock and creates nothing
-        #: The log's newest event as this view last read it, and the newest event it adopted
-        #: from anywhere (a read, a watch, its own append): the log is known by its events, not
-        #: its length, so a log replaced under this view (a checkout) is noticed and adopted.
-        self._head = self._seen = latest
-        #: Renewed each time the log turns out to hold another history than this view saw.
-        self._history = object()
         self._version = latest.version if latest is not None else 0
         phases = latest.phases if latest is not None else ()
         self._phases = strip_closed(phases) if resume == "strip" else phases
@@ -337,28 +321,14 @@ class Session(OptionsHolder):
         closes. JSONL and SQLite poll cheaply; PostgreSQL waits on LISTEN/NOTIFY.
         """
         cursor = self.version if after is None else after
-        history = self._history
-        quiet_until = None if timeout is None else time.monotonic() + timeout
         while not self._closed:
-            self._fresh()
-            if self._history is not history:  # the log was replaced: its newest event is the list
-                history, newest = self._history, self._head
-                cursor = newest.version if newest is not None else 0
-                if newest is not None:
-                    yield newest
-                continue
             moved = False
             for event in self._log.events(cursor):
                 cursor, moved = event.version, True
-                self._advance_to(event.version, event.phases, event)
+                self._advance_to(event.version, event.phases)
                 yield event
-            if moved:
-                quiet_until = None if timeout is None else time.monotonic() + timeout
-                continue
-            left = _WATCH_SLICE if quiet_until is None else quiet_until - time.monotonic()
-            if left <= 0:
+            if not moved and not self._log.wait(cursor, timeout):
                 return
-            self._log.wait(cursor, min(_WATCH_SLICE, left))  # in slices: a replaced log wakes no waiter
 
     async def awatch(
         self, timeout: float | None = None, *, after: int | None = None
@@ -389,7 +359,7 @@ class Session(OptionsHolder):
                 deadline = time.monotonic() + timeout
             for event in batch:
                 cursor = event.version
-                self._advance_to(event.version, event.phases, event)
+                self._advance_to(event.version, event.phases)
                 yield event
 
     def _next_batch(self, cursor: int, timeout: float | None) -> list[Event]:
@@ -506,10 +476,9 @@ class Session(OptionsHolder):
 
         if request_id is None:
             return self._commit("write", make, expected_version, options=options, ops=ops)
-        key = request_key(request_id, options.agent, scope)
         return self._commit(
             "write", make, expected_version, options=options, ops=ops,
-            request=(key, params_digest(params), request_id),
+            request=(request_id, params_digest(params)),
         )
 
     def heartbeat(self) -> float | None:
@@ -595,9 +564,8 @@ class Session(OptionsHolder):
             if after == current:
                 return None
             version = self._version + 1
-            event = Event(version, "clear", float(now), after)
-            self._log.append(event)
-        self._advance_to(version, after, event)  # committed once the lock is released
+            self._log.append(Event(version, "clear", float(now), after))
+        self._advance_to(version, after)  # committed once the lock is released
         return self.last_change
 
     def next_deadline(self) -> float | None:
@@ -685,14 +653,14 @@ class Session(OptionsHolder):
         source: str | None = None,
         options: Options | None = None,
         ops: Callable[[], tuple[Any, ...] | None] | None = None,
-        request: tuple[str, str, str] | None = None,
+        request: tuple[str, str] | None = None,
     ) -> _T:
         """Append what ``make`` builds on the newest list, under the lock; returns its result.
 
         ``options`` are a write's (its writer and profile go into the event);
         ``ops`` gives the validated ops to log, once ``make`` checked them.
-        ``request`` (a write's request key, params digest and request id) answers a
-        retry from the event that key already made, and records the reply with a new event.
+        ``request`` (a write's request id and params digest) answers a retry from
+        the event that id already made, and records the reply with a new event.
         """
         self._check_open()
         with self._log.lock():
@@ -703,7 +671,7 @@ class Session(OptionsHolder):
                 found = self._find_request(request[0])
                 if found is not None and found.request is not None:
                     if found.request.params != request[1]:
-                        raise RequestIdReused(self.session_id, request[2], found.version)
+                        raise RequestIdReused(self.session_id, request[0], found.version)
                     return answer(found.request, found.phases).with_storage(self.storage)  # type: ignore[return-value]
             if expected_version is not None and expected_version != self._version:
                 raise VersionConflict(self.session_id, expected_version, self._version)
@@ -712,9 +680,7 @@ class Session(OptionsHolder):
             if after is None:  # the call was refused: nothing to append
                 return result
             if self._strip_unlogged:  # the resume's strip, logged before what builds on it
-                cleared = Event(self._version + 1, "clear", moment, current, "resume")
-                self._log.append(cleared)
-                self._seen = cleared
+                self._log.append(Event(self._version + 1, "clear", moment, current, "resume"))
                 self._version += 1
                 self._strip_unlogged = False
             version = self._version + 1
@@ -731,7 +697,7 @@ class Session(OptionsHolder):
         # Only once the lock is released is the event committed (SQLite commits then):
         # a failed commit raised above and left this view on the saved state.
         self._written = version
-        self._advance_to(version, after, event)
+        self._advance_to(version, after)
         return result
 
     def _find_request(self, request_id: str) -> Event | None:
@@ -746,38 +712,22 @@ class Session(OptionsHolder):
         return None
 
     def _fresh(self) -> None:
-        """Catch up if the log's newest event is not the one this view read last (a cheap look)."""
-        if not self._closed and self._log.latest() is not self._head:
+        """Catch up if the store holds a newer version than this view (a cheap look)."""
+        if not self._closed and self._log.version() != self._version:
             self._sync()
 
     def _sync(self) -> tuple[Phase, ...]:
-        """Adopt the log's newest event: another writer's, or that of a whole other history.
-
-        A newest event at or below this view's version that is not the one it saw means the
-        log was replaced (a ``git checkout`` of another branch, a restored file): its list is
-        adopted whole, so that no write is built on a list the log no longer holds.
-        """
+        """Adopt the log's newest event if another writer appended."""
         latest = self._log.latest()
-        if latest is self._head:
-            return self._phases
-        self._head = latest
         version = latest.version if latest is not None else 0
-        if version > self._version:
-            self._advance_to(version, latest.phases if latest is not None else (), latest)
-        elif latest != self._seen:
-            self._history = object()
-            self._adopt(version, latest.phases if latest is not None else (), latest)
+        if version != self._version:
+            self._advance_to(version, latest.phases if latest is not None else ())
         return self._phases
 
-    def _advance_to(self, version: int, phases: tuple[Phase, ...], event: Event | None = None) -> None:
-        """Adopt ``phases`` as ``version`` (``event``: the log's), unless this view saw a newer one."""
+    def _advance_to(self, version: int, phases: tuple[Phase, ...]) -> None:
+        """Adopt ``phases`` as ``version``, unless this view already saw a newer one."""
         if version <= self._version and version != 0:
             return
-        self._adopt(version, phases, event)
-
-    def _adopt(self, version: int, phases: tuple[Phase, ...], event: Event | None) -> None:
-        """Take ``phases`` as ``version``, whatever this view held before."""
-        self._seen = event
         self._last = (self._phases, phases)
         self._version, self._phases = version, phases
         self._strip_unlogged = False  # a newer list than the one the resume stripped

@@ -36,58 +36,6 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[phasetodo.
     yield from fresh(request, tmp_path)
 
 
-NOTE = {"ops": [{"op": "note", "task": "Find it", "text": "seen"}]}
-
-
-def two_writers(store: phasetodo.Store) -> tuple[list[str], int]:
-    """w1 and w2 on one team plan both send NOTE as call-1, then retry: their replies, the notes made."""
-    with phasetodo.Session.open("s", store, profile="team", agent="lead") as lead:
-        lead.todo_write(INIT)
-    replies = []
-    for agent in ("w1", "w2", "w1", "w2"):
-        with phasetodo.Session.open("s", same_place(store), profile="team", agent=agent) as session:
-            replies.append(session.todo_write(NOTE, request_id="call-1")["content"][0]["text"])
-    with phasetodo.Session.open("s", same_place(store), profile="team", agent="lead") as lead:
-        return replies, len(lead.phases[0].tasks[0].notes)
-
-
-class TestPerWriter:
-    def test_two_agents_with_the_same_id_make_two_calls(self, store: phasetodo.Store) -> None:
-        """w2's call-1 is w2's own call: applied once, answered with its own reply; retries apply nothing."""
-        replies, notes = two_writers(store)
-        assert notes == 2
-        assert replies[2] == replies[0]
-        assert replies[3] == replies[1]
-        assert "w2" in replies[1]
-        assert "w1" not in replies[1]
-
-    def test_a_lead_and_a_scoped_handle_with_the_same_id(self, store: phasetodo.Store) -> None:
-        """The lead's call-1 and a scoped handle's call-1 (same params) are two calls."""
-        with phasetodo.Session.open("s", store, profile="team", agent="lead") as lead:
-            lead.todo_write(INIT)
-            lead.todo_write(NOTE, request_id="call-1")
-            lead.scoped(agent="sub", phase="Fix").todo_write(NOTE, request_id="call-1")
-            lead.scoped(agent="sub", phase="Fix").todo_write(NOTE, request_id="call-1")
-            lead.todo_write(NOTE, request_id="call-1")
-            assert len(lead.phases[0].tasks[0].notes) == 2
-
-    def test_an_id_spelled_like_another_writers_key_is_its_own(self, store: phasetodo.Store) -> None:
-        """A plain id that looks like w1's stored key does not reach w1's reply."""
-        with phasetodo.Session.open("s", store, profile="team", agent="lead") as lead:
-            lead.todo_write(INIT)
-            lead.scoped(agent="w1", phase="Fix").todo_write(NOTE, request_id="call-1")
-            lead.todo_write(NOTE, request_id='["w1","Fix","call-1"]')
-            assert len(lead.phases[0].tasks[0].notes) == 2
-
-    def test_params_without_a_json_form_are_invalid_params(self, store: phasetodo.Store) -> None:
-        """A key that is not a string, with a request id: InvalidParams naming params, nothing appended."""
-        with phasetodo.Session.open("s", store) as session:
-            session.todo_write(INIT)
-            with pytest.raises(InvalidParams, match="params: has no JSON form"):
-                session.todo_write({**DONE, (1, 2): "x"}, request_id="call-1")  # type: ignore[dict-item]
-            assert session.version == 1
-
-
 class TestRetries:
     def test_a_retry_returns_the_first_result_and_appends_nothing(self, store: phasetodo.Store) -> None:
         """The same id and params: the same text and details, and the log stays at one event."""
@@ -152,12 +100,12 @@ class TestRetries:
             session.todo_write(INIT, request_id=bad)
 
     def test_the_record_keeps_the_id_and_not_the_list_twice(self, tmp_path: Path) -> None:
-        """A JSONL record holds the id (with its writer), the params' digest and the reply, the list once."""
+        """A JSONL record holds the id, the params' digest and the reply without a second copy of the list."""
         store = phasetodo.JsonlStore(tmp_path, fsync=False)
         with phasetodo.Session.open("s", store) as session:
             session.todo_write(INIT, request_id="call-1")
         record = json.loads((tmp_path / "s.jsonl").read_text().splitlines()[1])
-        assert json.loads(record["request"]["id"]) == [None, None, "call-1"]  # the writer's key
+        assert record["request"]["id"] == "call-1"
         assert record["request"]["reply"]["details"]["phases"] is None
         assert len(record["request"]["params"]) == 64
 

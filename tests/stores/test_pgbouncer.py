@@ -16,7 +16,6 @@ import pytest
 import phasetodo
 
 from .. import postgres_support
-from ..sessions.test_request_ids import two_writers
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
 Both = tuple[postgres_support.Server, postgres_support.Bouncer]
@@ -67,13 +66,6 @@ class TestThroughPgBouncer:
             assert session.todo_write(note, request_id="r") == again
             assert session.version == 31
         store.close()
-
-    def test_request_ids_are_per_writer_through_the_pooler(self, bouncer: postgres_support.Bouncer) -> None:
-        """Two agents' call-1 with the same params through PgBouncer: two calls, each its own reply."""
-        replies, notes = two_writers(phasetodo.PostgresStore(bouncer.dsn))
-        assert notes == 2
-        assert "w2" in replies[1]
-        assert (replies[2], replies[3]) == (replies[0], replies[1])
 
     def test_the_store_notices_that_listen_does_not_work(
         self, servers: Both, bouncer: postgres_support.Bouncer

@@ -117,8 +117,6 @@ def _dump_lease(lease: Lease) -> dict[str, Any]:
         out["lapsed"] = lease.lapsed
     if lease.lapsed_at is not None:
         out["lapsed_at"] = lease.lapsed_at
-    if lease.voided:
-        out["voided"] = list(lease.voided)
     return out
 
 
@@ -133,12 +131,8 @@ def _load_lease(data: object) -> Lease:
     for time in (until, at):
         if time is not None and (type(time) not in (int, float) or not math.isfinite(time)):
             raise TypeError
-    voided = data.get("voided", [])
-    if type(voided) is not list or any(type(agent) is not str for agent in voided):
-        raise TypeError
     return Lease(
-        epoch, None if until is None else float(until), lapsed, None if at is None else float(at),
-        tuple(voided),
+        epoch, None if until is None else float(until), lapsed, None if at is None else float(at)
     )
 
 

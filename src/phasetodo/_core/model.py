@@ -73,16 +73,13 @@ class Lease:
     one); ``until`` is when the holder's claim lapses unless it writes or beats
     again (a time of the session clock, as events record it; ``None``: never);
     ``lapsed`` and ``lapsed_at`` name the agent whose lease on the task lapsed
-    and when, once another agent took the task over; ``voided`` names, oldest first,
-    every agent whose claim a takeover voided before that one, however many claims
-    came since: neither ``lapsed`` nor any of them may write to the task again.
+    and when, once another agent took the task over.
     """
 
     epoch: int = 0
     until: float | None = None
     lapsed: str | None = None
     lapsed_at: float | None = None
-    voided: tuple[str, ...] = ()
 
 
 @attrs.frozen

@@ -1,9 +1,7 @@
 """Request ids: what an event records of the call that made it, so that a retry gets the same answer.
 
 A write made with a ``request_id`` records a :class:`Request` in its event: the
-id together with its writer (:func:`request_key`: the agent and the scope that sent
-it, so that two callers who both number their calls ``call-1`` make two calls), a
-digest of the call's params and the reply (the result's text and details,
+id, a digest of the call's params and the reply (the result's text and details,
 the list in them left out when it is the event's own list). A later call with
 the same id finds that event and is answered from it, appending nothing; the
 same id with other params is refused (:class:`~phasetodo.errors.RequestIdReused`).
@@ -25,7 +23,7 @@ import attrs
 from .._core.codec import dump_phases
 from .._core.model import Phase
 from .._profiles.result import ToolResult
-from ..errors import InvalidOption, InvalidOptionType, InvalidParams
+from ..errors import InvalidOption, InvalidOptionType
 
 __all__ = [
     "MAX_REQUEST_ID",
@@ -36,7 +34,6 @@ __all__ = [
     "params_digest",
     "reply_of",
     "request_from_json",
-    "request_key",
 ]
 
 #: How many of the newest events every store remembers request ids for (at least).
@@ -47,8 +44,7 @@ MAX_REQUEST_ID = 200
 
 @attrs.frozen
 class Request:
-    """The call an event answered: its ``id`` (the :func:`request_key`), the digest of its
-    ``params`` and its ``reply``. Records written before the key have the plain id.
+    """The call an event answered: its ``id``, the digest of its ``params`` and its ``reply``.
 
     ``reply`` is JSON data: ``text``, ``details`` (``details.phases`` is ``None``
     when it equals the event's list), ``errors``, ``is_error`` and ``flags_error``.
@@ -78,24 +74,9 @@ def check_request_id(request_id: object) -> str | None:
     return request_id
 
 
-def request_key(request_id: str, agent: str | None, scope: str | None) -> str:
-    """What a request id is remembered by: the id with the writer that sent it (agent and scope).
-
-    Another agent's ``call-1``, or the same agent's through a scoped handle, is another call.
-    The key is canonical JSON, so no id can be spelled to look like another writer's.
-    """
-    return json.dumps([agent, scope, request_id], separators=(",", ":"), ensure_ascii=False)
-
-
 def params_digest(params: Mapping[str, Any]) -> str:
-    """A digest of a call's params (canonical JSON: sorted keys, no spaces), to tell a retry from a reuse.
-
-    Params that have no JSON form (a key that is not a string, say) are ``InvalidParams``.
-    """
-    try:
-        text = json.dumps(params, sort_keys=True, separators=(",", ":"), default=repr)
-    except (TypeError, ValueError) as error:
-        raise InvalidParams([f"params: has no JSON form ({error})"]) from error
+    """A digest of a call's params (canonical JSON: sorted keys, no spaces), to tell a retry from a reuse."""
+    text = json.dumps(params, sort_keys=True, separators=(",", ":"), default=repr)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 

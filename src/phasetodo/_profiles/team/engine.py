@@ -94,16 +94,6 @@ class TeamOutcome(Outcome):
 _EMPTY: dict[str, object] = {"owners": None, "reasons": None, "afters": (), "leases": None}
 
 
-
-def _all_voided(held: Lease | None) -> tuple[str, ...]:
-    """Every agent whose claim a takeover voided before the claim ``held`` (the fencing memory)."""
-    if held is None:
-        return ()
-    if held.lapsed is None or held.lapsed in held.voided:
-        return held.voided
-    return (*held.voided, held.lapsed)
-
-
 class TeamColumn(Column):
     """A phase of a team plan as columns: the core's three, and owners, reasons, ``after``
     and ids.
@@ -508,16 +498,13 @@ class TeamWork(Columns):
         over since); adds the error, which names the new holder, when so."""
         held = col.leases[index]
         agent = self.agent
-        if held is None or agent is None or col.owners[index] == agent:
-            return False
-        if held.lapsed != agent and agent not in held.voided:
+        if held is None or agent is None or held.lapsed != agent or col.owners[index] == agent:
             return False
         owner = col.owners[index]
         holder = f'agent "{owner}"' if owner is not None else "another agent"
-        when = f"at {format_time(held.lapsed_at)}" if held.lapsed == agent else "before"
         self.errors.append(
             f'Task "{col.contents[index]}" was taken over by {holder} (claim {held.epoch}) after '
-            f"your lease lapsed {when}: your claim on it is void"
+            f"your lease lapsed at {format_time(held.lapsed_at)}: your claim on it is void"
         )
         return True
 
@@ -579,13 +566,12 @@ class TeamWork(Columns):
         held = col.leases[index]
         if self.lease is not None or held is not None:
             epoch = held.epoch + 1 if held is not None else 1
-            voided = _all_voided(held)
             if (col, index) in self.lapsed:
                 del self.lapsed[(col, index)]
                 assert held is not None
-                col.leases[index] = Lease(epoch, self.deadline(), col.owners[index], held.until, voided)
+                col.leases[index] = Lease(epoch, self.deadline(), col.owners[index], held.until)
             else:
-                col.leases[index] = Lease(epoch, self.deadline(), voided=voided)
+                col.leases[index] = Lease(epoch, self.deadline())
         self._set(col, index, _ACTIVE)
         col.owners[index], col.reasons[index] = self.agent, None
         col.touch(index)
