@@ -328,9 +328,9 @@ class Session(OptionsHolder):
                 cursor, moved, last = event.version, True, event
                 self._advance_to(event.version, event.phases)
                 yield event
-            if not moved and seen is not None and (now := head_of(self._log)) != seen:
-                if now.version <= cursor:
-                    continue  # replaced since it was read: adopted at the top of the loop
+            now = head_of(self._log) if not moved and seen is not None else seen
+            if now != seen and now is not None and now.version <= cursor:
+                continue  # replaced since it was read: adopted at the top of the loop
             if not moved and not self._log.wait(cursor, timeout):
                 return
 
