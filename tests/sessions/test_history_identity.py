@@ -77,3 +77,24 @@ class TestCheckout:
             }
             assert event.version == 2
             assert contents(session) == {"Parser", "Lexer", "Docs", "Feature"}
+
+
+class TestSqliteRestore:
+    def test_restored_database_of_the_same_length_is_adopted(self, tmp_path: Path) -> None:
+        """A SQLite database restored (backup API) to another history as long is read whole."""
+        import sqlite3
+
+        from phasetodo import SqliteStore
+
+        live, other = tmp_path / "live.db", tmp_path / "other.db"
+        for path, item in ((live, "Live"), (other, "Other")):
+            with Session.open("q", store=SqliteStore(path)) as writer:
+                writer.todo_write({"ops": [append("Base")]})
+                writer.todo_write({"ops": [append(item)]})
+        with Session.open("q", store=SqliteStore(live)) as session:
+            assert "Live" in contents(session)
+            source, target = sqlite3.connect(other), sqlite3.connect(live)
+            source.backup(target)
+            source.close()
+            target.close()
+            assert contents(session) == {"Base", "Other"}
