@@ -33,6 +33,7 @@ __all__ = [
     "TornTailWarning",
     "UnknownProfile",
     "VersionConflict",
+    "WritersQueueWarning",
     "install_hint",
 ]
 
@@ -239,6 +240,11 @@ class FormerDefaultStoreWarning(PhasetodoWarning):
 
     The message says how to reach it there (``PHASETODO_HOME``).
     """
+
+
+class WritersQueueWarning(PhasetodoWarning):
+    """The SQLite writers' queue (the ``flock`` of ``PATH.writers``) cannot be used on this
+    file system: writers fall back to SQLite's own busy wait. Issued once per store object."""
 
 
 def install_hint(extra: str) -> str:

@@ -44,7 +44,7 @@ from .errors import (
 )
 from .session_changes import Change, change, remove_closed, strip_closed
 from .stores import Event, EventKind, JsonlStore, Log, Store, Verification
-from .stores._base import check_agent
+from .stores._base import Head, check_agent, head_of
 from .stores._requests import WINDOW, Request, answer, check_request_id, params_digest, reply_of
 from .stores._url import default_directory, warn_if_at_former_default
 
@@ -141,6 +141,12 @@ class Session(OptionsHolder):
         self._last: tuple[tuple[Phase, ...], tuple[Phase, ...]] | Change | None = None
         latest = log.latest()  # reading takes no lock and creates nothing
         self._version = latest.version if latest is not None else 0
+        #: The history this view holds (newest record's identity): compared, not the length.
+        self._head = head_of(log)
+        if self._head.version != self._version:  # a write landed between the two looks
+            latest = log.latest()
+            self._version = latest.version if latest is not None else 0
+            self._head = head_of(log)
         phases = latest.phases if latest is not None else ()
         self._phases = strip_closed(phases) if resume == "strip" else phases
         #: What a stripped resume removed is logged as its own ``clear`` event (source
@@ -321,14 +327,42 @@ class Session(OptionsHolder):
         closes. JSONL and SQLite poll cheaply; PostgreSQL waits on LISTEN/NOTIFY.
         """
         cursor = self.version if after is None else after
+        seen: Head | None = self._head if after is None else None
+        last: Event | None = None
         while not self._closed:
             moved = False
-            for event in self._log.events(cursor):
-                cursor, moved = event.version, True
+            head = head_of(self._log)
+            if seen is not None and head != seen and head.version <= cursor:
+                seen = head  # the log was replaced: its newest event, with the whole list
+                newest = self._replacement(last)
+                if newest is not None:
+                    cursor, moved, last = newest.version, True, newest
+                    yield newest
+            batch = list(self._log.events(cursor))
+            head = head_of(self._log)  # before yielding: the history these events belong to
+            if head.version == (batch[-1].version if batch else cursor):
+                seen = head
+            for event in batch:
+                cursor, moved, last = event.version, True, event
                 self._advance_to(event.version, event.phases)
                 yield event
+            now = head_of(self._log) if not moved and seen is not None else seen
+            if now != seen and now is not None and now.version <= cursor:
+                continue  # replaced since it was read: adopted at the top of the loop
             if not moved and not self._log.wait(cursor, timeout):
                 return
+
+    def _replacement(self, last: Event | None) -> Event | None:
+        """The newest event of a log that replaced the one a watch read, or None if it is ``last``.
+
+        A log that holds other records where the watch had read (as many events, or
+        fewer) was replaced, not appended to: this view adopts it whole.
+        """
+        self._sync()
+        newest = self._log.latest()
+        if newest is None or newest == last:  # an empty log, or the same history re-hashed
+            return None
+        return newest
 
     async def awatch(
         self, timeout: float | None = None, *, after: int | None = None
@@ -712,16 +746,33 @@ class Session(OptionsHolder):
         return None
 
     def _fresh(self) -> None:
-        """Catch up if the store holds a newer version than this view (a cheap look)."""
-        if not self._closed and self._log.version() != self._version:
+        """Catch up if the store holds another history than this view (a cheap look)."""
+        if not self._closed and head_of(self._log) != self._head:
             self._sync()
 
     def _sync(self) -> tuple[Phase, ...]:
-        """Adopt the log's newest event if another writer appended."""
+        """Adopt the log's newest event if another writer appended, or the log was replaced.
+
+        The history is told by its head (the newest record's identity), not its
+        length: a log replaced by one with as many events, or fewer, is adopted whole,
+        so no write is built on a list the log no longer holds.
+        """
+        head = head_of(self._log)
         latest = self._log.latest()
         version = latest.version if latest is not None else 0
-        if version != self._version:
-            self._advance_to(version, latest.phases if latest is not None else ())
+        if version != head.version:  # a write landed between the two looks
+            head = head_of(self._log)
+            latest = self._log.latest()
+            version = latest.version if latest is not None else 0
+        phases = latest.phases if latest is not None else ()
+        if head == self._head or (version == self._version and phases == self._phases):
+            self._head = head  # the same history (re-hashed by a compaction, or our own write)
+        elif version > self._version:
+            self._advance_to(version, phases)
+        else:  # another history with as many events, or fewer: adopt it whole
+            self._version = -1
+            self._advance_to(version, phases)
+        self._head = head
         return self._phases
 
     def _advance_to(self, version: int, phases: tuple[Phase, ...]) -> None:

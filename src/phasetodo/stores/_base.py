@@ -27,6 +27,7 @@ __all__ = [
     "CachedLog",
     "Event",
     "EventKind",
+    "Head",
     "Log",
     "Store",
     "check_agent",
@@ -34,6 +35,7 @@ __all__ = [
     "event_fields",
     "event_from_json",
     "event_to_json",
+    "head_of",
 ]
 
 #: ``write``: a successful todo_write call; ``user_edit``: a person changed the
@@ -65,6 +67,30 @@ class Event:
     ops: tuple[Any, ...] | None = attrs.field(default=None, eq=False)
     profile: str | None = attrs.field(default=None, eq=False)
     request: Request | None = attrs.field(default=None, eq=False)
+
+
+@attrs.frozen
+class Head:
+    """Which history a reader holds: its newest version and what identifies its newest record.
+
+    ``key`` is the newest record's hash (for a JSONL file, with the file's identity),
+    or None where the log has none. Two reads of the same history give equal heads; a
+    log replaced under a reader (a ``git checkout`` of another branch, a restored
+    backup) gives another head even when it holds as many events, or fewer.
+    """
+
+    version: int
+    key: object = None
+
+
+def head_of(log: object) -> Head:
+    """The head of ``log``: its own ``head()`` if it has one, else its version alone."""
+    head = getattr(log, "head", None)
+    if callable(head):
+        found: Head = head()
+        return found
+    version: int = log.version()  # type: ignore[attr-defined]
+    return Head(version)
 
 
 def check_agent(agent: object, place: str = "agent") -> str | None:
@@ -220,6 +246,9 @@ class Log(Protocol):
         """The newest event with its list, or None for an empty log."""
         ...
 
+    # A log may also have ``head() -> Head``: the identity of the history it reads now
+    # (see :class:`Head`); readers compare heads, not versions, to notice a replaced log.
+
     def append(self, event: Event) -> None:
         """Append ``event`` (inside :meth:`lock`); its version must be the latest plus one.
 
@@ -283,9 +312,20 @@ class CachedLog:
     brings it up to date in ``_catch_up``, reading only what is new."""
 
     _latest: Event | None
+    _head: str | None
 
     def _catch_up(self) -> None:
         raise NotImplementedError
+
+    def _key(self) -> object:
+        """What identifies the newest record read (its hash); a subclass may add more."""
+        return self._head
+
+    def head(self) -> Head:
+        """The identity of the history this log reads now (only what is new is read)."""
+        self._catch_up()
+        latest = self._latest
+        return Head(latest.version if latest is not None else 0, self._key())
 
     def version(self) -> int:
         """The newest version: a cheap look when nothing changed, else only what is new is read."""
@@ -299,11 +339,12 @@ class CachedLog:
         return self._latest
 
     def wait(self, after: int, timeout: float | None = None) -> bool:
-        """Poll :meth:`version` every 50 ms until a version above ``after`` lands."""
+        """Poll every 50 ms until a version above ``after`` lands, or the log is replaced."""
         import time
 
         deadline = None if timeout is None else time.monotonic() + timeout
-        while self.version() <= after:
+        start = self.head()
+        while (head := self.head()).version <= after and head == start:
             if deadline is not None:
                 left = deadline - time.monotonic()
                 if left <= 0:

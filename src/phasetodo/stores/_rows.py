@@ -210,6 +210,8 @@ class RowLog(CachedLog, Generic[_S]):
         with self._state:
             newest = self._max_version()
             latest = self._latest
+            if latest is not None and newest >= latest.version and not self._still_holds(latest.version):
+                latest = None  # the rows were replaced (a restore, another branch's log): read anew
             if latest is not None and newest == latest.version:
                 return
             found = None
@@ -261,6 +263,13 @@ class RowLog(CachedLog, Generic[_S]):
         """What the first record chains: this session, its owner and its profile."""
         profile = self.profile if self._latest is not None else self._wanted_profile
         return {"session": self.session_id, "owner": self.owner, "profile": profile}
+
+    def _still_holds(self, version: int) -> bool:
+        """Whether the stored row ``version`` is the record this log read last (by its hash)."""
+        if self._head is None:  # a log without hashes: only its length tells
+            return True
+        stored = self._stored_hash(version)
+        return stored is None or stored == self._head
 
     def _read_tail(self, after: int) -> None:
         """Decode and adopt the rows above ``after``, checking each one's link in the chain."""

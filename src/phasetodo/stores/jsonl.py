@@ -277,6 +277,8 @@ class JsonlLog(CachedLog):
         self._requests: dict[str, int] | None = None
         #: The hash of the newest record read or written (None: none, or it has none).
         self._head: str | None = None
+        #: The file's size and mtime when ``_latest`` was last brought up to date.
+        self._stamp: tuple[int, int] | None = None
 
     def _open_log(self, *, create: bool) -> None:
         """Open the file if it exists (read-only when it cannot be written), or create it."""
@@ -509,6 +511,8 @@ class JsonlLog(CachedLog):
             if self._fd < 0:
                 return
             end = self._complete_end()
+            if end < self._end or (end == self._end and self._stamp not in (None, self._stat_stamp())):
+                self._reread()  # rewritten in place: shorter, or as long but changed
             if end == self._end:
                 return
             if self._body == 0:
@@ -526,6 +530,25 @@ class JsonlLog(CachedLog):
             else:
                 for _ in self._advance(self._end, end):
                     pass
+            self._stamp = self._stat_stamp()
+
+    def _reread(self) -> None:
+        """Forget what was read of the open file (kept open, and locked if it was): read it anew."""
+        kept = self._fd, self._depth, self._writable, self._inode
+        self._reset()
+        self._fd, self._depth, self._writable, self._inode = kept
+
+    def _stat_stamp(self) -> tuple[int, int]:
+        """The open file's size and modification time: what a rewrite in place changes."""
+        st = os.fstat(self._fd)
+        return st.st_size, st.st_mtime_ns if st.st_size == self._end else -1
+
+    def _key(self) -> object:
+        """The file's identity (device, inode) and the newest record's hash."""
+        if self._fd < 0:
+            return None
+        st = os.fstat(self._fd)
+        return st.st_dev, st.st_ino, self._head
 
     def _read_plan(self, end: int) -> None:
         """Take the owner and profile from the chained first record, when it names them; warn
@@ -760,6 +783,7 @@ class JsonlLog(CachedLog):
             self._write(line)
             self._head = digest
             self._latest, self._end = event, os.fstat(self._fd).st_size
+            self._stamp = self._stat_stamp()
             self._recent.append(event)
             if self._requests is not None and event.request is not None:
                 self._requests[event.request.id] = event.version

@@ -31,9 +31,11 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 import struct
 import threading
 import time
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -45,7 +47,7 @@ try:  # POSIX: writers queue on a lock file beside the database (see SqliteStore
 except ImportError:  # pragma: no cover - elsewhere SQLite's own busy wait alone
     fcntl = None  # type: ignore[assignment]
 
-from ..errors import CorruptLog, StoreError
+from ..errors import CorruptLog, StoreError, WritersQueueWarning
 from ._base import check_session_id
 from ._chain import Verification, first_break, unseal
 from ._rows import RowLog
@@ -88,8 +90,12 @@ class SqliteStore:
     ``timeout`` is how long a writer waits for the database's own write lock, in seconds.
     On POSIX, phasetodo's writers first queue on an ``flock`` of ``PATH.writers`` (as the
     JSONL store's do on their log): the kernel hands the lock over in turn, where
-    SQLite's busy wait lets a newcomer pass writers that have waited long. That queue
-    has no time limit; a writer that dies leaves it at once.
+    SQLite's busy wait lets a newcomer pass writers that have waited long. The queue
+    waits at most ``timeout`` too (then a :class:`~phasetodo.errors.StoreError` naming
+    ``PATH.writers``); a writer that dies leaves it at once. Reads never wait on it, and
+    only those who may write the database may open (and so lock) the file. Where the file
+    system has no ``flock``, writers use SQLite's busy wait alone, with one
+    :class:`~phasetodo.errors.WritersQueueWarning`.
     """
 
     storage: Literal["session"] = "session"
@@ -137,6 +143,10 @@ class SqliteStore:
                     )
                     self._wal(conn)
                     conn.execute("PRAGMA synchronous=FULL")
+                    if _set_up(conn):  # nothing to migrate: a reader never queues with the writers
+                        columns = ["checkpoint"]
+                        self._finish(conn, writable, columns)
+                        return
                     self._enqueue()  # in turn with the writers, or a busy plan starves the opener
                     try:
                         conn.execute("BEGIN IMMEDIATE")
@@ -167,11 +177,17 @@ class SqliteStore:
                 else:
                     conn, columns = self._read_only()
                     self._marked = "checkpoint" in columns or not columns
-            self._pid = os.getpid()
-            self._mutex = threading.RLock()
-            self._depth = 0
-            self._readonly = not writable
-            self._conn = conn
+            self._finish(conn, writable, None)
+
+    def _finish(self, conn: sqlite3.Connection, writable: bool, columns: list[str] | None) -> None:
+        """Adopt ``conn`` as this process's connection."""
+        if columns is not None:
+            self._marked = "checkpoint" in columns
+        self._pid = os.getpid()
+        self._mutex = threading.RLock()
+        self._depth = 0
+        self._readonly = not writable
+        self._conn = conn
 
     def _identify(self) -> None:
         """Raise :class:`CorruptLog` unless the file is missing, empty or a phasetodo database.
@@ -336,11 +352,60 @@ class SqliteStore:
             self._queue, self._queue_pid = -1, os.getpid()
             flags = os.O_RDWR | os.O_CREAT | _NOFOLLOW | os.O_CLOEXEC
             try:
-                self._queue = os.open(self.path + ".writers", flags, 0o666)
+                self._queue = os.open(self.path + ".writers", flags, self._queue_mode())
+                _only_writers(self._queue, self._queue_mode())
             except OSError:
                 return  # read-only folder, a planted link: no queue, the busy wait still holds
         if self._queue >= 0:
-            fcntl.flock(self._queue, fcntl.LOCK_EX)
+            self._queue_lock()
+
+    def _queue_mode(self) -> int:
+        """The writers' file's mode: read and write for exactly who may write the database.
+
+        Whoever may only read the database may not open the file, so cannot lock it
+        and hold up the writers.
+        """
+        try:
+            mode = stat.S_IMODE(os.stat(self.path).st_mode)
+        except OSError:
+            mode = 0o600
+        wanted = 0
+        for write, both in ((stat.S_IWUSR, 0o600), (stat.S_IWGRP, 0o060), (stat.S_IWOTH, 0o006)):
+            if mode & write:
+                wanted |= both
+        return wanted | 0o600
+
+    def _queue_lock(self) -> None:
+        """Take the writers' ``flock`` within the store's timeout, or raise ``StoreError``.
+
+        A file system without ``flock`` leaves SQLite's own busy wait, with one warning.
+        """
+        deadline = time.monotonic() + self._timeout
+        pause = 0.001
+        while True:
+            try:
+                fcntl.flock(self._queue, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                pass
+            except OSError as error:  # ENOLCK, EOPNOTSUPP, EINVAL: no flock on this file system
+                os.close(self._queue)
+                self._queue = -1
+                warnings.warn(
+                    f"{self.path}.writers: cannot be locked here ({error.strerror}); writers use "
+                    "SQLite's own busy wait instead",
+                    WritersQueueWarning,
+                    stacklevel=5,
+                )
+                return
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise StoreError(
+                    f"{self.path}.writers: another writer held the writers' queue for over "
+                    f"{self._timeout:g} s (timeout=)"
+                )
+            time.sleep(min(pause, left))
+            pause = min(pause * 2, 0.05)
 
     def _dequeue(self) -> None:
         """Leave the writers' queue (the next in line takes the database's lock)."""
@@ -390,6 +455,28 @@ class SqliteStore:
 
     def __repr__(self) -> str:
         return f"SqliteStore({self.path!r})"
+
+
+def _only_writers(fd: int, mode: int) -> None:
+    """Narrow the writers' file to ``mode`` where it grants more (a file made before, 0644)."""
+    st = os.fstat(fd)
+    if stat.S_IMODE(st.st_mode) & ~mode and st.st_uid == os.geteuid():
+        os.fchmod(fd, stat.S_IMODE(st.st_mode) & mode)
+
+
+def _set_up(conn: sqlite3.Connection) -> bool:
+    """Whether the database already is a phasetodo store of the newest schema (nothing to set up)."""
+    (application,) = conn.execute("PRAGMA application_id").fetchone()
+    if application != APPLICATION_ID:
+        return False
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
+    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    tables = {row[1] for row in conn.execute("PRAGMA table_info(sessions)")}
+    return (
+        {"session", "version", "body", "checkpoint", "request", "hash"} <= columns
+        and {"id", "owner"} <= tables
+        and {"events_checkpoints", "events_requests"} <= names
+    )
 
 
 def _foreign_reason(conn: sqlite3.Connection) -> str | None:
