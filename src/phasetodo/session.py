@@ -44,7 +44,16 @@ from .errors import (
 from .session_changes import Change, change, remove_closed, strip_closed
 from .stores import Event, EventKind, JsonlStore, Log, Store, Verification
 from .stores._base import check_agent
-from .stores._requests import WINDOW, Request, answer, check_request_id, params_digest, reply_of
+from .stores._requests import (
+    WINDOW,
+    Request,
+    answer,
+    check_json_params,
+    check_request_id,
+    params_digest,
+    reply_of,
+    request_key,
+)
 from .stores._url import default_directory, warn_if_at_former_default
 
 if TYPE_CHECKING:
@@ -429,6 +438,7 @@ class Session(OptionsHolder):
         is as in :meth:`todo_write` (a dry run ignores it).
         """
         request_id = check_request_id(request_id)
+        check_json_params(params)  # what the log could not record (nor a request id digest)
         options = self.options.per_call(given).override(scope=scope)
         chosen = options.profile
         seen = self._phases if chosen.shared else None  # what this handle last saw of the plan
@@ -650,7 +660,7 @@ class Session(OptionsHolder):
                 self._writer(options.agent, options.profile)
             current = self._sync()
             if request is not None:  # before the version check: a retry comes after its own write
-                found = self._find_request(request[0])
+                found = self._find_request(self._request_key(request[0], options))
                 if found is not None and found.request is not None:
                     if found.request.params != request[1]:
                         raise RequestIdReused(self.session_id, request[0], found.version)
@@ -671,7 +681,8 @@ class Session(OptionsHolder):
             profile = options.profile.name if options is not None else None
             asked = None
             if request is not None and isinstance(result, ToolResult):
-                asked = Request(request[0], request[1], reply_of(result, after, dumped=_lists(options)))
+                reply = reply_of(result, after, dumped=_lists(options))
+                asked = Request(request[0], request[1], reply, agent, options.scope if options else None)
             event = Event(
                 version, kind, moment, after, source, agent, done, profile, asked
             )  # the profile even without ops: it tells a team plan's writes from others
@@ -682,14 +693,21 @@ class Session(OptionsHolder):
         self._advance_to(version, after)
         return result
 
-    def _find_request(self, request_id: str) -> Event | None:
-        """The event a write with ``request_id`` appended, among at least the last WINDOW events."""
+    @staticmethod
+    def _request_key(request_id: str, options: Options | None) -> str:
+        """What the log remembers ``request_id`` by for this caller: its agent and scope too."""
+        if options is None:
+            return request_key(None, None, request_id)
+        return request_key(options.agent, options.scope, request_id)
+
+    def _find_request(self, key: str) -> Event | None:
+        """The event a write with request ``key`` appended, among at least the last WINDOW events."""
         find = getattr(self._log, "find_request", None)
         if callable(find):
-            found: Event | None = find(request_id)
+            found: Event | None = find(key)
             return found
         for event in self._log.events(max(0, self._version - WINDOW)):
-            if event.request is not None and event.request.id == request_id:
+            if event.request is not None and event.request.key == key:
                 return event
         return None
 
