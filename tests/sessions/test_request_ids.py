@@ -292,7 +292,8 @@ class TestIdsPerCaller:
         ):
             first = w1.write(START, request_id="call-1")
             second = w2.write(START, request_id="call-1")
-            assert "You (w2) are on" in second.text and "You (w1)" not in second.text
+            assert "You (w2) are on" in second.text
+            assert "You (w1)" not in second.text
             assert w2.version == 3
             owners = {t.content: t.owner for t in w2.phases[0].tasks}
             assert owners == {"Find it": "w1", "Patch it": "w2"}
@@ -344,7 +345,10 @@ class TestUndigestableParams:
         ("params", "place"),
         [
             ({**INIT, 1: "x"}, "params: has a key 1"),
-            ({"ops": [{"op": "note", "task": "Find it", "text": "x", ("a",): 1}]}, "ops[0]: has a key ('a',)"),
+            (
+                {"ops": [{"op": "note", "task": "Find it", "text": "x", ("a",): 1}]},
+                "ops[0]: has a key ('a',)",
+            ),
             ({**INIT, "extra": object()}, "extra: must be JSON data, not a object"),
             ({"ops": [{"op": "note", "task": "Find it", "text": "x", "more": {1.5}}]}, "ops[0].more:"),
         ],
@@ -352,7 +356,7 @@ class TestUndigestableParams:
     def test_params_json_cannot_hold_are_invalid_params_naming_the_place(
         self, store: phasetodo.Store, params: dict[Any, Any], place: str, request_id: str | None
     ) -> None:
-        """A non-string key or a value JSON cannot hold: InvalidParams naming it, id or not, nothing appended."""
+        """A non-string key or a value JSON cannot hold: InvalidParams naming it, id or not."""
         with phasetodo.Session.open("s", store) as session:
             with pytest.raises(InvalidParams) as caught:
                 session.write(params, request_id=request_id)
