@@ -137,6 +137,8 @@ class Session(OptionsHolder):
         self._closed = False
         #: The time the call under way runs at (read under the writer lock; the event's time).
         self._moment: float | None = None
+        #: The newest event's time, as the last :meth:`_sync` read it (the plan's time so far).
+        self._newest_time: float | None = None
         self._written: int | None = None
         self._schedule = ClearSchedule()
         self._last: tuple[tuple[Phase, ...], tuple[Phase, ...]] | Change | None = None
@@ -556,7 +558,7 @@ class Session(OptionsHolder):
             if after == current:
                 return None
             version = self._version + 1
-            self._log.append(Event(version, "clear", float(now), after))
+            self._log.append(Event(version, "clear", self._plan_now(), after))
         self._advance_to(version, after)  # committed once the lock is released
         return self.last_change
 
@@ -667,7 +669,7 @@ class Session(OptionsHolder):
                     return answer(found.request, found.phases).with_storage(self.storage)  # type: ignore[return-value]
             if expected_version is not None and expected_version != self._version:
                 raise VersionConflict(self.session_id, expected_version, self._version)
-            self._moment = moment = float(self._clock())  # what ``make`` runs at, the event's time
+            self._moment = moment = self._plan_now()  # what ``make`` runs at, the event's time
             after, result = make(current)
             if after is None:  # the call was refused: nothing to append
                 return result
@@ -700,6 +702,14 @@ class Session(OptionsHolder):
             return request_key(None, None, request_id)
         return request_key(options.agent, options.scope, request_id)
 
+    def _plan_now(self) -> float:
+        """The plan's time for the write under way: this session's clock, but never before the
+        newest event's time (read by :meth:`_sync` under the lock), so event times never go
+        backwards and lease deadlines are reckoned on one time line (see docs/teams.md, Clocks)."""
+        now = float(self._clock())
+        newest = self._newest_time
+        return now if newest is None or now >= newest else newest
+
     def _find_request(self, key: str) -> Event | None:
         """The event a write with request ``key`` appended, among at least the last WINDOW events."""
         find = getattr(self._log, "find_request", None)
@@ -719,6 +729,7 @@ class Session(OptionsHolder):
     def _sync(self) -> tuple[Phase, ...]:
         """Adopt the log's newest event if another writer appended."""
         latest = self._log.latest()
+        self._newest_time = latest.time if latest is not None else None
         version = latest.version if latest is not None else 0
         if version != self._version:
             self._advance_to(version, latest.phases if latest is not None else ())

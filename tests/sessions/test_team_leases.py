@@ -442,3 +442,59 @@ class TestFencingProcesses:
             task = person.phases[0].tasks[0]
             assert (task.status, task.owner) == (phasetodo.Status.IN_PROGRESS, "w3")
         store.close()
+
+
+SKEWED_WORKER = textwrap.dedent(
+    """
+    import json, sys, time
+    import phasetodo
+    store, name, lease, skew = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+    s = phasetodo.Session.open("plan", store=phasetodo.stores.store_from_url(store), profile="team",
+                               agent=name, lease=lease, lead="lead", clock=lambda: time.time() + skew)
+    result = s.todo_write(json.loads(sys.argv[5]))
+    print(json.dumps([result["isError"], result["details"].get("errors", [])]), flush=True)
+    """
+)
+
+
+@pytest.mark.slow
+class TestSkewedClocks:
+    def run(self, url: str, name: str, skew: float, op: dict[str, Any]) -> list[Any]:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+        done = subprocess.run(
+            [sys.executable, "-c", SKEWED_WORKER, url, name, "300", str(skew), json.dumps({"ops": [op]})],
+            capture_output=True, text=True, env=env, timeout=120, check=True,
+        )
+        answer: list[Any] = json.loads(done.stdout)
+        return answer
+
+    @pytest.fixture(params=["jsonl", "sqlite", "postgres"])
+    def url(self, request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+        if request.param == "postgres":
+            url = request.getfixturevalue("postgres_store").dsn
+        else:
+            url = f"jsonl:{tmp_path / 'logs'}" if request.param == "jsonl" else f"sqlite:{tmp_path / 'p.db'}"
+        store = phasetodo.stores.store_from_url(url)
+        with phasetodo.Session.open("plan", store=store, profile="team", agent="lead") as lead:
+            lead.todo_write({"ops": [{"op": "init", "list": [{"phase": "P", "items": ["A", "B", "C"]}]}]})
+        store.close()
+        return url
+
+    def test_event_times_never_go_backwards(self, url: str) -> None:
+        """A writer an hour fast, then writers on time and an hour slow: the log's times only grow."""
+        self.run(url, "fast", 3600.0, {"op": "start", "task": "A"})
+        self.run(url, "even", 0.0, {"op": "start", "task": "B"})
+        self.run(url, "slow", -3600.0, {"op": "start", "task": "C"})
+        store = phasetodo.stores.store_from_url(url)
+        with phasetodo.Session.open("plan", store=store, profile="team") as person:
+            times = [event.time for event in person.events()]
+        store.close()
+        assert times == sorted(times)
+
+    def test_a_slow_writers_claim_is_not_lapsed_at_birth(self, url: str) -> None:
+        """A writer an hour slow claims with a 300 s lease: a writer on time cannot take it over at once."""
+        self.run(url, "even", 0.0, {"op": "note", "task": "A", "text": "seen"})
+        assert self.run(url, "slow", -3600.0, {"op": "start", "task": "A"})[0] is False
+        refused, errors = self.run(url, "even", 0.0, {"op": "start", "task": "A"})
+        assert refused is True
+        assert 'in progress for agent "slow"' in errors[0]
