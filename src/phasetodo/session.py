@@ -45,7 +45,16 @@ from .errors import (
 from .session_changes import Change, change, remove_closed, strip_closed
 from .stores import Event, EventKind, JsonlStore, Log, Store, Verification
 from .stores._base import Head, check_agent, head_of
-from .stores._requests import WINDOW, Request, answer, check_request_id, params_digest, reply_of
+from .stores._requests import (
+    WINDOW,
+    Request,
+    answer,
+    check_json_params,
+    check_request_id,
+    params_digest,
+    reply_of,
+    request_key,
+)
 from .stores._url import default_directory, warn_if_at_former_default
 
 if TYPE_CHECKING:
@@ -136,6 +145,8 @@ class Session(OptionsHolder):
         self._closed = False
         #: The time the call under way runs at (read under the writer lock; the event's time).
         self._moment: float | None = None
+        #: The newest event's time, as the last :meth:`_sync` read it (the plan's time so far).
+        self._newest_time: float | None = None
         self._written: int | None = None
         self._schedule = ClearSchedule()
         self._last: tuple[tuple[Phase, ...], tuple[Phase, ...]] | Change | None = None
@@ -481,6 +492,7 @@ class Session(OptionsHolder):
         is as in :meth:`todo_write` (a dry run ignores it).
         """
         request_id = check_request_id(request_id)
+        check_json_params(params)  # what the log could not record (nor a request id digest)
         options = self.options.per_call(given).override(scope=scope)
         chosen = options.profile
         seen = self._phases if chosen.shared else None  # what this handle last saw of the plan
@@ -598,7 +610,7 @@ class Session(OptionsHolder):
             if after == current:
                 return None
             version = self._version + 1
-            self._log.append(Event(version, "clear", float(now), after))
+            self._log.append(Event(version, "clear", self._plan_now(), after))
         self._advance_to(version, after)  # committed once the lock is released
         return self.last_change
 
@@ -702,14 +714,14 @@ class Session(OptionsHolder):
                 self._writer(options.agent, options.profile)
             current = self._sync()
             if request is not None:  # before the version check: a retry comes after its own write
-                found = self._find_request(request[0])
+                found = self._find_request(self._request_key(request[0], options))
                 if found is not None and found.request is not None:
                     if found.request.params != request[1]:
                         raise RequestIdReused(self.session_id, request[0], found.version)
                     return answer(found.request, found.phases).with_storage(self.storage)  # type: ignore[return-value]
             if expected_version is not None and expected_version != self._version:
                 raise VersionConflict(self.session_id, expected_version, self._version)
-            self._moment = moment = float(self._clock())  # what ``make`` runs at, the event's time
+            self._moment = moment = self._plan_now()  # what ``make`` runs at, the event's time
             after, result = make(current)
             if after is None:  # the call was refused: nothing to append
                 return result
@@ -723,7 +735,8 @@ class Session(OptionsHolder):
             profile = options.profile.name if options is not None else None
             asked = None
             if request is not None and isinstance(result, ToolResult):
-                asked = Request(request[0], request[1], reply_of(result, after, dumped=_lists(options)))
+                reply = reply_of(result, after, dumped=_lists(options))
+                asked = Request(request[0], request[1], reply, agent, options.scope if options else None)
             event = Event(
                 version, kind, moment, after, source, agent, done, profile, asked
             )  # the profile even without ops: it tells a team plan's writes from others
@@ -734,14 +747,29 @@ class Session(OptionsHolder):
         self._advance_to(version, after)
         return result
 
-    def _find_request(self, request_id: str) -> Event | None:
-        """The event a write with ``request_id`` appended, among at least the last WINDOW events."""
+    @staticmethod
+    def _request_key(request_id: str, options: Options | None) -> str:
+        """What the log remembers ``request_id`` by for this caller: its agent and scope too."""
+        if options is None:
+            return request_key(None, None, request_id)
+        return request_key(options.agent, options.scope, request_id)
+
+    def _plan_now(self) -> float:
+        """The plan's time for the write under way: this session's clock, but never before the
+        newest event's time (read by :meth:`_sync` under the lock), so event times never go
+        backwards and lease deadlines are reckoned on one time line (see docs/teams.md, Clocks)."""
+        now = float(self._clock())
+        newest = self._newest_time
+        return now if newest is None or now >= newest else newest
+
+    def _find_request(self, key: str) -> Event | None:
+        """The event a write with request ``key`` appended, among at least the last WINDOW events."""
         find = getattr(self._log, "find_request", None)
         if callable(find):
-            found: Event | None = find(request_id)
+            found: Event | None = find(key)
             return found
         for event in self._log.events(max(0, self._version - WINDOW)):
-            if event.request is not None and event.request.id == request_id:
+            if event.request is not None and event.request.key == key:
                 return event
         return None
 
@@ -764,6 +792,7 @@ class Session(OptionsHolder):
             head = head_of(self._log)
             latest = self._log.latest()
             version = latest.version if latest is not None else 0
+        self._newest_time = latest.time if latest is not None else None
         phases = latest.phases if latest is not None else ()
         if head == self._head or (version == self._version and phases == self._phases):
             self._head = head  # the same history (re-hashed by a compaction, or our own write)

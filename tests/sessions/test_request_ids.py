@@ -276,3 +276,91 @@ class TestOlderTables:
             found = session.verify()
             assert (found.ok, found.records, found.chained, found.version) == (False, 2, 1, 1)
         store.close()
+
+
+TEAM_INIT = {"ops": [{"op": "init", "list": [{"phase": "Fix", "items": ["Find it", "Patch it"]}]}]}
+START = {"ops": [{"op": "start"}]}
+
+
+class TestIdsPerCaller:
+    def test_two_agents_with_the_same_id_and_params_make_two_calls(self, store: phasetodo.Store) -> None:
+        """w1 and w2 both send call-1 with the same params: each gets its own reply and both apply."""
+        with phasetodo.Session.open("plan", store, profile="team", agent="lead") as lead:
+            lead.todo_write(TEAM_INIT)
+        other = same_place(store)
+        with (
+            phasetodo.Session.open("plan", store, profile="team", agent="w1") as w1,
+            phasetodo.Session.open("plan", other, profile="team", agent="w2") as w2,
+        ):
+            first = w1.write(START, request_id="call-1")
+            second = w2.write(START, request_id="call-1")
+            assert "You (w2) are on" in second.text
+            assert "You (w1)" not in second.text
+            assert w2.version == 3
+            owners = {t.content: t.owner for t in w2.phases[0].tasks}
+            assert owners == {"Find it": "w1", "Patch it": "w2"}
+            assert w1.write(START, request_id="call-1").text == first.text  # each one's retry
+            assert w2.write(START, request_id="call-1").text == second.text
+            assert w2.version == 3
+        if other is not store:
+            other.close()
+
+    def test_a_lead_and_a_scoped_handle_with_the_same_id_make_two_calls(self, store: phasetodo.Store) -> None:
+        """The lead's call-1 and a scoped handle's call-1 (another agent, a phase) are two calls."""
+        with phasetodo.Session.open("plan", store, profile="team", agent="lead") as lead:
+            lead.todo_write(TEAM_INIT)
+            note = {"ops": [{"op": "note", "task": "Find it", "text": "seen"}]}
+            lead.write(note, request_id="call-1")
+            scoped = lead.scoped(agent="sub", phase="Fix")
+            scoped.write(note, request_id="call-1")
+            assert lead.version == 3
+            assert lead.phases[0].tasks[0].notes == ("seen", "seen")
+
+    def test_the_same_agent_in_two_scopes_makes_two_calls(self, store: phasetodo.Store) -> None:
+        """One agent's call-1 in phase A and its call-1 unscoped are remembered apart."""
+        with phasetodo.Session.open("plan", store, profile="team", agent="lead") as lead:
+            lead.todo_write(TEAM_INIT)
+            note = {"ops": [{"op": "note", "task": "Find it", "text": "x"}]}
+            lead.scoped(agent="lead", phase="Fix").write(note, request_id="call-1")
+            lead.write(note, request_id="call-1")
+            assert lead.version == 3
+
+    def test_a_retry_of_an_agent_from_another_store_object_is_still_answered(
+        self, store: phasetodo.Store
+    ) -> None:
+        """The caller's id is found again by a fresh log object (the key is kept by the store)."""
+        with phasetodo.Session.open("plan", store, profile="team", agent="lead") as lead:
+            lead.todo_write(TEAM_INIT)
+        with phasetodo.Session.open("plan", store, profile="team", agent="w1") as w1:
+            first = w1.todo_write(START, request_id="call-1")
+        other = same_place(store)
+        with phasetodo.Session.open("plan", other, profile="team", agent="w1") as again:
+            assert again.todo_write(START, request_id="call-1") == first
+            assert again.version == 2
+        if other is not store:
+            other.close()
+
+
+class TestUndigestableParams:
+    @pytest.mark.parametrize("request_id", [None, "call-1"])
+    @pytest.mark.parametrize(
+        ("params", "place"),
+        [
+            ({**INIT, 1: "x"}, "params: has a key 1"),
+            (
+                {"ops": [{"op": "note", "task": "Find it", "text": "x", ("a",): 1}]},
+                "ops[0]: has a key ('a',)",
+            ),
+            ({**INIT, "extra": object()}, "extra: must be JSON data, not a object"),
+            ({"ops": [{"op": "note", "task": "Find it", "text": "x", "more": {1.5}}]}, "ops[0].more:"),
+        ],
+    )
+    def test_params_json_cannot_hold_are_invalid_params_naming_the_place(
+        self, store: phasetodo.Store, params: dict[Any, Any], place: str, request_id: str | None
+    ) -> None:
+        """A non-string key or a value JSON cannot hold: InvalidParams naming it, id or not."""
+        with phasetodo.Session.open("s", store) as session:
+            with pytest.raises(InvalidParams) as caught:
+                session.write(params, request_id=request_id)
+            assert any(problem.startswith(place) for problem in caught.value.problems), caught.value.problems
+            assert session.version == 0

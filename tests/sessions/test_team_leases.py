@@ -6,6 +6,7 @@ Every time is the session clock's (injected here), as the log's events record it
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -317,3 +318,183 @@ class TestOnPostgres:
         with phasetodo.Session.open("plan", store=postgres_store, profile="team") as fresh:
             assert fresh.phases == w2.refresh()
             assert fresh.phases[0].tasks[0].lease == phasetodo.Lease(2, 1030.0, "w1", 1019.0)
+
+
+class TestFencingByEpoch:
+    def test_a_claim_voided_two_takeovers_ago_stays_void(self, store: Any) -> None:
+        """w1 stalls, w2 takes over, w3 takes over from w2 and lapses: w1's done is refused."""
+        clock = Clock()
+        w1, w2, w3 = agent(store, "w1", clock), agent(store, "w2", clock), agent(store, "w3", clock)
+        w1.todo_write(PLAN)
+        w1.todo_write({"ops": [{"op": "start", "task": "Parser"}]})
+        clock.now = 1020.0
+        assert w2.todo_write({"ops": [{"op": "start", "task": "Parser"}]})["isError"] is False
+        clock.now = 1040.0
+        assert w3.todo_write({"ops": [{"op": "start", "task": "Parser"}]})["isError"] is False
+        clock.now = 1060.0  # w3's lease lapsed too
+        version = w3.refresh() and w3.version
+        for name, stale in (("w1", w1), ("w2", w2)):
+            result = stale.todo_write({"ops": [{"op": "done", "task": "Parser"}]})
+            assert result["isError"] is True, name
+            assert 'taken over by agent "w3" (claim 3)' in result["details"]["errors"][0]
+        assert w3.version == version
+        task = w3.refresh()[0].tasks[0]
+        assert (task.status, task.owner) == (phasetodo.Status.IN_PROGRESS, "w3")
+
+    def test_the_void_survives_a_reopen_and_another_claim(self, store: Any) -> None:
+        """Read again from the log, and after the task changed hands normally, w1 stays fenced."""
+        clock = Clock()
+        w1, w2, w3 = agent(store, "w1", clock), agent(store, "w2", clock), agent(store, "w3", clock)
+        w1.todo_write(PLAN)
+        w1.todo_write({"ops": [{"op": "start", "task": "Parser"}]})
+        clock.now = 1020.0
+        w2.todo_write({"ops": [{"op": "start", "task": "Parser"}]})
+        w2.todo_write({"ops": [{"op": "start", "task": "Lexer"}]})  # Parser goes back to pending
+        w3.todo_write({"ops": [{"op": "start", "task": "Parser"}]})
+        clock.now = 1060.0
+        reopened = agent(store, "w1", clock)
+        result = reopened.todo_write({"ops": [{"op": "drop", "task": "Parser"}]})
+        assert result["isError"] is True
+        assert 'taken over by agent "w3"' in result["details"]["errors"][0]
+        lease = reopened.phases[0].tasks[0].lease
+        assert lease is not None
+        assert "w1" in lease.voided
+        assert lease.epoch == 3
+
+    def test_an_agent_that_claims_the_task_anew_may_write_on_it(self, store: Any) -> None:
+        """A voided agent that claims the task again (start {}) holds a live claim, not a void one."""
+        clock = Clock()
+        w1, w2 = agent(store, "w1", clock), agent(store, "w2", clock)
+        w1.todo_write({"ops": [{"op": "init", "list": [{"phase": "P", "items": ["Only"]}]}]})
+        w1.todo_write({"ops": [{"op": "start"}]})
+        clock.now = 1020.0
+        w2.todo_write({"ops": [{"op": "start", "task": "Only"}]})
+        clock.now = 1040.0
+        assert w1.todo_write({"ops": [{"op": "start"}]})["details"]["task"] == "Only"
+        assert w1.todo_write({"ops": [{"op": "done", "task": "Only"}]})["isError"] is False
+
+
+FENCED_WORKER = textwrap.dedent(
+    """
+    import json, sys
+    import phasetodo
+    store, name, lease = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    s = phasetodo.Session.open("plan", store=phasetodo.stores.store_from_url(store),
+                               profile="team", agent=name, lease=lease, lead="lead")
+    for line in sys.stdin:
+        result = s.todo_write(json.loads(line))
+        print(json.dumps([result["isError"], result["details"].get("errors", [])]), flush=True)
+    """
+)
+
+
+@pytest.mark.slow
+class TestFencingProcesses:
+    @pytest.mark.parametrize("kind", ["jsonl", "sqlite", "postgres"])
+    def test_a_stalled_holder_two_takeovers_later_is_refused(
+        self, tmp_path: Path, kind: str, request: pytest.FixtureRequest
+    ) -> None:
+        """w1's process claims and is SIGSTOPped; w2 and then w3 take the task over; w1 resumed is fenced."""
+        if kind == "postgres":
+            url = request.getfixturevalue("postgres_store").dsn
+        else:
+            url = f"jsonl:{tmp_path / 'logs'}" if kind == "jsonl" else f"sqlite:{tmp_path / 'plans.db'}"
+        store = phasetodo.stores.store_from_url(url)
+        with phasetodo.Session.open("plan", store=store, profile="team", agent="lead") as lead:
+            lead.todo_write({"ops": [{"op": "init", "list": [{"phase": "P", "items": ["Only"]}]}]})
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+
+        def worker(name: str) -> subprocess.Popen[str]:
+            return subprocess.Popen(
+                [sys.executable, "-c", FENCED_WORKER, url, name, "0.5"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
+            )
+
+        def call(proc: subprocess.Popen[str], op: dict[str, Any]) -> list[Any]:
+            assert proc.stdin is not None
+            assert proc.stdout is not None
+            proc.stdin.write(json.dumps({"ops": [op]}) + "\n")
+            proc.stdin.flush()
+            answer: list[Any] = json.loads(proc.stdout.readline())
+            return answer
+
+        procs = [worker(name) for name in ("w1", "w2", "w3")]
+        w1, w2, w3 = procs
+        try:
+            assert call(w1, {"op": "start", "task": "Only"})[0] is False
+            w1.send_signal(signal.SIGSTOP)
+            time.sleep(0.8)
+            assert call(w2, {"op": "start", "task": "Only"})[0] is False
+            time.sleep(0.8)
+            assert call(w3, {"op": "start", "task": "Only"})[0] is False
+            time.sleep(0.8)  # w3's lease lapses too
+            w1.send_signal(signal.SIGCONT)
+            refused, errors = call(w1, {"op": "done", "task": "Only"})
+            assert refused is True
+            assert 'taken over by agent "w3"' in errors[0]
+        finally:
+            for proc in procs:
+                proc.send_signal(signal.SIGCONT)
+                if proc.stdin is not None:
+                    proc.stdin.close()
+                proc.wait(timeout=60)
+        with phasetodo.Session.open("plan", store=store, profile="team") as person:
+            task = person.phases[0].tasks[0]
+            assert (task.status, task.owner) == (phasetodo.Status.IN_PROGRESS, "w3")
+        store.close()
+
+
+SKEWED_WORKER = textwrap.dedent(
+    """
+    import json, sys, time
+    import phasetodo
+    store, name, lease, skew = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+    s = phasetodo.Session.open("plan", store=phasetodo.stores.store_from_url(store), profile="team",
+                               agent=name, lease=lease, lead="lead", clock=lambda: time.time() + skew)
+    result = s.todo_write(json.loads(sys.argv[5]))
+    print(json.dumps([result["isError"], result["details"].get("errors", [])]), flush=True)
+    """
+)
+
+
+@pytest.mark.slow
+class TestSkewedClocks:
+    def run(self, url: str, name: str, skew: float, op: dict[str, Any]) -> list[Any]:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+        done = subprocess.run(
+            [sys.executable, "-c", SKEWED_WORKER, url, name, "300", str(skew), json.dumps({"ops": [op]})],
+            capture_output=True, text=True, env=env, timeout=120, check=True,
+        )
+        answer: list[Any] = json.loads(done.stdout)
+        return answer
+
+    @pytest.fixture(params=["jsonl", "sqlite", "postgres"])
+    def url(self, request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+        if request.param == "postgres":
+            url = request.getfixturevalue("postgres_store").dsn
+        else:
+            url = f"jsonl:{tmp_path / 'logs'}" if request.param == "jsonl" else f"sqlite:{tmp_path / 'p.db'}"
+        store = phasetodo.stores.store_from_url(url)
+        with phasetodo.Session.open("plan", store=store, profile="team", agent="lead") as lead:
+            lead.todo_write({"ops": [{"op": "init", "list": [{"phase": "P", "items": ["A", "B", "C"]}]}]})
+        store.close()
+        return url
+
+    def test_event_times_never_go_backwards(self, url: str) -> None:
+        """A writer an hour fast, then writers on time and an hour slow: the log's times only grow."""
+        self.run(url, "fast", 3600.0, {"op": "start", "task": "A"})
+        self.run(url, "even", 0.0, {"op": "start", "task": "B"})
+        self.run(url, "slow", -3600.0, {"op": "start", "task": "C"})
+        store = phasetodo.stores.store_from_url(url)
+        with phasetodo.Session.open("plan", store=store, profile="team") as person:
+            times = [event.time for event in person.events()]
+        store.close()
+        assert times == sorted(times)
+
+    def test_a_slow_writers_claim_is_not_lapsed_at_birth(self, url: str) -> None:
+        """A writer an hour slow claims with a 300 s lease: a writer on time cannot take it over at once."""
+        self.run(url, "even", 0.0, {"op": "note", "task": "A", "text": "seen"})
+        assert self.run(url, "slow", -3600.0, {"op": "start", "task": "A"})[0] is False
+        refused, errors = self.run(url, "even", 0.0, {"op": "start", "task": "A"})
+        assert refused is True
+        assert 'in progress for agent "slow"' in errors[0]

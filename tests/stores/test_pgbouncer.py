@@ -109,3 +109,26 @@ class TestThroughPgBouncer:
         assert pooled.listens is False
         pooled.close()
         direct.close()
+
+
+class TestRequestIdsThroughPgBouncer:
+    def test_two_agents_with_the_same_request_id_make_two_calls(
+        self, bouncer: postgres_support.Bouncer
+    ) -> None:
+        """Through the pooler too, w1's and w2's call-1 are two calls, each answered with its own reply."""
+        store = phasetodo.PostgresStore(bouncer.dsn)
+        init = {"ops": [{"op": "init", "list": [{"phase": "P", "items": ["a", "b"]}]}]}
+        start = {"ops": [{"op": "start"}]}
+        with phasetodo.Session.open("plan", store, profile="team", agent="lead") as lead:
+            lead.todo_write(init)
+            w1 = phasetodo.Session.open("plan", store, profile="team", agent="w1")
+            w2 = phasetodo.Session.open("plan", store, profile="team", agent="w2")
+            w1.write(start, request_id="call-1")
+            second = w2.write(start, request_id="call-1")
+            assert "You (w2) are on" in second.text
+            assert "You (w1)" not in second.text
+            assert lead.version == 3
+            assert {t.owner for t in lead.phases[0].tasks} == {"w1", "w2"}
+            w1.close()
+            w2.close()
+        store.close()

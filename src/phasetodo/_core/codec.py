@@ -117,6 +117,8 @@ def _dump_lease(lease: Lease) -> dict[str, Any]:
         out["lapsed"] = lease.lapsed
     if lease.lapsed_at is not None:
         out["lapsed_at"] = lease.lapsed_at
+    if lease.voided:
+        out["voided"] = list(lease.voided)
     return out
 
 
@@ -125,14 +127,17 @@ def _load_lease(data: object) -> Lease:
     if type(data) is not dict:
         raise TypeError
     epoch, until = data.get("epoch", 0), data.get("until")
-    lapsed, at = data.get("lapsed"), data.get("lapsed_at")
+    lapsed, at, voided = data.get("lapsed"), data.get("lapsed_at"), data.get("voided", [])
     if type(epoch) is not int or epoch < 0 or (lapsed is not None and type(lapsed) is not str):
+        raise TypeError
+    if type(voided) is not list or not all(type(agent) is str for agent in voided):
         raise TypeError
     for time in (until, at):
         if time is not None and (type(time) not in (int, float) or not math.isfinite(time)):
             raise TypeError
     return Lease(
-        epoch, None if until is None else float(until), lapsed, None if at is None else float(at)
+        epoch, None if until is None else float(until), lapsed, None if at is None else float(at),
+        tuple(voided),
     )
 
 

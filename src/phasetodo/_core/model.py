@@ -73,13 +73,21 @@ class Lease:
     one); ``until`` is when the holder's claim lapses unless it writes or beats
     again (a time of the session clock, as events record it; ``None``: never);
     ``lapsed`` and ``lapsed_at`` name the agent whose lease on the task lapsed
-    and when, once another agent took the task over.
+    and when, once another agent took the task over; ``voided`` names the agents
+    whose claims earlier takeovers voided and that have not claimed the task anew:
+    none of them (nor ``lapsed``) may write on the task, however many takeovers
+    came between.
     """
 
     epoch: int = 0
     until: float | None = None
     lapsed: str | None = None
     lapsed_at: float | None = None
+    voided: tuple[str, ...] = attrs.field(default=(), converter=_to_tuple)
+
+    def is_void_for(self, agent: str) -> bool:
+        """Whether ``agent``'s claim on the task was voided by a takeover (and not made anew)."""
+        return agent == self.lapsed or agent in self.voided
 
 
 @attrs.frozen

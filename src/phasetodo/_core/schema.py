@@ -108,6 +108,7 @@ _TASK_SCHEMA: dict[str, Any] = {
                 "until": {"type": "number"},
                 "lapsed": {"type": "string"},
                 "lapsed_at": {"type": "number"},
+                "voided": {"type": "array", "items": {"type": "string"}},
             },
         },
     },

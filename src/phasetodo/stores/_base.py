@@ -265,8 +265,9 @@ class Log(Protocol):
         """Block until the newest version is above ``after``; False if ``timeout`` seconds passed."""
         ...
 
-    # A log may also have ``find_request(request_id) -> Event | None`` (the event a write
-    # with that request id appended, among at least the last ``_requests.WINDOW`` events);
+    # A log may also have ``find_request(key) -> Event | None`` (the event a write with
+    # that request key appended, ``Request.key``: the caller's agent, scope and id; among
+    # at least the last ``_requests.WINDOW`` events);
     # without it the session looks through the last ``WINDOW`` events itself.
 
     def compact(self) -> None:

@@ -206,7 +206,7 @@ def decode(data: object, before: tuple[Phase, ...] | None) -> Event:
     data, version, kind, time = event_fields(data, ("source", "agent", "profile"))
     ops = data.get("ops")
     profile = data.get("profile")
-    request = request_from_json(data.get("request"))
+    request = request_from_json(data.get("request"), data.get("agent"))
     if ops is not None:
         if type(ops) is not list:
             raise ValueError("event.ops: must be a list")

@@ -23,17 +23,19 @@ import attrs
 from .._core.codec import dump_phases
 from .._core.model import Phase
 from .._profiles.result import ToolResult
-from ..errors import InvalidOption, InvalidOptionType
+from ..errors import InvalidOption, InvalidOptionType, InvalidParams
 
 __all__ = [
     "MAX_REQUEST_ID",
     "WINDOW",
     "Request",
     "answer",
+    "check_json_params",
     "check_request_id",
     "params_digest",
     "reply_of",
     "request_from_json",
+    "request_key",
 ]
 
 #: How many of the newest events every store remembers request ids for (at least).
@@ -48,15 +50,31 @@ class Request:
 
     ``reply`` is JSON data: ``text``, ``details`` (``details.phases`` is ``None``
     when it equals the event's list), ``errors``, ``is_error`` and ``flags_error``.
+    ``agent`` and ``scope`` name the caller the id belongs to (see :attr:`key`).
     """
 
     id: str
     params: str
     reply: Mapping[str, Any] = attrs.field(eq=False)
+    agent: str | None = None
+    scope: str | None = None
+
+    @property
+    def key(self) -> str:
+        """What stores remember the id by: the caller's agent and scope with the id."""
+        return request_key(self.agent, self.scope, self.id)
 
     def to_json(self) -> dict[str, Any]:
-        """The request as it is kept in a record."""
-        return {"id": self.id, "params": self.params, "reply": dict(self.reply)}
+        """The request as it is kept in a record (the scope only when there is one)."""
+        out: dict[str, Any] = {"id": self.id, "params": self.params, "reply": dict(self.reply)}
+        if self.scope is not None:
+            out["scope"] = self.scope
+        return out
+
+
+def request_key(agent: str | None, scope: str | None, request_id: str) -> str:
+    """The key of ``request_id`` made by ``agent`` in ``scope``: another caller's id is another key."""
+    return json.dumps([agent, scope, request_id], ensure_ascii=False, separators=(",", ":"))
 
 
 def check_request_id(request_id: object) -> str | None:
@@ -75,13 +93,46 @@ def check_request_id(request_id: object) -> str | None:
 
 
 def params_digest(params: Mapping[str, Any]) -> str:
-    """A digest of a call's params (canonical JSON: sorted keys, no spaces), to tell a retry from a reuse."""
+    """A digest of a call's params (canonical JSON: sorted keys, no spaces), to tell a retry from a reuse.
+
+    Raises :class:`~phasetodo.InvalidParams` naming the place of a key that is not a string
+    or a value JSON cannot hold (what the schema refuses too).
+    """
+    check_json_params(params)
     text = json.dumps(params, sort_keys=True, separators=(",", ":"), default=repr)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def request_from_json(data: object) -> Request | None:
-    """The request a record's ``request`` field holds (None when absent); ``ValueError`` names a bad field."""
+def check_json_params(params: object) -> None:
+    """Raise :class:`~phasetodo.InvalidParams` naming the first place of ``params`` that holds a
+    key that is not a string or a value JSON cannot hold (what a log could not record)."""
+    problem = undigestable(params)
+    if problem is not None:
+        raise InvalidParams([problem])
+
+
+def undigestable(value: object) -> str | None:
+    """Where ``value`` holds a mapping key that is not a string or a value JSON cannot hold
+    (the first such place, named as the schema names it, with why), or None."""
+    work: list[tuple[object, str]] = [(value, "")]
+    while work:
+        item, where = work.pop()
+        if isinstance(item, Mapping):
+            for key, inner in item.items():
+                if not isinstance(key, str):
+                    return f"{where or 'params'}: has a key {key!r} that is not a string"
+                work.append((inner, f"{where}.{key}" if where else key))
+        elif isinstance(item, (list, tuple)):
+            work.extend((inner, f"{where}[{i}]") for i, inner in enumerate(item))
+        elif item is not None and not isinstance(item, (str, int, float, bool)):
+            return f"{where or 'params'}: must be JSON data, not a {type(item).__name__}"
+    return None
+
+
+def request_from_json(data: object, agent: object = None) -> Request | None:
+    """The request a record's ``request`` field holds (None when absent); ``ValueError`` names a bad field.
+
+    ``agent`` is the record's writer (the agent the id belongs to)."""
     if data is None:
         return None
     if not isinstance(data, Mapping):
@@ -95,7 +146,10 @@ def request_from_json(data: object) -> Request | None:
         raise ValueError("event.request.reply: must be an object with a text")
     if not isinstance(reply.get("details"), Mapping):
         raise ValueError("event.request.reply.details: must be an object")
-    return Request(rid, digest, reply)
+    scope = data.get("scope")
+    if scope is not None and (type(scope) is not str or not scope):
+        raise ValueError("event.request.scope: must be a non-empty string")
+    return Request(rid, digest, reply, agent if type(agent) is str else None, scope)
 
 
 def reply_of(result: ToolResult, phases: tuple[Phase, ...], *, dumped: bool = False) -> dict[str, Any]:

@@ -376,7 +376,7 @@ class RowLog(CachedLog, Generic[_S]):
             # re-hashed) the log since this one read it.
             previous = self._stored_hash(version) if version > 0 else None
             body, digest = seal(dumps(record), previous)
-            self._insert(event.version, body, checkpoint, event.request.id if event.request else None)
+            self._insert(event.version, body, checkpoint, event.request.key if event.request else None)
             self._adopt(event, len(body), checkpoint, is_slow(record), digest)
             if event.version == 1:
                 self.profile = self._wanted_profile
@@ -394,15 +394,15 @@ class RowLog(CachedLog, Generic[_S]):
                     event, before, tail, checkpoint=event is events[-1], plan=self._plan()
                 )
                 body, previous = seal(dumps(record), previous)
-                rows.append((event.version, body, checkpoint, event.request.id if event.request else None))
+                rows.append((event.version, body, checkpoint, event.request.key if event.request else None))
                 tail.add(len(body), len(body) if checkpoint else None, slow=is_slow(record))
                 before = event.phases
             self._replace_all(rows)
             self._forget()
 
-    def find_request(self, request_id: str) -> Event | None:
-        """The event a write with ``request_id`` appended (every id is remembered), or None."""
-        version = self._request_version(request_id)
+    def find_request(self, key: str) -> Event | None:
+        """The event a write with request ``key`` appended (every id is remembered), or None."""
+        version = self._request_version(key)
         if type(version) is not int:
             return None
         found = next(iter(self.events(version - 1)), None)

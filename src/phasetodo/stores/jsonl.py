@@ -647,7 +647,7 @@ class JsonlLog(CachedLog):
             self._latest, self._end = event, offset + len(line) + 1
             self._recent.append(event)
             if self._requests is not None and event.request is not None:
-                self._requests[event.request.id] = event.version
+                self._requests[event.request.key] = event.version
             self._tail.add(
                 len(line) + 1, _checkpoint_size(line) if is_checkpoint(data) else None, slow=is_slow(data)
             )
@@ -732,8 +732,8 @@ class JsonlLog(CachedLog):
         """Check the hash chain of every record in the file, in order (see :func:`verify_file`)."""
         return verify_file(self.path)
 
-    def find_request(self, request_id: str) -> Event | None:
-        """The event a write with ``request_id`` appended, among the last :data:`WINDOW` lines
+    def find_request(self, key: str) -> Event | None:
+        """The event a write with request ``key`` appended, among the last :data:`WINDOW` lines
         (read backwards once, at the first call of this log object) and every line after them."""
         with self._thread_lock:
             self._catch_up()
@@ -744,7 +744,7 @@ class JsonlLog(CachedLog):
             if len(self._requests) > 2 * WINDOW:  # keep the index bounded: the newest WINDOW events'
                 oldest = self._latest_version() - WINDOW
                 self._requests = {rid: v for rid, v in self._requests.items() if v > oldest}
-            version = self._requests.get(request_id)
+            version = self._requests.get(key)
         if version is None:
             return None
         return next(iter(self.events(version - 1)), None)
@@ -758,12 +758,12 @@ class JsonlLog(CachedLog):
                 continue
             try:
                 data = loads(line)
-                request = request_from_json(data.get("request"))
+                request = request_from_json(data.get("request"), data.get("agent"))
                 version = data.get("version")
             except (ValueError, AttributeError):
                 continue  # a corrupt line: reading the log reports it
             if request is not None and type(version) is int:
-                found.setdefault(request.id, version)
+                found.setdefault(request.key, version)
         return found
 
     # -- writing ---------------------------------------------------------------
@@ -786,7 +786,7 @@ class JsonlLog(CachedLog):
             self._stamp = self._stat_stamp()
             self._recent.append(event)
             if self._requests is not None and event.request is not None:
-                self._requests[event.request.id] = event.version
+                self._requests[event.request.key] = event.version
             self._tail.add(len(line), _checkpoint_size(line) if checkpoint else None, slow=is_slow(record))
             if event.version == 1:
                 self.profile = self._wanted_profile

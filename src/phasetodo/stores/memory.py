@@ -49,7 +49,7 @@ class MemoryLog:
             if event.version == 1:
                 self.profile = self._wanted_profile
             if event.request is not None:
-                self._requests[event.request.id] = event
+                self._requests[event.request.key] = event
             self._landed.notify_all()
 
     def version(self) -> int:
@@ -62,10 +62,10 @@ class MemoryLog:
             snapshot = self._events[max(after, 0) :]
         return iter(snapshot)
 
-    def find_request(self, request_id: str) -> Event | None:
-        """The event a write with ``request_id`` appended, or None (every id is remembered)."""
+    def find_request(self, key: str) -> Event | None:
+        """The event a write with request ``key`` appended, or None (every id is remembered)."""
         with self._lock:
-            return self._requests.get(request_id)
+            return self._requests.get(key)
 
     def wait(self, after: int, timeout: float | None = None) -> bool:
         """Block until an event above version ``after`` is appended (or ``timeout`` passes)."""

@@ -270,6 +270,16 @@ def team_columns(phases: Sequence[Phase]) -> list[TeamColumn]:
     return out
 
 
+def _voided(held: Lease | None) -> tuple[str, ...]:
+    """The agents whose claims on a task were voided by takeovers (a log written before
+    ``voided`` was kept names only the last, as ``lapsed``)."""
+    if held is None:
+        return ()
+    if held.lapsed is not None and held.lapsed not in held.voided:
+        return (*held.voided, held.lapsed)
+    return held.voided
+
+
 def format_time(moment: float | None) -> str:
     """A time of the session clock as the summaries show it: UTC, to the second."""
     if moment is None:
@@ -498,13 +508,17 @@ class TeamWork(Columns):
         over since); adds the error, which names the new holder, when so."""
         held = col.leases[index]
         agent = self.agent
-        if held is None or agent is None or held.lapsed != agent or col.owners[index] == agent:
+        if held is None or agent is None or col.owners[index] == agent or not held.is_void_for(agent):
             return False
         owner = col.owners[index]
         holder = f'agent "{owner}"' if owner is not None else "another agent"
+        if held.lapsed == agent:
+            why = f"after your lease lapsed at {format_time(held.lapsed_at)}"
+        else:  # voided by an earlier takeover: the task changed hands again since
+            why = "after your lease lapsed (and has changed hands since)"
         self.errors.append(
-            f'Task "{col.contents[index]}" was taken over by {holder} (claim {held.epoch}) after '
-            f"your lease lapsed at {format_time(held.lapsed_at)}: your claim on it is void"
+            f'Task "{col.contents[index]}" was taken over by {holder} (claim {held.epoch}) {why}: '
+            "your claim on it is void"
         )
         return True
 
@@ -566,12 +580,17 @@ class TeamWork(Columns):
         held = col.leases[index]
         if self.lease is not None or held is not None:
             epoch = held.epoch + 1 if held is not None else 1
+            # Every claim a takeover voided stays void, whoever claims the task next; the
+            # caller's own claim is made anew.
+            voided = tuple(a for a in _voided(held) if a != self.agent)
             if (col, index) in self.lapsed:
                 del self.lapsed[(col, index)]
                 assert held is not None
-                col.leases[index] = Lease(epoch, self.deadline(), col.owners[index], held.until)
+                former = col.owners[index]  # kept as ``lapsed``; the ones before it in ``voided``
+                voided = tuple(a for a in voided if a != former)
+                col.leases[index] = Lease(epoch, self.deadline(), former, held.until, voided)
             else:
-                col.leases[index] = Lease(epoch, self.deadline())
+                col.leases[index] = Lease(epoch, self.deadline(), voided=voided)
         self._set(col, index, _ACTIVE)
         col.owners[index], col.reasons[index] = self.agent, None
         col.touch(index)
