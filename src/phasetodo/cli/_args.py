@@ -114,6 +114,17 @@ def _add_apply(verb: _Verb) -> None:
         help="make the call exactly once: a retry with the same ID prints the first call's result "
         "and appends nothing (the same ID with other params is refused)",
     )
+    _add_unknown_keys(apply)
+
+
+def _add_unknown_keys(parser: argparse.ArgumentParser) -> None:
+    """``--allow-unknown-keys``: turn off the guard that refuses an op given a key it does not take."""
+    parser.add_argument(
+        "--allow-unknown-keys",
+        action="store_true",
+        help="let an op carry a key it does not take, ignored as the reference does (by default the "
+        "call is refused: a misspelled 'task' would leave done with no target, completing the whole list)",
+    )
 
 
 def _add_markdown(verb: _Verb, common: argparse.ArgumentParser) -> None:
@@ -248,6 +259,7 @@ def _add_serving(verb: _Verb) -> None:
         "--agent", metavar="NAME", help="write as this agent (for a session that belongs to one)"
     )
     _add_lease(mcp)
+    _add_unknown_keys(mcp)
     serve = verb("serve", "show every session of the store live in a browser (needs the 'web' extra)")
     serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
     serve.add_argument(

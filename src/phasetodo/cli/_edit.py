@@ -19,6 +19,7 @@ from typing import IO, Any
 
 from .._core.fuzzy import AmbiguousTarget, TargetNotFound, resolve
 from .._core.model import Phase
+from .._profiles.keys import unknown_key_problems
 from .._views.markdown import markdown_to_phases, phases_to_markdown
 from ..errors import (
     InvalidBeads,
@@ -121,6 +122,13 @@ def _params(args: argparse.Namespace) -> Any:
 def run_apply(args: argparse.Namespace, out: IO[str]) -> int:
     """``apply JSON|-``: one ``todo_write`` call, as an agent makes it."""
     params = _params(args)
+    if not args.allow_unknown_keys and (problems := unknown_key_problems(params)):
+        raise _Exit(
+            USAGE,
+            "apply: " + "; ".join(problems)
+            + "\nnothing was applied (--allow-unknown-keys ignores such keys)",
+            problems,
+        )
     with open_session(args) as session:
         try:
             result = session.write(

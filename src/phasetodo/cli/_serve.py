@@ -38,7 +38,7 @@ def run_mcp(args: argparse.Namespace, out: IO[str]) -> int:
                 agent=args.agent or session.agent,
                 lease=session.options.lease,
             )
-            serve(session, options=chosen)
+            serve(session, options=chosen, allow_unknown_keys=args.allow_unknown_keys)
         except ModuleNotFoundError as error:
             if (error.name or "").split(".")[0] in _MCP_MODULES:
                 _mcp_missing()

@@ -37,8 +37,11 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
+import attrs
+
 from .._core.model import Phase
 from .._core.schema import DETAILS_SCHEMA, problems
+from .._profiles.keys import unknown_key_problems
 from .._profiles.registry import CallContext
 from .._specs import mcp_tool
 from .._views.markdown import phases_to_markdown
@@ -127,21 +130,42 @@ class ServeOptions(TypedDict, total=False):
     their limits and the agent that writes (``None``: parity, the session's own
     limits; an agent writes to a ``Session`` that belongs to it, or to a plan
     it shares). ``max_queued`` (default :data:`MAX_QUEUED`) and ``max_reply``
-    (default :data:`MAX_REPLY`) bound the work in flight.
+    (default :data:`MAX_REPLY`) bound the work in flight. A ``todo_write`` op
+    given a key its op does not take is refused, nothing applied, naming the key
+    (the reference ignores it: a misspelled ``task`` leaves ``done`` with no target,
+    completing the whole list); ``allow_unknown_keys=True`` turns that guard off.
     """
 
     options: Options | None
     max_queued: int
     max_reply: int
+    allow_unknown_keys: bool
 
 
-def _serving(session: TodoState | None, given: ServeOptions, called: str) -> tuple[TodoWriteTool, int, int]:
+_SERVING_KEYS = ("options", "max_queued", "max_reply", "allow_unknown_keys")
+
+
+@attrs.frozen
+class _Bounds:
+    """What a server holds beyond its tool: the bounds on the work in flight, and the key guard."""
+
+    max_queued: int = MAX_QUEUED
+    max_reply: int = MAX_REPLY
+    guard_keys: bool = True
+
+
+def _serving(session: TodoState | None, given: ServeOptions, called: str) -> tuple[TodoWriteTool, _Bounds]:
     """The tool a server's calls run on, and its bounds, from the keywords ``called`` was given."""
-    unknown = [key for key in given if key not in ServeOptions.__annotations__]
+    unknown = [key for key in given if key not in _SERVING_KEYS]
     if unknown:
         raise TypeError(f"{called}() got an unexpected keyword argument {unknown[0]!r}")
     options = chosen(given.get("options"))
-    return make_tool(session, options), given.get("max_queued", MAX_QUEUED), given.get("max_reply", MAX_REPLY)
+    bounds = _Bounds(
+        given.get("max_queued", MAX_QUEUED),
+        given.get("max_reply", MAX_REPLY),
+        not given.get("allow_unknown_keys", False),
+    )
+    return make_tool(session, options), bounds
 
 
 def _refresh(tool: TodoWriteTool) -> None:
@@ -257,11 +281,12 @@ def build_server(
     bounds on the work in flight). ``gate`` runs calls one at a time; without
     a transport to open it once a reply is sent, it opens right after each call.
     """
-    tool, max_queued, max_reply = _serving(session, given, "build_server")
-    return _server(tool, gate if gate is not None else _Gate(max_queued), max_reply, gated=gate is not None)
+    tool, bounds = _serving(session, given, "build_server")
+    gated = gate is not None
+    return _server(tool, gate if gate is not None else _Gate(bounds.max_queued), bounds, gated=gated)
 
 
-def _server(tool: TodoWriteTool, gate: _Gate, max_reply: int, *, gated: bool) -> Server[Any]:
+def _server(tool: TodoWriteTool, gate: _Gate, bounds: _Bounds, *, gated: bool) -> Server[Any]:
     tools = [types.Tool.model_validate(mcp_tool(tool)), types.Tool.model_validate(READ_TOOL)]
 
     async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
@@ -282,7 +307,7 @@ def _server(tool: TodoWriteTool, gate: _Gate, max_reply: int, *, gated: bool) ->
         released = False
         try:
             gate.holder = getattr(ctx, "request_id", None) if gated else None
-            reply = _answer(tool, params.name, params.arguments, max_reply, _request_id(params))
+            reply = _answer(tool, params.name, params.arguments, bounds, _request_id(params))
         except BaseException:
             gate.release()
             released = True
@@ -310,12 +335,18 @@ def _request_id(params: Any) -> object:
 
 
 def _answer(
-    tool: TodoWriteTool, name: str, arguments: dict[str, Any] | None, max_reply: int,
+    tool: TodoWriteTool, name: str, arguments: dict[str, Any] | None, bounds: _Bounds,
     request_id: object = None,
 ) -> types.CallToolResult:
     """Run one call and build its reply, within the size limit."""
+    max_reply = bounds.max_reply
     try:
-        result = _dispatch(tool, name, arguments, request_id)
+        problems = unknown_key_problems(arguments) if bounds.guard_keys and name == tool.name else []
+        if problems:
+            _refresh(tool)
+            result = tool.error_result(problems)
+        else:
+            result = _dispatch(tool, name, arguments, request_id)
     except (NoAgentSession, NotSessionOwner) as error:
         raise MCPError(types.INTERNAL_ERROR, _host_message(tool, error)) from error
     except Exception as error:  # a bug of ours must not end the session
@@ -394,9 +425,9 @@ async def serve_stdio(session: TodoState | None = None, **given: Unpack[ServeOpt
     await _serve_stdio(*_serving(session, given, "serve_stdio"))
 
 
-async def _serve_stdio(tool: TodoWriteTool, max_queued: int, max_reply: int) -> None:
-    gate = _Gate(max_queued)
-    server = _server(tool, gate, max_reply, gated=True)
+async def _serve_stdio(tool: TodoWriteTool, bounds: _Bounds) -> None:
+    gate = _Gate(bounds.max_queued)
+    server = _server(tool, gate, bounds, gated=True)
     # The SDK writes stdout (keeping stray prints off the wire); _mcp_lines reads stdin, so that
     # each line it cannot pass on is answered instead of dropped.
     async with stdio_server(stdin=anyio.wrap_file(io.StringIO())) as (unused, write_stream):

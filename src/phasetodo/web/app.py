@@ -189,14 +189,30 @@ class _Counted(Response):
             gauge.open -= 1
 
 
+#: The most digits a numeric query parameter may have (any count or version fits in 18).
+_MAX_DIGITS = 18
+
+
+def _count(text: str | None) -> int | None:
+    """``text`` as a whole number when it is 1 to 18 ASCII digits, else ``None``.
+
+    ``str.isdigit`` also takes ``²`` and other digits ``int`` refuses, and ``int``
+    refuses thousands of digits: either would be a 500, not the 400 it is.
+    """
+    if text is None or not 0 < len(text) <= _MAX_DIGITS or not (text.isascii() and text.isdigit()):
+        return None
+    return int(text)
+
+
 def _page_args(request: Request) -> tuple[int, int] | JSONResponse:
     """``offset`` and ``limit`` of a sessions request, or the 400 that says what is wrong."""
-    offset, limit = request.query_params.get("offset", "0"), request.query_params.get("limit", str(PAGE))
-    if not offset.isdigit():
+    offset = _count(request.query_params.get("offset", "0"))
+    limit = _count(request.query_params.get("limit", str(PAGE)))
+    if offset is None:
         return _error(400, "invalid", "offset: must be a number of sessions, 0 or more")
-    if not (limit.isdigit() and 0 < int(limit) <= MAX_PAGE):
+    if limit is None or not 0 < limit <= MAX_PAGE:
         return _error(400, "invalid", f"limit: must be a number of sessions from 1 to {MAX_PAGE}")
-    return int(offset), int(limit)
+    return offset, limit
 
 
 def _refusal(request: Request, token: str, read_only: bool) -> JSONResponse | None:
@@ -238,7 +254,7 @@ def _since(request: Request) -> int | None:
     """The version a plan page already shows: ``Last-Event-ID`` (a reconnect), else ``?since=``;
     None when it names none (or not a version)."""
     given = request.headers.get("last-event-id") or request.query_params.get("since")
-    return int(given) if given is not None and given.isdigit() and len(given) < 19 else None
+    return _count(given)
 
 
 def _plan_message(board: Board, sid: str, shown: int) -> tuple[int, str]:
@@ -309,14 +325,13 @@ def create_app(
 
     async def history(request: Request) -> Response:
         sid = request.path_params["sid"]
-        try:
-            since = int(request.query_params.get("since", "0"))
-        except ValueError:
+        since = _count(request.query_params.get("since", "0"))
+        if since is None:
             return _error(400, "invalid", "since: must be a version number")
         given = request.query_params.get("limit")
-        if given is not None and not (given.isdigit() and int(given) > 0):
+        limit = None if given is None else _count(given)
+        if given is not None and not limit:
             return _error(400, "invalid", "limit: must be a number of events above 0")
-        limit = int(given) if given is not None else None
         return await guarded(lambda: board.history(sid, since, limit))
 
     async def version(request: Request) -> Response:
