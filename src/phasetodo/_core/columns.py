@@ -373,10 +373,10 @@ def plain_work(phases: Sequence[Phase | Mapping[str, Any]]) -> Columns | None:
     """
     if phases and type(phases[0]) is dict:
         try:
-            cols = [_Col(*row) for row in _rows(phases)]  # type: ignore[arg-type]
+            loaded = [_Col(*row) for row in _rows(phases)]  # type: ignore[arg-type]
         except _REFUSED:
             return None  # not plain JSON (or Phase values among the dicts): the careful loader decides
-        return Columns(phases, cols)
+        return Columns(phases, loaded)
     cols = plain_columns(phases)
     return None if cols is None else Columns(phases, cols)
 
@@ -761,7 +761,7 @@ def _tasks_of(col: _Col) -> list[Task]:
     elif stale:
         built = make_tasks(
             [col.contents[i] for i in stale],
-            [statuses[i] for i in stale],
+            [statuses[i] for i in stale],  # type: ignore[misc]
             [tuple(notes[i]) if notes[i] else () for i in stale],
         )
         for i, task in zip(stale, built, strict=True):

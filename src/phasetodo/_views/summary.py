@@ -1,8 +1,8 @@
 """The text part of a ``todo_write`` result: what the model reads back.
 
 The summary is written from the working copy's columns (:func:`summary_parts`)
-by the kernel in ``phasetodo._core.native``, together with the JSON-ready
-``details.phases``; :func:`format_summary` is the same text for a list of values.
+in one pass, together with the JSON-ready ``details.phases``; :func:`format_summary`
+is the same text for a list of values.
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ def phase_dicts(cols: Sequence[Any]) -> list[dict[str, Any]]:
         if ids is not None and (not isinstance(ids, list) or len(ids) != len(col.contents)):
             raise TypeError("a column's ids are a list of its length")
         for i, (c, s, n) in enumerate(zip(col.contents, col.statuses, col.notes, strict=True)):
-            wire = wires[s]  # type: ignore[index]
+            wire = wires[s]
             task: dict[str, Any] = {"content": c, "status": wire}
             if n:
                 task["notes"] = list(n)
