@@ -6,12 +6,12 @@ On a shared machine the load moves by 2x between two runs of :mod:`benchmarks.ru
 so a before/after figure from separate runs says little. This script exports
 ``src/phasetodo`` of ``REV`` (any git revision: ``HEAD``, a commit, a branch) with
 ``git archive`` into a temporary folder, as the package ``phasetodo_base`` (its
-imports are relative), builds its C module there when this tree's is built (with
-setuptools, as ``pip install`` does), imports both, and times the two on each
+imports are relative), imports both, and times the two on each
 workload in alternating rounds of the same number of calls, each side first in
 every other round. Per workload it prints each side's median CPU µs per call and
 range, and the median of the per-round ratios this/base with their interquartile
-range. ``PHASETODO_PURE=1`` times both in pure Python.
+range. A revision that still had the C module runs its pure-Python loops (the
+module is not built here).
 
 The workloads are :mod:`benchmarks.run`'s: ``todo_write`` on dicts (w1-w3), the
 Markdown round trip (w4), the 200-call chain on dicts (w5).
@@ -35,20 +35,11 @@ from types import ModuleType
 from typing import Any
 
 import phasetodo
-from phasetodo._core.native import COMPILED
 
 from .run import load
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = ("w1_typical", "w2_scale", "w3_append", "w4_markdown", "w5_trace")
-
-_BUILD = """
-import sys
-from setuptools import Extension, setup
-setup(name="base", ext_modules=[Extension("_speedups", ["_speedups.c"])],
-      script_args=["build_ext", "--inplace", "-q"])
-"""
-
 
 def export(rev: str, where: Path) -> ModuleType:
     """``src/phasetodo`` at ``rev`` as the package ``phasetodo_base`` under ``where``, imported."""
@@ -59,16 +50,6 @@ def export(rev: str, where: Path) -> ModuleType:
         tar.extractall(where, filter="data")
     package = where / "phasetodo_base"
     shutil.move(where / "src" / "phasetodo", package)
-    for old in package.glob("_core/_speedups*.so"):
-        old.unlink()
-    source = package / "_core" / "_speedups.c"
-    if COMPILED and source.exists():
-        build = where / "build"
-        build.mkdir()
-        shutil.copy(source, build)
-        subprocess.run([sys.executable, "-c", _BUILD], cwd=build, check=True, capture_output=True)
-        for built in build.glob("_speedups*.so"):
-            shutil.copy(built, package / "_core")
     sys.path.insert(0, str(where))
     return importlib.import_module("phasetodo_base")
 
@@ -124,9 +105,7 @@ def main(argv: list[str] | None = None) -> None:
     names = args.only.split(",") if args.only else NAMES
     with tempfile.TemporaryDirectory() as tmp:
         base = export(args.rev, Path(tmp))
-        kind = {True: "C module", False: "pure Python"}
-        base_built = importlib.import_module("phasetodo_base._core.native").COMPILED
-        print(f"{args.rev} (base, {kind[base_built]}) vs this tree ({kind[COMPILED]})")
+        print(f"{args.rev} (base) vs this tree, both pure Python")
         print(f"CPU µs per call, {args.rounds} alternating rounds; pid {os.getpid()}")
         print(f"{'workload':<13}{'base':>10}{'range':>20}{'this':>10}{'range':>20}{'this/base':>11}{'IQR':>16}")
         for name in names:

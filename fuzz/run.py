@@ -15,7 +15,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-NAMES = ("markdown", "params", "phases", "hostile")
+NAMES = ("markdown", "params", "phases")
 
 
 def _settings(examples: int, seed: int | None) -> Any:

@@ -7,10 +7,6 @@
   ``InvalidParams``; otherwise the result matches the details schema.
 * ``phases`` — any data as a stored list for ``load_phases``: the only
   exception is ``InvalidPhases``.
-* ``hostile`` — phase dicts whose keys and strings run code that changes them
-  while they are read (:mod:`fuzz.hostile`), into every per-task loop of the C
-  module and of its Python twin: each returns or refuses, none crashes. Run it
-  under the sanitizer build (``fuzz/sanitize``) to catch a use after free.
 
 Each target is a Hypothesis test function taking one drawn input, so the same
 function runs under Hypothesis's own generator or under atheris (through
@@ -19,7 +15,6 @@ function runs under Hypothesis's own generator or under atheris (through
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -28,9 +23,6 @@ from hypothesis import strategies as st
 
 import phasetodo
 from phasetodo import testing
-from phasetodo._core import native
-
-from . import hostile
 
 __all__ = ["STRATEGIES", "TARGETS", "count"]
 
@@ -204,29 +196,14 @@ def phases(data: Any) -> None:
     assert all(isinstance(p, phasetodo.Phase) for p in loaded)
 
 
-@functools.cache
-def _compiled() -> Any:
-    return native.load_compiled()
-
-
-def hostile_loops(data: list[Any]) -> None:
-    """Each loop of both twins returns or refuses on input that changes as it is read."""
-    count["hostile"] = count.get("hostile", 0) + 1
-    compiled = _compiled()
-    for twin in (hostile.PYTHON, compiled) if compiled is not None else (hostile.PYTHON,):
-        hostile.check(data, twin)
-
-
 #: Target name -> (the check, the strategy that feeds it).
 TARGETS: dict[str, Callable[[Any], None]] = {
     "markdown": markdown,
     "params": params,
     "phases": phases,
-    "hostile": hostile_loops,
 }
 STRATEGIES: dict[str, Callable[[], st.SearchStrategy[Any]]] = {
     "markdown": _markdown_inputs,
     "params": _params_inputs,
     "phases": _phases_inputs,
-    "hostile": hostile.hostile_phases,
 }

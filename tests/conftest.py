@@ -79,7 +79,6 @@ SLOW_MODULES = frozenset(
         "test_mcp",
         "test_mcp_hostile",
         "test_mcp_limits",
-        "test_native_hostile",
         "test_notebook",
         "test_packaging",
         "test_person_edits",

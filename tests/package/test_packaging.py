@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.machinery
 import io
 import os
 import re
@@ -20,7 +19,8 @@ import phasetodo
 
 ROOT = Path(__file__).parents[2]
 README = ROOT / "README.md"
-SPEEDUPS = "phasetodo/_core/_speedups" + importlib.machinery.EXTENSION_SUFFIXES[0]
+#: What no pure-Python distribution holds: C sources and compiled modules.
+COMPILED = (".c", ".h", ".so", ".pyd", ".pyc")
 #: The Python versions phasetodo supports (and .ci/run tests): each has its classifier.
 SUPPORTED = ("3.11", "3.12", "3.13")
 
@@ -57,11 +57,11 @@ def _build(hook: str, source: Path, out: Path, work: Path, **extra_env: str) -> 
     """Run one setuptools PEP 517 hook in a subprocess in `source`, its scratch files kept in `work`.
 
     DIST_EXTRA_CONFIG points setuptools' build/ and *.egg-info at `work`, so the tree stays as it was.
-    No build isolation and no index: this is an offline build with the machine's C compiler.
+    No build isolation and no index: this is an offline build.
     """
     config = work / "setuptools.cfg"
     config.write_text(f"[egg_info]\negg_base = {work}\n[build]\nbuild_base = {work / 'build'}\n")
-    env = {key: value for key, value in os.environ.items() if key != "PHASETODO_BUILD_EXT"}
+    env = dict(os.environ)
     env["DIST_EXTRA_CONFIG"] = str(config)
     env.update(extra_env)
     code = f"import sys, setuptools.build_meta as backend; backend.{hook}(sys.argv[1])"
@@ -99,18 +99,16 @@ def _metadata(built: Path) -> tuple[list[str], Message]:
         return names, Parser().parsestr(archive.read(meta).decode("utf-8"))
 
 
-def _version_from(root: Path, **extra_env: str) -> str:
+def _version_from(root: Path) -> str:
     """What ``phasetodo --version`` prints when the package is imported from ``root`` (an
-    unpacked wheel), in an isolated interpreter with ``extra_env`` (PHASETODO_PURE unset)."""
+    unpacked wheel), in an isolated interpreter."""
     code = (
         "import sys; sys.path.insert(0, sys.argv[1]); "
         "from phasetodo.cli import main; sys.exit(main(['--version']))"
     )
-    env = {key: value for key, value in os.environ.items() if key != "PHASETODO_PURE"}
-    env.update(extra_env)
     done = subprocess.run(
         [sys.executable, "-I", "-c", code, str(root)],
-        env=env, capture_output=True, text=True, check=True, timeout=60,
+        capture_output=True, text=True, check=True, timeout=60,
     )
     return done.stdout.strip()
 
@@ -158,56 +156,41 @@ class TestDistributions:
         assert phasetodo.__version__ == version("phasetodo")
 
 
-class TestCompiledBuild:
+class TestPureBuild:
     def test_wheel_carries_package_data(self, built: Path) -> None:
-        """The wheel holds py.typed and the board's static files, and not the C source."""
+        """The wheel holds py.typed and the board's static files, and no C source or compiled file."""
         names, _ = _metadata(built)
         static = {p.name for p in (ROOT / "src" / "phasetodo" / "web" / "static").iterdir()}
         assert static
         assert {f"phasetodo/web/static/{name}" for name in static} <= set(names)
         assert "phasetodo/py.typed" in names
-        assert [n for n in names if n.endswith(".c")] == []
+        assert [n for n in names if n.endswith(COMPILED)] == []
 
-    def test_sdist_carries_the_c_source(self, built: Path) -> None:
-        """The sdist holds the extension's .c, setup.py and the tests, and no compiled files."""
+    def test_wheel_is_pure_python(self, built: Path) -> None:
+        """The wheel is tagged py3-none-any and its WHEEL file says it is purelib."""
+        (wheel,) = built.glob("*.whl")
+        assert wheel.name.endswith("-py3-none-any.whl")
+        with zipfile.ZipFile(wheel) as archive:
+            info = next(n for n in archive.namelist() if n.endswith(".dist-info/WHEEL"))
+            fields = Parser().parsestr(archive.read(info).decode("utf-8"))
+        assert fields["Root-Is-Purelib"] == "true"
+        assert fields.get_all("Tag") == ["py3-none-any"]
+
+    def test_source_tree_has_no_c(self) -> None:
+        """No C source in the package and no setup.py: pyproject.toml alone declares the build."""
+        assert [p for p in (ROOT / "src").rglob("*") if p.suffix in (".c", ".h")] == []
+        assert not (ROOT / "setup.py").exists()
+
+    def test_sdist_carries_the_project(self, built: Path) -> None:
+        """The sdist holds pyproject.toml, MANIFEST.in and the tests, and no C or compiled files."""
         names = _sdist_names(built)
-        for needed in ("src/phasetodo/_core/_speedups.c", "setup.py", "pyproject.toml", "MANIFEST.in"):
+        for needed in ("pyproject.toml", "MANIFEST.in", "tests/package/test_packaging.py"):
             assert needed in names
-        assert "tests/package/test_packaging.py" in names
-        assert [n for n in names if n.endswith((".so", ".pyd", ".pyc"))] == []
+        assert "setup.py" not in names
+        assert [n for n in names if n.endswith(COMPILED)] == []
 
-    def test_wheel_carries_the_compiled_module(self, built: Path, tmp_path: Path) -> None:
-        """The wheel is a platform wheel whose _speedups, compiled here, imports from it."""
-        (wheel,) = built.glob("*.whl")
-        assert not wheel.name.endswith("-py3-none-any.whl")
-        with zipfile.ZipFile(wheel) as archive:
-            assert SPEEDUPS in archive.namelist()
-            archive.extractall(tmp_path)
-        code = (
-            "import sys; sys.path.insert(0, sys.argv[1]); "
-            "import phasetodo._core._speedups as m; print(m.__file__)"
-        )
-        env = {key: value for key, value in os.environ.items() if key != "PHASETODO_PURE"}
-        got = subprocess.run(
-            [sys.executable, "-I", "-c", code, str(tmp_path)],
-            env=env, capture_output=True, text=True, check=True, timeout=60,
-        ).stdout.strip()
-        assert Path(got).resolve() == (tmp_path / SPEEDUPS).resolve()
-
-    def test_version_says_the_compiled_module_runs(self, built: Path, tmp_path: Path) -> None:
-        """phasetodo --version from the compiled wheel says the accelerator is on, and off with
-        PHASETODO_PURE set."""
-        (wheel,) = built.glob("*.whl")
-        with zipfile.ZipFile(wheel) as archive:
-            archive.extractall(tmp_path)
-        version = phasetodo.__version__
-        assert _version_from(tmp_path) == f"phasetodo {version}, C accelerator on"
-        assert _version_from(tmp_path, PHASETODO_PURE="1") == (
-            f"phasetodo {version}, C accelerator off: PHASETODO_PURE is set"
-        )
-
-    def test_sdist_builds_the_compiled_module(self, built: Path, tmp_path: Path) -> None:
-        """A wheel built from the unpacked sdist (as pip does from an index) compiles _speedups too."""
+    def test_sdist_builds_a_pure_wheel(self, built: Path, tmp_path: Path) -> None:
+        """A wheel built from the unpacked sdist (as pip does from an index) is py3-none-any too."""
         (sdist,) = built.glob("*.tar.gz")
         with tarfile.open(sdist) as archive:
             _extract(archive, tmp_path / "src")
@@ -215,40 +198,15 @@ class TestCompiledBuild:
         (tmp_path / "out").mkdir()
         (tmp_path / "work").mkdir()
         _build("build_wheel", source, tmp_path / "out", tmp_path / "work")
-        names, _ = _metadata(tmp_path / "out")
-        assert SPEEDUPS in names
-
-    def test_a_failed_compile_says_so_and_gives_a_pure_wheel(self, tmp_path: Path) -> None:
-        """Without a working C compiler the build says the accelerator was skipped, and tags the
-        wheel it makes, which holds no C module, py3-none-any."""
-        (tmp_path / "out").mkdir()
-        (tmp_path / "work").mkdir()
-        said = _build("build_wheel", ROOT, tmp_path / "out", tmp_path / "work", CC="false")
-        assert "phasetodo: the optional C accelerator was not built" in said
         (wheel,) = (tmp_path / "out").glob("*.whl")
         assert wheel.name.endswith("-py3-none-any.whl")
-        names, _ = _metadata(tmp_path / "out")
-        assert [n for n in names if "_speedups" in n] == []
 
-    def test_build_ext_off_gives_a_pure_wheel(self, tmp_path: Path) -> None:
-        """PHASETODO_BUILD_EXT=0 at build time gives a py3-none-any wheel without the module, whose
-        phasetodo --version says the accelerator was not built."""
-        (tmp_path / "out").mkdir()
-        (tmp_path / "work").mkdir()
-        before = _tree()
-        _build("build_wheel", ROOT, tmp_path / "out", tmp_path / "work", PHASETODO_BUILD_EXT="0")
-        assert _tree() == before
-        (wheel,) = (tmp_path / "out").glob("*.whl")
-        assert wheel.name.endswith("-py3-none-any.whl")
-        names, _ = _metadata(tmp_path / "out")
-        assert [n for n in names if "_speedups" in n] == []
-        assert "phasetodo/py.typed" in names
-        (tmp_path / "unpacked").mkdir()
+    def test_version_from_the_wheel(self, built: Path, tmp_path: Path) -> None:
+        """phasetodo --version run from the unpacked wheel prints the package and its version only."""
+        (wheel,) = built.glob("*.whl")
         with zipfile.ZipFile(wheel) as archive:
-            archive.extractall(tmp_path / "unpacked")
-        assert _version_from(tmp_path / "unpacked") == (
-            f"phasetodo {phasetodo.__version__}, C accelerator not built: pure Python"
-        )
+            archive.extractall(tmp_path)
+        assert _version_from(tmp_path) == f"phasetodo {phasetodo.__version__}"
 
 
 def _tar(path: Path, *members: tuple[str, bytes | None, bytes]) -> Path:

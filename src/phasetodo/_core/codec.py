@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     import cattrs
 
 from ..errors import InvalidParams, InvalidPhases
-from . import native, schema
+from . import schema
 from .model import Lease, Phase, Status, Task, make_task
 from .ops import OPS, Append, Done, Drop, Init, Note, Op, PhaseItems, Rm, Start
 
@@ -55,16 +55,8 @@ def parse_params(params: object) -> tuple[Op, ...]:
     """Check tool arguments against the schema and turn them into ops.
 
     Raises :class:`InvalidParams` listing every problem; nothing else escapes.
-    A ``null`` op field is rejected, as the reference does. With the C module,
-    arguments of the common plain shape are checked and built in one pass
-    (``native.ops``); the others go through the schema (in pure Python the
-    schema's quick check and the converter are the faster way for all).
+    A ``null`` op field is rejected, as the reference does.
     """
-    if native.COMPILED:
-        try:
-            return native.ops(params)
-        except TypeError:
-            pass  # not of the plain shape: the schema decides, and names every problem
     if not schema.is_valid(params):
         raise InvalidParams(schema.problems(params) or ["params: must be JSON-shaped data"])
     assert isinstance(params, dict)

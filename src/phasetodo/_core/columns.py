@@ -19,18 +19,31 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from itertools import chain, count
+from itertools import chain, count, repeat
+from operator import attrgetter
 from typing import Any, ClassVar
 
 import attrs
 
 from ..errors import InvalidOptionType
-from . import native, texts
+from . import texts
 from .jsstring import trim_end
 from .model import Phase, Status, Task, make_phase, make_task
+from .model import make_tasks as _bulk_tasks
 from .ops import Append, Done, Drop, Init, Note, Op, Rm, Start, View
 
-__all__ = ["Column", "Columns", "plain_columns", "plain_work", "read_columns"]
+__all__ = [
+    "Column",
+    "Columns",
+    "IdRow",
+    "Row",
+    "id_rows",
+    "make_tasks",
+    "plain_columns",
+    "plain_work",
+    "read_columns",
+    "value_rows",
+]
 
 _PENDING = Status.PENDING
 _ACTIVE = Status.IN_PROGRESS
@@ -39,7 +52,7 @@ _ABANDONED = Status.ABANDONED
 _ONLY_PHASE = frozenset((Phase,))
 #: ``touched`` of a column nothing has changed yet: shared, replaced by a dict on the first change.
 _UNTOUCHED: frozenset[int] = frozenset()
-#: What ``native.columns`` and ``native.index`` may raise on input the fast path does not take.
+#: What the JSON reader (``_rows``) may raise on input the fast path does not take.
 _REFUSED = (TypeError, KeyError, AttributeError, ValueError)
 
 
@@ -161,9 +174,170 @@ class _Col:
             touched[index] = None  # type: ignore[index]
 
 
+# -- reading phases into columns ---------------------------------------------
+
+#: A phase as columns: its name, contents, statuses and notes (``None``, a list or a tuple).
+Row = tuple[str, list[str], list[Status | None], list[Any]]
+#: A team plan's phase as columns: a :data:`Row` and its tasks' ids.
+IdRow = tuple[str, list[str], list[Status | None], list[Any], list[str | None]]
+
+
+_LOOKUP = {s.value: s for s in Status}
+_TEAM_KEYS = frozenset(("owner", "reason", "after", "id", "lease"))
+_ONLY_STR = frozenset((str,))
+_ONLY_DICT = frozenset((dict,))
+_ONLY_TUPLE = frozenset((tuple,))
+_ONLY_TASK = frozenset((Task,))
+_ONLY_NONE = frozenset((None,))
+_ONLY_ID = frozenset((str, type(None)))
+_content, _status, _notes = attrgetter("content"), attrgetter("status"), attrgetter("notes")
+_name, _tasks = attrgetter("name"), attrgetter("tasks")
+_owner, _reason, _after = attrgetter("owner"), attrgetter("reason"), attrgetter("after")
+_id, _lease = attrgetter("id"), attrgetter("lease")
+
+
+def _rows(phases: Sequence[Mapping[str, Any]]) -> list[Row]:
+    """JSON phases as columns, in one plain loop per task; raises on anything unusual."""
+    lookup, team, only_str, blocked = _LOOKUP, _TEAM_KEYS, _ONLY_STR, Status.BLOCKED
+    out: list[Row] = []
+    for phase in phases:
+        if type(phase) is not dict:
+            raise TypeError
+        name, tasks = phase["name"], phase["tasks"]
+        if type(name) is not str or (type(tasks) is not list and type(tasks) is not tuple):
+            raise TypeError
+        if not _ONLY_DICT.issuperset(map(type, tasks)):
+            raise TypeError
+        contents: list[str] = []
+        statuses: list[Status | None] = []
+        notes: list[Any] = []
+        for task in tasks:
+            content = task["content"]
+            if type(content) is not str:
+                raise TypeError
+            status = lookup[task["status"]]
+            if status is blocked:
+                raise TypeError  # a team plan: the general engine carries its fields
+            contents.append(content)
+            statuses.append(status)
+            if len(task) == 2:  # content and status: no notes
+                notes.append(None)
+                continue
+            noted = task.get("notes")
+            if noted is None or len(task) != 3:  # keys besides notes: not a team plan's?
+                if not team.isdisjoint(task):
+                    raise TypeError
+                if noted is None:
+                    notes.append(None)
+                    continue
+            if type(noted) is not list or not only_str.issuperset(map(type, noted)):
+                raise TypeError  # notes must be a list of strings, [] or absent
+            notes.append(noted)
+        out.append((name, contents, statuses, notes))
+    return out
+
+
+def value_rows(phases: Sequence[Phase]) -> list[Row]:
+    """``Phase`` values as columns; raises ``TypeError`` for a team plan's fields or a field
+    of the wrong type (what :func:`~phasetodo._core.model.value_problems` names).
+
+    Each check runs once over every task of the list (one ``map``), not once per task.
+    """
+    return _plain_rows(phases, with_ids=False)  # type: ignore[return-value]
+
+
+def id_rows(phases: Sequence[Phase]) -> list[IdRow]:
+    """:func:`value_rows` with each phase's ids as a fifth list: a team plan's phases
+    whose tasks carry an id (a string) and nothing else of a team's."""
+    return _plain_rows(phases, with_ids=True)  # type: ignore[return-value]
+
+
+def _ids_ok(tasks: list[Task], with_ids: bool) -> bool:
+    """Whether the tasks' ids may be read: each a string or None with ``with_ids``, else all None."""
+    if with_ids:
+        return _ONLY_ID.issuperset(map(type, map(_id, tasks)))
+    return _ONLY_NONE.issuperset(map(_id, tasks))
+
+
+def _plain_rows(phases: Sequence[Phase], *, with_ids: bool) -> list[Row] | list[IdRow]:
+    """The rows of both: one check over every task per field, then the lists cut per phase."""
+    if not _ONLY_PHASE.issuperset(map(type, phases)):
+        raise TypeError
+    names = list(map(_name, phases))
+    groups = list(map(_tasks, phases))
+    if not _ONLY_STR.issuperset(map(type, names)) or not _ONLY_TUPLE.issuperset(map(type, groups)):
+        raise TypeError
+    tasks = list(chain.from_iterable(groups))
+    if not _ONLY_TASK.issuperset(map(type, tasks)):
+        raise TypeError
+    if not tasks:
+        return [(name, [], [], [], []) if with_ids else (name, [], [], []) for name in names]  # type: ignore[return-value]
+    contents = list(map(_content, tasks))
+    statuses = list(map(_status, tasks))
+    notes = list(map(_notes, tasks))
+    if (
+        not _ONLY_STR.issuperset(map(type, contents))
+        or not _ONLY_TUPLE.issuperset(map(type, notes))
+        or not _ONLY_STR.issuperset(map(type, chain.from_iterable(notes)))
+        or Status.BLOCKED in statuses
+        or not _ONLY_NONE.issuperset(map(_owner, tasks))
+        or not _ONLY_NONE.issuperset(map(_reason, tasks))
+        or not _ONLY_TUPLE.issuperset(map(type, map(_after, tasks)))
+        or any(map(_after, tasks))
+        or not _ids_ok(tasks, with_ids)
+        or not _ONLY_NONE.issuperset(map(_lease, tasks))
+    ):
+        raise TypeError  # a team plan's fields (the general engine carries them), or a bad type
+    ids = list(map(_id, tasks)) if with_ids else None
+    out: list[Any] = []
+    start = 0
+    for name, group in zip(names, groups, strict=True):
+        end = start + len(group)
+        row = (name, contents[start:end], statuses[start:end], notes[start:end])
+        out.append(row if ids is None else (*row, ids[start:end]))
+        start = end
+    return out
+
+
+#: What :func:`_lookups` gives: phase name -> column, content -> column (the first of each
+#: wins), the in-progress tasks as ``{(column, position): None}`` in list order, and the
+#: number of tasks.
+Index = tuple[dict[str, Any], dict[str, Any], dict[tuple[Any, int], None], int]
+
+
+def _lookups(cols: list[_Col]) -> Index:
+    """The lookups a working copy needs, one bulk update per column."""
+    by_name: dict[str, Any] = {}
+    by_content: dict[str, Any] = {}
+    total = 0
+    for col in reversed(cols):  # backwards, so that the first phase of a name or content wins
+        by_name[col.name] = col
+        total += len(col.contents)
+        by_content.update(zip(col.contents, repeat(col)))
+    active = {
+        (col, position): None
+        for col in cols
+        if _ACTIVE in col.statuses
+        for position, status in enumerate(col.statuses)
+        if status is _ACTIVE
+    }
+    return by_name, by_content, active, total
+
+
+def make_tasks(
+    contents: list[str], statuses: list[Status], notes: list[tuple[str, ...]] | None = None
+) -> list[Task]:
+    """Tasks from columns: one ``make_task`` each for a few, the bulk ``map`` form for many."""
+    if len(contents) > 8:
+        return _bulk_tasks(contents, statuses, notes)
+    if notes is None:
+        return [make_task(c, s) for c, s in zip(contents, statuses, strict=True)]
+    return [make_task(c, s, n) for c, s, n in zip(contents, statuses, notes, strict=True)]
+
+
 def _from_dicts(items: Sequence[Mapping[str, Any]]) -> list[_Col]:
     """Columns from JSON phases; anything unusual raises for the careful loader, which names the place."""
-    return [_Col(*row) for row in native.rows(items)]
+    return [_Col(*row) for row in _rows(items)]
 
 
 def read_columns(phases: Iterable[Phase | Mapping[str, Any]]) -> list[_Col] | None:
@@ -187,8 +361,6 @@ def plain_columns(phases: Iterable[Phase | Mapping[str, Any]]) -> list[_Col] | N
     return None if cols is None or (cols and cols[0].keep) else cols
 
 
-#: The column every column loaded by ``native.columns`` starts as (its other fields are shared values).
-_PROTO = _Col("", [], [], [])
 #: Positions a column looks up by scanning before it builds its content -> position map.
 _SCANS = 8
 
@@ -197,14 +369,14 @@ def plain_work(phases: Sequence[Phase | Mapping[str, Any]]) -> Columns | None:
     """The working copy of a list the bulk kernels take (JSON dicts or ``Phase`` values of the
     reference's fields), or ``None`` for any other (malformed JSON, a team plan's tasks).
 
-    JSON phases are read into columns and indexed in one pass (``native.columns``).
+    JSON phases are read into columns in one plain loop per task (``_rows``).
     """
     if phases and type(phases[0]) is dict:
         try:
-            loaded = native.columns(phases, _PROTO)  # type: ignore[arg-type]
+            loaded = [_Col(*row) for row in _rows(phases)]  # type: ignore[arg-type]
         except _REFUSED:
             return None  # not plain JSON (or Phase values among the dicts): the careful loader decides
-        return Columns(phases, loaded[0], loaded[1:])
+        return Columns(phases, loaded)
     cols = plain_columns(phases)
     return None if cols is None else Columns(phases, cols)
 
@@ -213,7 +385,7 @@ def _from_values(items: Sequence[Phase]) -> list[_Col]:
     """Columns from ``Phase`` values: in bulk, or phase by phase when tasks carry more."""
     if _ONLY_PHASE.issuperset(map(type, items)):
         try:
-            return [_Col(*row, p) for row, p in zip(native.value_rows(items), items, strict=True)]
+            return [_Col(*row, p) for row, p in zip(value_rows(items), items, strict=True)]
         except TypeError:
             pass  # team fields, a subclass or a field of an odd type: the loop below keeps them
     cols = []
@@ -238,9 +410,8 @@ class Columns:
         self,
         phases: Iterable[Phase | Mapping[str, Any]],
         cols: list[_Col] | None = None,
-        index: Sequence[Any] | None = None,
     ) -> None:
-        """``cols``: the list read already; ``index``: what ``native.index`` gives for them."""
+        """``cols``: the list read already, if it was."""
         self.errors: list[str] = []
         #: Bumped whenever a task or a phase is added or removed: what a profile caches
         #: about the list's shape (strict's hint index) is stale once it changes.
@@ -249,14 +420,13 @@ class Columns:
             cols = read_columns(phases)
         if cols is None:
             raise TypeError  # JSON that is not plain: the careful loader names the bad places
-        self._index(cols, index)
+        self._index(cols)
         self.before_tasks = self.count
         self.before_phases = len(cols)
 
-    def _index(self, cols: list[_Col], index: Sequence[Any] | None = None) -> None:
+    def _index(self, cols: list[_Col]) -> None:
         self.cols = cols
-        found: native.Index = native.index(cols) if index is None else index  # type: ignore[assignment]
-        self.by_name, self.by_content, self.active, self.count = found
+        self.by_name, self.by_content, self.active, self.count = _lookups(cols)
         self.uniform: Status | None = None
         self.shape += 1
         #: Contents more than one task has (content -> how many are left): found by a scan.
@@ -589,9 +759,9 @@ def _tasks_of(col: _Col) -> list[Task]:
             else:
                 tasks[i] = attrs.evolve(task, status=statuses[i], notes=note)  # type: ignore[arg-type]
     elif stale:
-        built = native.make_tasks(
+        built = make_tasks(
             [col.contents[i] for i in stale],
-            [statuses[i] for i in stale],
+            [statuses[i] for i in stale],  # type: ignore[misc]
             [tuple(notes[i]) if notes[i] else () for i in stale],
         )
         for i, task in zip(stale, built, strict=True):

@@ -15,7 +15,7 @@ checked before it is read, and no more phases or tasks than the list may hold.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import chain
 from operator import attrgetter
 from typing import Any
@@ -23,7 +23,6 @@ from typing import Any
 import attrs
 
 from ..errors import InvalidOption, InvalidParams
-from . import native
 from .model import Phase
 from .ops import Append, Done, Drop, Init, Note, Rm, Start, View
 
@@ -90,18 +89,10 @@ class Limits:
         return True  # pragma: no cover - the quick pass and this one agree
 
     def _scan(self, ops: Sequence[Any]) -> int:
-        """The quick pass: -1 past a limit, else 1 when the ops can grow the list, 0 when not.
-
-        ``native.scan`` (in C for the core's ops; the Python loop for any op).
-        """
-        try:
-            return native.scan(
-                ops, self.max_content, self.max_name, self.max_note, self.max_payload, self._scan_texts
-            )
-        except TypeError:  # a profile's op, which only the Python loop reads (or a bad value)
-            return native.pure_scan(
-                ops, self.max_content, self.max_name, self.max_note, self.max_payload, self._scan_texts
-            )
+        """The quick pass: -1 past a limit, else 1 when the ops can grow the list, 0 when not."""
+        return _quick_scan(
+            ops, self.max_content, self.max_name, self.max_note, self.max_payload, self._scan_texts
+        )
 
     def _limit(self, kind: str) -> tuple[str, int]:
         if kind == "content":
@@ -247,3 +238,66 @@ class Limits:
 
 #: The limits a call gets unless it passes its own: generous, for runaway calls only.
 DEFAULT_LIMITS = Limits()
+
+
+#: The core's op kinds; any other op (a profile's own) lists its texts itself
+#: through ``limit_texts()`` and says with ``grows`` whether it can add tasks.
+_CORE_KINDS = frozenset((Append, Done, Drop, Init, Note, Rm, Start, View))
+
+
+def _quick_scan(
+    ops: Sequence[Any],
+    max_content: int,
+    max_name: int,
+    max_note: int,
+    max_payload: int,
+    texts: Callable[[Any], int],
+) -> int:
+    """The limits' quick pass: -1 past a limit, else 1 when the ops can grow the list, 0 when not.
+
+    A task reference is bounded like content (``max_content``), a phase name by
+    ``max_name``, a note by ``max_note``, the characters of all by ``max_payload``;
+    ``texts(op)`` gives a profile op's characters (-1: one of them is over its limit).
+    """
+    total = grows = 0
+    for op in ops:
+        kind = type(op)
+        if kind not in _CORE_KINDS:
+            size = texts(op)
+            if size < 0:
+                return -1
+            total += size
+            grows |= bool(getattr(op, "grows", False))
+            continue
+        if kind is Append or kind is Init:
+            grows = 1
+            entries: Sequence[Any] = (op,) if kind is Append else (op.list or ())
+            for entry in entries:
+                items = entry.items or ()
+                if items:
+                    sizes = list(map(len, items))
+                    if max(sizes) > max_content:
+                        return -1
+                    total += sum(sizes)
+                size = len(entry.phase or "")
+                if size > max_name:
+                    return -1
+                total += size
+            continue
+        size = len(op.task or "")  # a task reference, bounded like content
+        if size > max_content:
+            return -1
+        total += size
+        if kind is Note:
+            size = len(op.text or "")
+            if size > max_note:
+                return -1
+            total += size
+        elif kind is not Start:
+            phase = op.phase
+            if phase is not None:  # most ops name a task, not a phase: skip the rest for them
+                size = len(phase)
+                if size > max_name:
+                    return -1
+                total += size
+    return grows if total <= max_payload else -1

@@ -19,17 +19,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
+from functools import lru_cache
 from typing import Any
 
 import attrs
 
-from .._core import native
 from .._core.codec import as_phases
-from .._core.columns import plain_columns
+from .._core.columns import Column, make_tasks, plain_columns
 from .._core.engine import normalize
 from .._core.jsstring import WHITESPACE, trim
 from .._core.limits import DEFAULT_LIMITS, Limits
-from .._core.model import Phase, Status, Task, make_task
+from .._core.model import REFERENCE_STATUSES, Phase, Status, Task, make_task
 from .status import LOOKS
 
 __all__ = ["LOSSLESS_MARKER", "markdown_to_phases", "phases_to_markdown"]
@@ -132,7 +132,7 @@ def phases_to_markdown(
         return _markdown_of_values(as_phases(phases))
     if not cols:
         return "# Todos\n"
-    return native.render(cols, _MARKER_ROW)
+    return _render(cols, _MARKER_ROW)
 
 
 def _markdown_of_values(phases: tuple[Phase, ...]) -> str:
@@ -214,7 +214,7 @@ class _Reader:
         tasks = self.phase_tasks()
         self.grow(0, len(contents))
         self.longest = max(self.longest, max(map(len, contents), default=0))
-        tasks.extend(native.make_tasks(contents, statuses))
+        tasks.extend(make_tasks(contents, statuses))
         self.active += statuses.count(Status.IN_PROGRESS)
         self.has_task = True
 
@@ -305,7 +305,7 @@ def markdown_to_phases(
     number, pos = 1, 0
     while True:
         if runs:
-            contents, statuses, end = native.task_run(text, pos, _STATUS_OF, _PLAIN_MARKERS)
+            contents, statuses, end = _task_run(text, pos, _STATUS_OF, _PLAIN_MARKERS)
             if contents:
                 reader.run(contents, statuses)
                 number += len(contents)
@@ -490,3 +490,44 @@ def _lossless_phases(text: str, limits: Limits | None) -> tuple[list[Phase], lis
     if limits is not None:
         limits.check_texts(phases)
     return phases, reader.errors
+
+
+def _render(cols: list[Column], markers: tuple[str, str, str, str]) -> str:
+    """The reference's Markdown checklist of phases held as columns (at least one)."""
+    marks = {s: f"- [{m}] " for s, m in zip(REFERENCE_STATUSES, markers, strict=True)}
+    out: list[str] = []
+    for col in cols:
+        if out:
+            out.append("")
+        out.append(f"# {col.name}")
+        if not any(col.notes):
+            out += [f"{marks[s]}{c}" for c, s in zip(col.contents, col.statuses, strict=True)]  # type: ignore[index]
+            continue
+        for content, status, notes in zip(col.contents, col.statuses, col.notes, strict=True):
+            out.append(f"{marks[status]}{content}")  # type: ignore[index]
+            for index, note in enumerate(notes or ()):
+                if index:
+                    out.append("  >")
+                out.extend(f"  > {line}" if line else "  >" for line in note.split("\n"))
+    return "\n".join(out) + "\n"
+
+
+@lru_cache(maxsize=4)
+def _run_pattern(known: str) -> re.Pattern[str]:
+    """Lines ``- [m] content`` with ``m`` in ``known`` and no whitespace at the content's edges."""
+    ws = f"[{re.escape(WHITESPACE)}]"
+    return re.compile(rf"(?:- \[[{re.escape(known)}]\] (?!{ws})[^\n]*(?<!{ws})\n)+")
+
+
+def _task_run(
+    text: str, pos: int, status_of: Mapping[str, Status], known: str
+) -> tuple[list[str], list[Status], int]:
+    """The plain task lines from ``pos`` on, split into contents and statuses, and where they end.
+
+    Only for text without ``\\r``, U+2028 or U+2029 (they would change a line).
+    """
+    run = _run_pattern(known).match(text, pos)
+    if run is None:
+        return [], [], pos
+    lines = text[pos : run.end() - 1].split("\n")
+    return [line[6:] for line in lines], [status_of[line[3]] for line in lines], run.end()

@@ -1,8 +1,8 @@
 """The text part of a ``todo_write`` result: what the model reads back.
 
 The summary is written from the working copy's columns (:func:`summary_parts`)
-by the kernel in ``phasetodo._core.native``, together with the JSON-ready
-``details.phases``; :func:`format_summary` is the same text for a list of values.
+in one pass, together with the JSON-ready ``details.phases``; :func:`format_summary`
+is the same text for a list of values.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .._core import native, texts
+from .._core import texts
 from .._core.codec import dump_phases
-from .._core.columns import Columns
+from .._core.columns import Column, Columns
 from .._core.model import REFERENCE_STATUSES, Phase, Status
 from .status import LOOKS
 
@@ -21,9 +21,9 @@ __all__ = ["PREFIXES", "SYMBOLS", "format_summary", "summary_parts"]
 #: The mark the summary puts before a task of each status.
 SYMBOLS = {status: look.symbol for status, look in LOOKS.items()}
 _PREFIX = {status: f"    {symbol} " for status, symbol in SYMBOLS.items()}
-#: The summary's line prefixes in ``REFERENCE_STATUSES`` order, as ``native.parts`` takes them.
+#: The summary's line prefixes in ``REFERENCE_STATUSES`` order, as ``_parts`` takes them.
 PREFIXES: tuple[str, str, str, str] = tuple(_PREFIX[s] for s in REFERENCE_STATUSES)  # type: ignore[assignment]
-#: The prefixes with ``blocked``'s after them, for a team plan's list (``native.pure_parts``).
+#: The prefixes with ``blocked``'s after them, for a team plan's list (``_parts``).
 _WITH_BLOCKED = (*PREFIXES, _PREFIX[Status.BLOCKED])
 _PENDING, _ACTIVE = Status.PENDING, Status.IN_PROGRESS
 _COMPLETED, _ABANDONED = Status.COMPLETED, Status.ABANDONED
@@ -45,10 +45,10 @@ def summary_parts(work: Columns, storage: str = "memory") -> tuple[str, dict[str
     work.compact()
     cols = work.cols
     if cols and cols[0].keep:  # tasks with more fields than the columns (a team plan's)
-        tree, remaining, opened, _, current = native.pure_parts(cols, _WITH_BLOCKED)
+        tree, remaining, opened, _, current = _parts(cols, _WITH_BLOCKED)
         dumped = dump_phases(work.phases())
     else:
-        tree, remaining, opened, dumped, current = native.parts(cols, PREFIXES)
+        tree, remaining, opened, dumped, current = _parts(cols, PREFIXES)
     details = {"phases": dumped, "storage": storage}
     return _summary(work, tree, remaining, opened, current), details
 
@@ -69,3 +69,86 @@ def _summary(work: Columns, tree: str, remaining: str, opened: int, current: int
     head.append(texts.phase_line(current % len(cols) + 1, len(cols), col.name, closed, len(statuses)))
     head.append(tree)
     return "\n".join(head)
+
+
+_PENDING, _ACTIVE = Status.PENDING, Status.IN_PROGRESS
+_ALL_STATUSES = (*REFERENCE_STATUSES, Status.BLOCKED)
+_WIRE = {s: s.value for s in Status}
+
+
+def _noted(tree: list[str], prefix: str, content: str, status: Status, notes: Sequence[str]) -> None:
+    """A noted task's summary line, and under the active task its notes."""
+    size = len(notes)
+    tree.append(f"{prefix}{content} (+{size} note{'' if size == 1 else 's'})")
+    if status is _ACTIVE:
+        for index, note in enumerate(notes):
+            if index:
+                tree.append("        ---")
+            tree.extend(f"        {line}" for line in note.split("\n"))
+
+
+#: What :func:`_parts` gives: the summary's tree and its open tasks as texts (lines joined by
+#: newlines), the number of open tasks, ``details.phases`` and the current phase's index.
+Parts = tuple[str, str, int, list[dict[str, Any]], int]
+
+
+def _parts(cols: Sequence[Column], prefixes: tuple[str, ...]) -> Parts:
+    """The summary's parts and ``details.phases``, in one pass over the columns.
+
+    ``prefixes`` are the reference's four statuses' line prefixes, and a fifth for
+    ``blocked`` where a team plan's list is written.
+    """
+    prefix, wires = dict(zip(_ALL_STATUSES, prefixes, strict=False)), _WIRE
+    tree: list[str] = []
+    remaining: list[str] = []
+    dumped: list[dict[str, Any]] = []
+    current = -1
+    for number, col in enumerate(cols):
+        name = col.name
+        tree.append(f"  {name}:")
+        tasks: list[dict[str, Any]] = []
+        opened = len(remaining)
+        for c, s, n in zip(col.contents, col.statuses, col.notes, strict=True):
+            wire = wires[s]  # type: ignore[index]
+            if s is _PENDING or s is _ACTIVE:
+                remaining.append(f"  - {c} [{wire}] ({name})")
+            if n:
+                if s is _ACTIVE:
+                    _noted(tree, prefix[s], c, s, n)
+                elif len(n) == 1:
+                    tree.append(f"{prefix[s]}{c} (+1 note)")  # type: ignore[index]
+                else:
+                    tree.append(f"{prefix[s]}{c} (+{len(n)} notes)")  # type: ignore[index]
+                tasks.append({"content": c, "status": wire, "notes": list(n)})
+            else:
+                tree.append(f"{prefix[s]}{c}")  # type: ignore[index]
+                tasks.append({"content": c, "status": wire})
+        dumped.append({"name": name, "tasks": tasks})
+        if current < 0 and len(remaining) > opened:
+            current = number
+    return "\n".join(tree), "\n".join(remaining), len(remaining), dumped, current
+
+
+def phase_dicts(cols: Sequence[Any]) -> list[dict[str, Any]]:
+    """``details.phases`` of the columns alone: :func:`_parts`' fourth part, without the text.
+
+    A column with an ``ids`` list (a team plan's) gives each task that has an id its
+    ``"id"``, last, as ``dump_task`` puts it.
+    """
+    wires = _WIRE
+    out = []
+    for col in cols:
+        tasks: list[dict[str, Any]] = []
+        ids = getattr(col, "ids", None)
+        if ids is not None and (not isinstance(ids, list) or len(ids) != len(col.contents)):
+            raise TypeError("a column's ids are a list of its length")
+        for i, (c, s, n) in enumerate(zip(col.contents, col.statuses, col.notes, strict=True)):
+            wire = wires[s]
+            task: dict[str, Any] = {"content": c, "status": wire}
+            if n:
+                task["notes"] = list(n)
+            if ids is not None and ids[i] is not None:
+                task["id"] = ids[i]
+            tasks.append(task)
+        out.append({"name": col.name, "tasks": tasks})
+    return out

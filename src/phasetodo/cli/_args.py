@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 from collections.abc import Callable
 
 from .._profiles.builtin import PROFILES
@@ -27,19 +26,6 @@ _MATCHING = (
     "holding the words, else the one unfinished task among those; a phase by its name, else "
     "the one phase starting with the words, else the one holding them"
 )
-
-
-def _version_text() -> str:
-    """``phasetodo 0.1.0, C accelerator on``: the version, and whether the C twins run."""
-    from .._core import native
-
-    if native.COMPILED:
-        state = "on"
-    elif os.environ.get("PHASETODO_PURE"):
-        state = "off: PHASETODO_PURE is set"
-    else:
-        state = "not built: pure Python"
-    return f"phasetodo {__version__}, C accelerator {state}"
 
 
 def _version_number(text: str) -> int:
@@ -324,7 +310,7 @@ def parser() -> argparse.ArgumentParser:
             "2 bad usage or invalid input, nothing changed"
         ),
     )
-    top.add_argument("--version", action="version", version=_version_text())
+    top.add_argument("--version", action="version", version=f"phasetodo {__version__}")
     verbs = top.add_subparsers(dest="verb", metavar="VERB")
 
     def verb(

@@ -38,8 +38,8 @@ from typing import Any
 
 import attrs
 
-from ..._core import native, texts
-from ..._core.columns import Column, Columns
+from ..._core import texts
+from ..._core.columns import Column, Columns, id_rows
 from ..._core.engine import Outcome
 from ..._core.jsstring import trim_end
 from ..._core.model import Lease, Phase, Status, Task
@@ -236,7 +236,7 @@ def team_columns(phases: Sequence[Phase]) -> list[TeamColumn]:
     """``Phase`` values as team columns.
 
     A phase whose tasks carry ids and nothing else of a team's (most, in a plan with few
-    owners) is read by ``native.id_rows``, as a parity list is read by ``value_rows``,
+    owners) is read by ``id_rows``, as a parity list is read by ``value_rows``,
     and is plain: the checks that skip plain columns need no ids. The others are read
     field by field, once per phase value (see ``_READ``).
     """
@@ -247,7 +247,7 @@ def team_columns(phases: Sequence[Phase]) -> list[TeamColumn]:
             known = read.get(id(phase))
             if known is not None and known[0] is phase:
                 raise TypeError  # read before: it has a team's fields
-            ((name, contents, statuses, notes, ids),) = native.id_rows((phase,))
+            ((name, contents, statuses, notes, ids),) = id_rows((phase,))
         except TypeError:  # an owner, a reason, an ``after``, an id, a lease or a blocked task
             plain, fields = _read_fields(phase)
             if plain:

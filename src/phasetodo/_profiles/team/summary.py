@@ -11,9 +11,8 @@ from itertools import compress, count, islice, repeat
 from operator import is_, is_not
 from typing import Any
 
-from ..._core import native
 from ..._core.model import Phase, Status
-from ..._views.summary import SYMBOLS
+from ..._views.summary import SYMBOLS, phase_dicts
 from .engine import Place, TeamColumn, TeamWork, format_time
 
 __all__ = ["TEXT_LIMIT", "TeamView", "format_team_head", "format_team_summary", "team_view"]
@@ -89,7 +88,7 @@ def _tree(cols: Sequence[TeamColumn]) -> list[str]:
 
 
 class _Shown:
-    """A column as ``native.dumped`` reads it: the team's own tasks (blocked, waiting, with a
+    """A column as ``phase_dicts`` reads it: the team's own tasks (blocked, waiting, with a
     reason) made plain, since their dicts are written here instead."""
 
     __slots__ = ("contents", "ids", "name", "notes", "statuses")
@@ -129,7 +128,7 @@ def _special(col: TeamColumn) -> tuple[list[int], list[int]]:
 def _dumped(cols: Sequence[TeamColumn]) -> list[dict[str, Any]]:
     """``details.phases`` of the shown phases.
 
-    The plain tasks (ids included) go through ``native.dumped``, a run of plain phases in
+    The plain tasks (ids included) go through ``phase_dicts``, a run of plain phases in
     one call; a phase with the team's own tasks from its own call, those tasks' dicts
     replaced here (an owner goes before the id, as ``dump_task`` orders them).
     """
@@ -141,15 +140,15 @@ def _dumped(cols: Sequence[TeamColumn]) -> list[dict[str, Any]]:
             run.append(col)
             continue
         if run:
-            dumped += native.dumped(run)
+            dumped += phase_dicts(run)
             run.clear()
-        phases = native.dumped([_Shown(col, others)])
+        phases = phase_dicts([_Shown(col, others)])
         tasks = phases[0]["tasks"]
         for index in (*owned, *others):
             tasks[index] = _task_json(col, index)
         dumped += phases
     if run:
-        dumped += native.dumped(run)
+        dumped += phase_dicts(run)
     return dumped
 
 
