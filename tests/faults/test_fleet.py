@@ -1,7 +1,6 @@
 """A short fault run per store: the checker finds no anomaly once the guarantees hold.
 
-Each store's run is marked ``xfail(strict=True)`` while a bug it finds is not fixed on
-this branch; the lead removes the mark when the fix lands (issue 32).
+A run whose anomaly is known and not fixed yet is an expected failure that names it.
 """
 
 from __future__ import annotations
@@ -11,36 +10,29 @@ import argparse
 import pytest
 from benchmarks import faults
 
-REQUEST_IDS = "issue 32 item 4: request ids are matched by id alone (foreign-reply, lost-write)"
+#: What the checker still finds (issue 32, open): each such run is an expected failure, not strict,
+#: as the anomaly does not show in every short run; docs/reliability.md lists them.
+SQLITE_PAUSE = "a writer stopped past its lease leaves the SQLite file unopenable (disk I/O error)"
+PG_RESTART = "a write after an immediate PostgreSQL restart can be built on a list the log lost"
+BOUNCER = "through PgBouncer a write can be built on an older list (stale-base)"
+
+
+def _open(reason: str) -> pytest.MarkDecorator:
+    return pytest.mark.xfail(strict=False, raises=AssertionError, reason=reason)
 
 
 STORES = [
+    pytest.param("jsonl", ("none", "kill", "pause", "readers", "skew"), id="jsonl"),
+    pytest.param("sqlite", ("none", "kill", "readers", "skew"), id="sqlite"),
+    pytest.param("sqlite", ("pause",), id="sqlite-pause", marks=_open(SQLITE_PAUSE)),
     pytest.param(
-        "jsonl",
-        ("none", "readers", "skew"),
-        marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=REQUEST_IDS),
+        "postgres", ("none", "kill", "pause", "skew", "readers", "pg-terminate"), id="postgres",
+        marks=pytest.mark.postgres,
     ),
     pytest.param(
-        "sqlite",
-        ("none", "readers", "skew"),
-        marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=REQUEST_IDS),
+        "postgres", ("pg-restart",), id="postgres-restart", marks=[pytest.mark.postgres, _open(PG_RESTART)]
     ),
-    pytest.param(
-        "postgres",
-        ("none", "pg-terminate", "skew"),
-        marks=[
-            pytest.mark.postgres,
-            pytest.mark.xfail(strict=True, raises=AssertionError, reason=REQUEST_IDS),
-        ],
-    ),
-    pytest.param(
-        "pgbouncer",
-        ("none", "skew"),
-        marks=[
-            pytest.mark.postgres,
-            pytest.mark.xfail(strict=True, raises=AssertionError, reason=REQUEST_IDS),
-        ],
-    ),
+    pytest.param("pgbouncer", ("none", "skew"), id="pgbouncer", marks=[pytest.mark.postgres, _open(BOUNCER)]),
 ]
 
 

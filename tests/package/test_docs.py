@@ -94,6 +94,16 @@ class TestReadme:
         """The README is a front door: at most 10,000 characters."""
         assert len(_readme()) <= 10_000
 
+    def test_links_work_from_a_clone(self) -> None:
+        """Every link to the project's own files is relative, so it opens in a clone too."""
+        links = re.findall(r"\]\(([^)]+)\)", _readme())
+        assert links
+        assert [link for link in links if "github.com/phasetodo" in link] == []
+        root = Path(__file__).parents[2]
+        for link in links:
+            if "://" not in link:
+                assert (root / link.split("#")[0]).exists(), link
+
     def test_install_is_honest(self) -> None:
         """No install line assumes a package index: phasetodo installs from a path or a wheel."""
         for page in PAGES:
