@@ -36,6 +36,7 @@ import struct
 import threading
 import time
 import warnings
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -113,6 +114,7 @@ class SqliteStore:
                         "links, so that no planted link can make it write outside its file"
                     )
         self._conn: sqlite3.Connection | None = None
+        self._file: tuple[int, int] | None = None  # the database file, as counted in _OPEN_FILES
         self._readonly = False
         self._marked = True  # whether the events table has the checkpoint column
         self._pid = os.getpid()
@@ -188,6 +190,7 @@ class SqliteStore:
         self._depth = 0
         self._readonly = not writable
         self._conn = conn
+        self._file = _hold(self.path)
 
     def _identify(self) -> None:
         """Raise :class:`CorruptLog` unless the file is missing, empty or a phasetodo database.
@@ -197,6 +200,9 @@ class SqliteStore:
         ``-wal`` file, so that no file is made beside another program's database).
         """
         try:
+            if _in_use(os.stat(self.path, follow_symlinks=False)):
+                return  # identified by this process's live connection; a second descriptor would
+                # drop SQLite's locks on the file when it closes (POSIX locks are per process)
             fd = os.open(self.path, os.O_RDONLY | _NOFOLLOW)
         except FileNotFoundError:
             return
@@ -449,12 +455,50 @@ class SqliteStore:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+                _release(self._file)
+                self._file = None
             if self._queue >= 0 and self._queue_pid == os.getpid():
                 os.close(self._queue)
                 self._queue, self._queue_pid = -1, 0
 
     def __repr__(self) -> str:
         return f"SqliteStore({self.path!r})"
+
+
+#: The database files this process has a SQLite connection on, by (device, inode), and how
+#: many. Closing any descriptor of a file drops every POSIX lock the process holds on it,
+#: SQLite's among them (another connection may then checkpoint and remove the ``-wal`` under
+#: it: "disk image is malformed"), so such a file is never opened beside SQLite.
+_OPEN_FILES: Counter[tuple[int, int]] = Counter()
+_OPEN_FILES_LOCK = threading.Lock()
+
+
+def _in_use(st: os.stat_result) -> bool:
+    """Whether this process has a SQLite connection on the file ``st`` describes."""
+    with _OPEN_FILES_LOCK:
+        return _OPEN_FILES[(st.st_dev, st.st_ino)] > 0
+
+
+def _hold(path: str) -> tuple[int, int] | None:
+    """Count a new connection on ``path`` (None for ``:memory:`` or a file that is gone)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    key = (st.st_dev, st.st_ino)
+    with _OPEN_FILES_LOCK:
+        _OPEN_FILES[key] += 1
+    return key
+
+
+def _release(key: tuple[int, int] | None) -> None:
+    """Forget one connection counted by :func:`_hold`."""
+    if key is None:
+        return
+    with _OPEN_FILES_LOCK:
+        _OPEN_FILES[key] -= 1
+        if _OPEN_FILES[key] <= 0:
+            del _OPEN_FILES[key]
 
 
 def _only_writers(fd: int, mode: int) -> None:
