@@ -55,7 +55,7 @@ from .stores._requests import (
     reply_of,
     request_key,
 )
-from .stores._url import default_directory, warn_if_at_former_default
+from .stores._url import default_directory, store_from_url, warn_if_at_former_default
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -169,7 +169,7 @@ class Session(OptionsHolder):
     def open(
         cls,
         session_id: str,
-        store: Store | None = None,
+        store: Store | str | None = None,
         *,
         agent: str | None = None,
         resume: ResumePolicy | None = None,
@@ -185,6 +185,9 @@ class Session(OptionsHolder):
 
         ``store`` defaults to a :class:`JsonlStore` in :func:`default_directory`
         (``$PHASETODO_HOME/sessions``, else ``./.phasetodo``), the command's default too.
+        It may also be any store string the command's ``--store`` takes (``todo.db``,
+        ``sqlite:PATH``, ``jsonl:DIR``, a folder, ``memory:``, ``postgresql://...``), read
+        by the same resolver with the same errors; the session then closes that store.
         ``agent`` names the agent that owns the session: a new log records it,
         and an existing log owned by another agent raises
         :class:`~phasetodo.errors.NotSessionOwner`. ``resume`` chooses what a
@@ -227,9 +230,12 @@ class Session(OptionsHolder):
                 raise InvalidOption(f"lease: must be a positive number of seconds, not {lease!r}")
             options = options.override(lease=float(lease))
         chosen = options.profile
-        own = None
+        own: Store | None = None
+        default: JsonlStore | None = None
         if store is None:
-            store = own = JsonlStore(default_directory())
+            store = own = default = JsonlStore(default_directory())
+        elif isinstance(store, str):  # the command's store strings, through its own resolver
+            store = own = store_from_url(store)
         log = store.open(
             session_id, owner=(lead or agent) if chosen.shared else agent, profile=chosen.name
         )
@@ -239,8 +245,8 @@ class Session(OptionsHolder):
             if resume is None:
                 resume = "keep" if chosen.shared else "strip"
             _check_policies(resume, clear_delay)
-            if own is not None:
-                warn_if_at_former_default(session_id, own.directory)
+            if default is not None:
+                warn_if_at_former_default(session_id, default.directory)
             if agent is not None and log.owner == agent:
                 with log.lock():  # an agent's session is claimed at open; others create nothing
                     pass
@@ -256,6 +262,8 @@ class Session(OptionsHolder):
             )
         except BaseException:
             log.close()
+            if own is not None:
+                own.close()
             raise
 
     # -- state -------------------------------------------------------------------

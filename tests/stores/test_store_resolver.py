@@ -227,6 +227,28 @@ class TestTheCommandTakesEveryForm:
         assert "Patch it" in capsys.readouterr().out
 
 
+class TestTheLibraryTakesEveryForm:
+    @pytest.mark.parametrize("text", ["memory:", "jsonl:plans", "plans", "sqlite:todo", "todo.db"])
+    def test_session_open_takes_the_string(self, here: Path, text: str) -> None:
+        """Session.open(store=TEXT) opens what --store TEXT opens (it raised AttributeError on a str)."""
+        with phasetodo.Session.open("x", store=text) as session:
+            session.todo_write(INIT)
+            version, storage = session.version, session.storage
+        assert version == 1
+        assert storage == store_from_url(text).storage
+        if text != "memory:":
+            assert cli.main(["--store", text, "--session", "x", "--json", "show"]) == 0
+
+    def test_a_bad_string_is_the_commands_error(self, here: Path) -> None:
+        """A string the resolver refuses raises the same InvalidStoreSpec, creating nothing."""
+        with pytest.raises(InvalidStoreSpec, match="unknown store kind") as raised:
+            phasetodo.Session.open("x", store="nope:zz")
+        with pytest.raises(InvalidStoreSpec) as direct:
+            parse_store("nope:zz")
+        assert str(raised.value) == str(direct.value)
+        assert os.listdir(here) == []
+
+
 class TestDefaultStore:
     def test_default_is_dot_phasetodo(self, here: Path) -> None:
         """Without PHASETODO_HOME the default store is ./.phasetodo in the working directory."""
