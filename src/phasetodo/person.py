@@ -19,7 +19,7 @@ from ._core.model import Phase, Status
 from .session import Session
 from .tool import call
 
-__all__ = ["EditOutcome", "apply_edit", "is_team_plan", "reset_to_pending", "status_ops"]
+__all__ = ["EditOutcome", "apply_edit", "is_team_plan", "remove_everything", "reset_to_pending", "status_ops"]
 
 #: The op that gives a task each status a person can choose (pending has none).
 _STATUS_OPS = {"completed": "done", "abandoned": "drop", "in_progress": "start", "blocked": "block"}
@@ -95,6 +95,15 @@ def reset_to_pending(session: Session, task: str, *, source: str) -> EditOutcome
     if not done:
         return EditOutcome(before, (f'Task "{task}" not found',))
     return _record(session, tuple(after), source, version, ())
+
+
+def remove_everything(session: Session, *, source: str) -> EditOutcome:
+    """Remove every task and phase, as one ``user_edit``.
+
+    What the reference's ``/todo rm`` with no target commits: no phases at all (the
+    ``rm`` op of ``todo_write`` keeps the emptied phases).
+    """
+    return _record(session, (), source, session.version, ())
 
 
 def _record(

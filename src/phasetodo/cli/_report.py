@@ -21,7 +21,7 @@ from ..errors import InvalidParams
 from ..session import Session
 from ._context import OK, OP_ERRORS, USAGE, _Exit, json_text, raw, safe
 
-__all__ = ["is_team", "person_edit", "report_edit", "show_tree", "user_edit"]
+__all__ = ["is_team", "person_clear", "person_edit", "report_edit", "show_tree", "user_edit"]
 
 
 def show_tree(phases: Sequence[Phase], args: argparse.Namespace, out: IO[str]) -> None:
@@ -105,6 +105,14 @@ def person_edit(
             sys.stderr.write(safe(f"phasetodo: {_tagged(source, problem)}\n"))
     report_edit(session, before, args, out, outcome.errors)
     return OP_ERRORS if outcome.errors else OK
+
+
+def person_clear(session: Session, source: str, args: argparse.Namespace, out: IO[str]) -> int:
+    """Remove every task and phase as a person's edit (``rm --all``) and report the change."""
+    before = tuple(session.phases)
+    person.remove_everything(session, source=source)
+    report_edit(session, before, args, out, ())
+    return OK
 
 
 def _tagged(verb: str, problem: str) -> str:

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
+from .. import person
 from .._core.fuzzy import AmbiguousTarget, Kind, Target, TargetNotFound, resolve
 from .._core.model import Phase, Status
 from ..errors import InvalidParams
@@ -30,7 +31,7 @@ from ._context import (
     task_count,
     usage,
 )
-from ._report import person_edit
+from ._report import person_clear, person_edit
 
 __all__ = ["find_target", "run_status"]
 
@@ -130,6 +131,8 @@ def run_status(args: argparse.Namespace, out: IO[str]) -> int:
         elif target is None:
             if not args.all:
                 _confirm_everything(args, phases)
+            if verb == "rm" and not person.session_is_team(session):
+                return person_clear(session, verb, args, out)  # the reference keeps no phases
             op = {"op": verb}
         else:
             op = {"op": verb, target.kind: target.name}
