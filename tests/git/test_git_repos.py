@@ -647,3 +647,30 @@ class TestLiveSessionAcrossCheckout:
             write(repo, "lead", {"op": "note", "task": "Parser", "text": "R2"})
             second = next(watching)
             assert (second.version, second.phases[0].tasks[0].notes) == (first.version + 1, ("R1", "R2"))
+
+
+class TestMergedWithoutTheDriver:
+    def test_conflict_markers_say_how_to_recover(self, tmp_path: Path, repo: Path) -> None:
+        """A plan merged as text (no git init in this clone) names git's markers and the way out,
+        in show and in verify, instead of a JSON parser's error."""
+        bare = tmp_path / "bare"
+        bare.mkdir()
+        git(bare, "init", "-q", "-b", "main")
+        assert cli(bare, "append", "Build", "a", "b").returncode == 0
+        git(bare, "add", "-A")
+        git(bare, "commit", "-qm", "plan")
+        git(bare, "checkout", "-qb", "feature")
+        assert cli(bare, "done", "a").returncode == 0
+        commit(bare, "done on feature")
+        git(bare, "checkout", "-q", "main")
+        assert cli(bare, "drop", "b").returncode == 0
+        commit(bare, "drop on main")
+        assert git(bare, "merge", "-q", "feature", check=False).returncode != 0
+        for verb in ("show", "verify"):
+            done = cli(bare, verb)
+            assert done.returncode != 0
+            said = done.stderr + done.stdout
+            assert "git's conflict markers" in said
+            assert "git merge --abort" in said
+            assert "phasetodo git init" in said
+            assert "Expecting value" not in said

@@ -32,10 +32,12 @@ import attrs
 from ._records import loads
 
 __all__ = [
+    "CONFLICT_REASON",
     "UNSEALED",
     "Verification",
     "caller_level",
     "check_owner",
+    "conflict_marked",
     "first_break",
     "follow",
     "seal",
@@ -221,11 +223,29 @@ def caller_level() -> int:
     return level
 
 
+#: What a line of git's conflict markers starts with: a merge ran without phasetodo's driver.
+_CONFLICT_MARKS = ("<<<<<<< ", "=======", ">>>>>>> ", "||||||| ")
+#: What a log with git's conflict markers says, and how to recover.
+CONFLICT_REASON = (
+    "the file holds git's conflict markers: it was merged as text, without phasetodo's merge "
+    "driver (a clone that skipped `phasetodo git init`). Abort the merge (`git merge --abort`), "
+    "run `phasetodo git init` once in this clone, and merge again"
+)
+
+
+def conflict_marked(line: str | bytes) -> bool:
+    """Whether ``line`` is one of the lines git writes around a conflict."""
+    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+    return text.startswith(_CONFLICT_MARKS)
+
+
 def _problem(expected: int, stored: object, raw: str | bytes) -> str | None:
     """Why the record stored at ``expected`` cannot be the event of that version, if it cannot."""
     try:
         data = loads(raw)
     except ValueError as error:
+        if conflict_marked(raw):
+            return CONFLICT_REASON
         return f"the record is not JSON ({error})"
     version = data.get("version") if isinstance(data, dict) else None
     if version != expected or (stored is not None and stored != expected):

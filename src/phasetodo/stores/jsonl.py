@@ -53,9 +53,11 @@ from ..errors import (
 )
 from ._base import CachedLog, Event, check_session_id
 from ._chain import (
+    CONFLICT_REASON,
     Verification,
     caller_level,
     check_owner,
+    conflict_marked,
     first_break,
     follow,
     seal,
@@ -493,6 +495,8 @@ class JsonlLog(CachedLog):
 
     def _corrupt(self, offset: int, reason: str) -> None:
         line = self._line_number(offset)
+        if conflict_marked(os.pread(self._fd, 8, offset)):
+            reason = CONFLICT_REASON
         if self._on_corrupt == "raise":
             raise CorruptLog(str(self.path), line, reason)
         warnings.warn(
