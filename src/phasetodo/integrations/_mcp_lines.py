@@ -26,7 +26,7 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 from pydantic_core import from_json
 
-__all__ = ["INVALID_REQUEST", "PARSE_ERROR", "Refused", "check_line", "relay"]
+__all__ = ["INVALID_REQUEST", "PARSE_ERROR", "InFlight", "Refused", "check_line", "relay"]
 
 #: JSON-RPC's code for a line that is not JSON.
 PARSE_ERROR = -32700
@@ -197,23 +197,69 @@ def _shallow(line: str) -> str | None:
     return "".join(out)
 
 
-async def relay(source: AsyncIterable[bytes], messages: Any, replies: Any) -> None:
+#: How long the end of the input waits for the replies still owed, in seconds.
+DRAIN_WAIT = 30.0
+
+
+class InFlight:
+    """The requests passed on to the server and the replies sent back.
+
+    A client may close its input right after its last call: the end of the input then
+    waits until every request passed on has its reply, since closing the server's input
+    stops it, and a write applied would go unanswered.
+    """
+
+    def __init__(self) -> None:
+        self.asked = 0
+        self.answered = 0
+        self._moved = anyio.Event()
+
+    def answer(self) -> None:
+        """Count one reply sent."""
+        self.answered += 1
+        self._moved.set()
+
+    async def drained(self, timeout: float = DRAIN_WAIT) -> None:
+        """Return once every request passed on was answered (or ``timeout`` seconds passed)."""
+        with anyio.move_on_after(timeout):
+            while True:
+                self._moved = moved = anyio.Event()
+                if self.answered >= self.asked:
+                    return
+                await moved.wait()
+
+
+async def relay(
+    source: AsyncIterable[bytes], messages: Any, replies: Any, in_flight: InFlight | None = None
+) -> None:
     """Pass each line's message from ``source`` on to ``messages``; answer the others on ``replies``.
 
-    ``messages`` is closed at the end of the input, which ends the server.
+    ``messages`` is closed at the end of the input, which ends the server: once
+    ``in_flight`` (when given) says every request passed on was answered.
     """
     async with messages:
-        async for raw in source:
-            verdict = check_line(raw.decode("utf-8", "replace"))
-            if verdict is None:
+        await _relay(source, messages, replies, in_flight)
+        if in_flight is not None:
+            await in_flight.drained()
+
+
+async def _relay(
+    source: AsyncIterable[bytes], messages: Any, replies: Any, in_flight: InFlight | None
+) -> None:
+    """Each line's message on to ``messages`` (counted in ``in_flight``), the refused answered."""
+    async for raw in source:
+        verdict = check_line(raw.decode("utf-8", "replace"))
+        if verdict is None:
+            continue
+        try:
+            if isinstance(verdict, Refused):
+                if not verdict.replies:
+                    _log.warning("phasetodo mcp: %s", verdict.reason)
+                for reply in verdict.replies:
+                    await replies.send(SessionMessage(reply))
                 continue
-            try:
-                if isinstance(verdict, Refused):
-                    if not verdict.replies:
-                        _log.warning("phasetodo mcp: %s", verdict.reason)
-                    for reply in verdict.replies:
-                        await replies.send(SessionMessage(reply))
-                    continue
-                await messages.send(SessionMessage(verdict))
-            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                return
+            if in_flight is not None and isinstance(verdict, types.JSONRPCRequest):
+                in_flight.asked += 1  # before the send: its reply may come back at once
+            await messages.send(SessionMessage(verdict))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            return

@@ -69,7 +69,7 @@ with needs_extra(__name__, "the mcp package", "mcp"):
     from mcp.shared.exceptions import MCPError
     from mcp.shared.message import SessionMessage
 
-    from ._mcp_lines import relay
+    from ._mcp_lines import InFlight, relay
 
 __all__ = [
     "MAX_QUEUED",
@@ -247,13 +247,16 @@ class _Gate:
 class _GatedWrites:
     """The server's write stream: opens the gate once the running call's reply is sent."""
 
-    def __init__(self, inner: Any, gate: _Gate) -> None:
+    def __init__(self, inner: Any, gate: _Gate, in_flight: InFlight | None = None) -> None:
         self._inner = inner
         self._gate = gate
+        self._in_flight = in_flight
 
     async def send(self, item: Any) -> None:
         await self._inner.send(item)
         message = getattr(item, "message", None)
+        if self._in_flight is not None and isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)):
+            self._in_flight.answer()
         gate = self._gate
         if (
             gate.holder is not None
@@ -326,6 +329,15 @@ def _server(tool: TodoWriteTool, gate: _Gate, bounds: _Bounds, *, gated: bool) -
     )
 
 
+def _unknown_keys(tool: TodoWriteTool, arguments: object) -> list[str]:
+    """The key guard's problems, for arguments the tool's schema takes (its own problems come first)."""
+    try:
+        tool.profile.parse(arguments)
+    except InvalidParams:
+        return []
+    return unknown_key_problems(arguments)
+
+
 def _request_id(params: Any) -> object:
     """The call's ``_meta.request_id``, if the client sent one (not the JSON-RPC id: see the module)."""
     meta = getattr(params, "meta", None)
@@ -341,7 +353,7 @@ def _answer(
     """Run one call and build its reply, within the size limit."""
     max_reply = bounds.max_reply
     try:
-        problems = unknown_key_problems(arguments) if bounds.guard_keys and name == tool.name else []
+        problems = _unknown_keys(tool, arguments) if bounds.guard_keys and name == tool.name else []
         if problems:
             _refresh(tool)
             result = tool.error_result(problems)
@@ -433,9 +445,10 @@ async def _serve_stdio(tool: TodoWriteTool, bounds: _Bounds) -> None:
     async with stdio_server(stdin=anyio.wrap_file(io.StringIO())) as (unused, write_stream):
         await unused.aclose()
         sender, receiver = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-        writes: Any = _GatedWrites(write_stream, gate)
+        in_flight = InFlight()
+        writes: Any = _GatedWrites(write_stream, gate, in_flight)
         async with anyio.create_task_group() as group:
-            group.start_soon(relay, anyio.wrap_file(sys.stdin.buffer), sender, write_stream)
+            group.start_soon(relay, anyio.wrap_file(sys.stdin.buffer), sender, write_stream, in_flight)
             await server.run(receiver, writes, server.create_initialization_options())
             group.cancel_scope.cancel()
 
