@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -17,9 +18,9 @@ import pytest
 import phasetodo
 from phasetodo import errors
 from phasetodo.errors import TamperedLogWarning
+from phasetodo.stores.sqlite import APPLICATION_ID
 
 INIT = {"ops": [{"op": "init", "list": [{"phase": "P", "items": ["a", "b"]}]}]}
-BASE = Path("/work/base/src")
 
 
 class _Plan:
@@ -186,23 +187,26 @@ class TestTheProfileIsRecorded:
         store.close()
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not BASE.is_dir(), reason="needs the old code's checkout")
+#: Logs written by the code before the profile was recorded (bb82b57): a lead's team plan of
+#: two tasks, "a" started by the lead; the SQLite one as its SQL dump.
+OLD_LOGS = Path(__file__).parent / "old_logs"
+
+
 class TestOldLogs:
     @pytest.mark.parametrize("kind", ["jsonl", "sqlite"])
     def test_an_old_team_plan_opens_as_a_team_plan(self, kind: str, tmp_path: Path) -> None:
         """A team plan written by the old code (no recorded profile) reads, is inferred a team plan
         once, in one place, and takes a new agent's claim."""
-        spec = f"sqlite:{tmp_path / 's.db'}" if kind == "sqlite" else f"jsonl:{tmp_path / 'logs'}"
-        script = (
-            "import phasetodo, sys\n"
-            "store = phasetodo.stores.store_from_url(sys.argv[1])\n"
-            "s = phasetodo.Session.open('s', store, profile='team', agent='lead')\n"
-            f"s.todo_write({INIT!r})\n"
-            "s.todo_write({'ops': [{'op': 'start', 'task': 'a'}]})\n"
-        )
-        env = {**os.environ, "PYTHONPATH": str(BASE)}
-        subprocess.run([sys.executable, "-c", script, spec], check=True, env=env, timeout=60)
+        if kind == "sqlite":
+            spec = f"sqlite:{tmp_path / 's.db'}"
+            made = sqlite3.connect(tmp_path / "s.db")
+            made.executescript((OLD_LOGS / "team_plan.sql").read_text(encoding="utf-8"))
+            made.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            made.close()
+        else:
+            spec = f"jsonl:{tmp_path / 'logs'}"
+            (tmp_path / "logs").mkdir()
+            shutil.copy(OLD_LOGS / "team_plan.jsonl", tmp_path / "logs" / "s.jsonl")
         store = phasetodo.stores.store_from_url(spec)
         with warnings.catch_warnings():
             warnings.simplefilter("error", TamperedLogWarning)  # the old code chained every record
