@@ -850,8 +850,8 @@ _NAMED_PHASES = 10
 
 def recorded_profile(log: Log) -> str | None:
     """The name of the profile a plan was made with: what its log's chained first record names;
-    for a log written before the profile was recorded, ``"team"`` when a write in it ran the team
-    profile or a task carries an owner, reason or ``after``; None for an empty log or no answer.
+    for a log written before the profile was recorded, ``"team"`` when a task carries an owner,
+    reason or ``after`` or the newest event is a team write; None for an empty log or no answer.
 
     This is the one answer to "what kind of plan is this" (a session's :attr:`Session.profile`
     is taken from it); the inference for old logs lives here only.
@@ -864,7 +864,7 @@ def recorded_profile(log: Log) -> str | None:
         return None
     if any(t.has_team_fields for p in latest.phases for t in p.tasks):
         return "team"
-    return "team" if any(event.profile == "team" for event in log.events()) else None
+    return "team" if latest.profile == "team" else None  # no scan: opening must stay cheap
 
 
 def _plan_options(log: Log, options: Options, *, named: bool) -> Options:

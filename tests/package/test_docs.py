@@ -300,7 +300,7 @@ class TestConsoleExamples:
             for number in range(2, 121):
                 session.todo_write({"ops": [{"op": "note", "task": "Patch it", "text": f"try {number}"}]})
         store.close()
-        (intact, whole), (edited, broken) = self._steps(DOCS / "sessions.md")
+        (intact, whole), (edited, broken) = self._steps(DOCS / "sessions.md")[:2]
         log = tmp_path / ".phasetodo" / "agent-42.jsonl"
         env = {key: value for key, value in os.environ.items() if key != "PHASETODO_HOME"}
 
