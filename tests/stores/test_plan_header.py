@@ -20,26 +20,14 @@ from phasetodo import errors
 from phasetodo.errors import TamperedLogWarning
 from phasetodo.stores.sqlite import APPLICATION_ID
 
+from .test_chain import _Log
+
 INIT = {"ops": [{"op": "init", "list": [{"phase": "P", "items": ["a", "b"]}]}]}
 
 
-class _Plan:
-    """A plan in a real store, and the owner a tamperer writes outside the chain."""
-
-    def __init__(self, kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
-        self.kind = kind
-        if kind == "postgres":
-            self.dsn = request.getfixturevalue("postgres_store").dsn
-            self.spec = self.dsn
-        elif kind == "sqlite":
-            self.path = tmp_path / "s.db"
-            self.spec = f"sqlite:{self.path}"
-        else:
-            self.path = tmp_path / "logs" / "s.jsonl"
-            self.spec = f"jsonl:{tmp_path / 'logs'}"
-
-    def store(self) -> phasetodo.Store:
-        return phasetodo.stores.store_from_url(self.spec)
+class _Plan(_Log):
+    """A plan in a real store (placed as test_chain's logs are), and the owner a tamperer
+    writes outside the chain."""
 
     def make_team(self) -> None:
         store = self.store()
