@@ -37,10 +37,12 @@ import phasetodo
 import phasetodo.errors
 from phasetodo.stores._url import store_from_url
 
+from ._faults import replace
 from ._faults.checks import KINDS, Anomaly, Record, check
 
-FAULTS = ("none", "kill", "pause", "skew", "readers", "pg-restart", "pg-terminate")
+FAULTS = ("none", "kill", "pause", "skew", "readers", "replace", "pg-restart", "pg-terminate")
 POSTGRES_ONLY = ("pg-restart", "pg-terminate")
+FILE_ONLY = ("replace",)  # swapped as a checkout or a restore does it: JSONL and SQLite
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -57,6 +59,13 @@ class Outcome:
 
 def _tasks(phases: Sequence[phasetodo.Phase]) -> dict[str, list[Any]]:
     return {t.content: [t.status.value, t.owner] for p in phases for t in p.tasks}
+
+
+def _reply_tasks(result: dict[str, Any]) -> dict[str, list[Any]]:
+    """The list a write's reply showed (``details.phases``), as :func:`_tasks` gives it."""
+    return {
+        t["content"]: [t["status"], t.get("owner")] for p in result["details"]["phases"] for t in p["tasks"]
+    }
 
 
 def _mine(phases: Sequence[phasetodo.Phase], agent: str) -> str | None:
@@ -128,9 +137,9 @@ def agent_main(
                     end=time.time(),
                     ok=True,
                     error=bool(result.get("isError")),
-                    version=session.version,
+                    version=session.written,  # where this call was acknowledged, not the newest
                     changed=True,
-                    tasks=_tasks(session.phases),
+                    tasks=_reply_tasks(result),  # what the reply showed, not a later look
                     text=result["content"][0]["text"].splitlines()[0],
                 )
                 break
@@ -196,13 +205,22 @@ def _inject(
     rng: random.Random,
     server: Any,
     outs: Sequence[Path],
+    plan: tuple[str, str, Path],
 ) -> None:
-    """Inject ``fault`` into the running fleet until the run's time is up."""
+    """Inject ``fault`` into the running fleet until the run's time is up.
+
+    ``plan`` is the store's URL, the session id and the history folder (where the
+    ``replace`` fault records each swap).
+    """
     end = time.monotonic() + args.seconds
     while time.monotonic() < end and not all(out.exists() for out in outs):
         time.sleep(0.05)  # every agent has made its first call: faults from then on
+    sibling: replace.Sibling | None = None
     while time.monotonic() < end - 0.5:
         time.sleep(rng.uniform(0.3, 0.8))
+        if fault == "replace":
+            sibling = _replace(plan, sibling)
+            continue
         victim = rng.choice(procs)
         if victim.poll() is not None:
             continue
@@ -216,6 +234,17 @@ def _inject(
             server.restart("immediate")
         elif fault == "pg-terminate" and server is not None:
             _terminate_backends(server.dsn)
+
+
+def _replace(plan: tuple[str, str, Path], sibling: replace.Sibling | None) -> replace.Sibling | None:
+    """One tick of the ``replace`` fault: cut a sibling of the log, or swap the one cut before."""
+    spec, session_id, history = plan
+    if sibling is None:
+        return replace.cut(spec, session_id, history.parent / f"{history.name}-sibling-{time.time_ns()}")
+    record = replace.swap(sibling)
+    with (history / "injector.jsonl").open("a", encoding="utf-8") as out:
+        out.write(json.dumps(record) + "\n")
+    return None
 
 
 def _terminate_backends(dsn: str) -> None:
@@ -288,7 +317,8 @@ def run_one(
         _spawn(spec, session_id, f"r{n}", history / f"r{n}.jsonl", args, 0.0, reader=True)
         for n in range(2 if fault == "readers" else 0)
     ]
-    _inject(fault, procs, args, rng, server, [history / f"a{n}.jsonl" for n in range(args.agents)])
+    outs = [history / f"a{n}.jsonl" for n in range(args.agents)]
+    _inject(fault, procs, args, rng, server, outs, (spec, session_id, history))
     for proc in procs + readers:
         try:
             proc.wait(timeout=args.seconds + 120)
@@ -339,15 +369,25 @@ def run(stores: Sequence[str], faults: Sequence[str], args: argparse.Namespace) 
     """Every fault kind on every store (PostgreSQL faults only where a server runs)."""
     outcomes = []
     for store in stores:
-        with tempfile.TemporaryDirectory() as tmp, _store(store, Path(tmp)) as (spec, server):
+        with _folder(args.keep) as tmp, _store(store, tmp) as (spec, server):
             for fault in faults:
-                if fault in POSTGRES_ONLY and server is None:
+                if (fault in POSTGRES_ONLY and server is None) or (fault in FILE_ONLY and server is not None):
                     continue
-                outcomes.append(run_one(spec, store, fault, args, Path(tmp), server))
+                outcomes.append(run_one(spec, store, fault, args, tmp, server))
                 print(table(outcomes[-1:]).splitlines()[-1], file=sys.stderr)
-                if args.keep:
-                    print(f"history kept in {tmp}", file=sys.stderr)
+            if args.keep:
+                print(f"histories kept in {tmp}", file=sys.stderr)
     return outcomes
+
+
+@contextmanager
+def _folder(keep: bool) -> Iterator[Path]:
+    """A fresh folder for a store's runs: removed afterwards unless ``keep``."""
+    if keep:
+        yield Path(tempfile.mkdtemp(prefix="phasetodo-faults-"))
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        yield Path(tmp)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -356,11 +396,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--store", default="jsonl", help="jsonl, sqlite, postgres, pgbouncer (comma list)")
     parser.add_argument("--agents", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=5.0)
-    parser.add_argument("--faults", default="none,kill,pause,skew,readers,pg-restart,pg-terminate")
+    parser.add_argument("--faults", default=",".join(FAULTS))
     parser.add_argument("--lease", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--show", type=int, default=5, help="anomalies shown per run")
-    parser.add_argument("--keep", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the histories and logs (the folder is printed)"
+    )
     parser.add_argument("--agent", help=argparse.SUPPRESS)
     parser.add_argument("--spec", help=argparse.SUPPRESS)
     parser.add_argument("--session", help=argparse.SUPPRESS)

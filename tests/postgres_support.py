@@ -173,7 +173,8 @@ def pgbouncer(made: Server) -> Iterator[Bouncer]:
                 shutil.chown(folder / name, "postgres", "postgres")
         process = subprocess.Popen(
             _as_server_user([binary, str(folder / "pgbouncer.ini")]),
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            # Its log goes to the logfile: a pipe nobody reads would fill and stop PgBouncer.
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         bouncer = Bouncer(port)
         deadline = time.monotonic() + 30

@@ -35,6 +35,19 @@ def _acked(call: Record) -> bool:
     return call["kind"] == "write" and bool(call["ok"]) and not call["error"]
 
 
+def _swaps(calls: Sequence[Record]) -> list[Record]:
+    """The ``replace`` records: when the log was swapped, and the version both branches share."""
+    return [c for c in calls if c["kind"] == "replace"]
+
+
+def _dropped(call: Record, swaps: Sequence[Record], before: float = float("inf")) -> bool:
+    """Whether a swap (one that started before ``before``) may have taken ``call``'s event away:
+    the call began before the swap ended and was acknowledged past the shared history."""
+    return any(
+        call["version"] > s["kept"] and call["start"] < s["end"] and s["start"] < before for s in swaps
+    )
+
+
 def completions(events: Sequence[Record]) -> list[Anomaly]:
     """A task completed twice, or completed by an agent that did not hold it."""
     found: list[Anomaly] = []
@@ -87,21 +100,38 @@ def voided_claims(events: Sequence[Record]) -> list[Anomaly]:
 
 
 def lost_writes(calls: Sequence[Record], events: Sequence[Record]) -> list[Anomaly]:
-    """An acknowledged write (with a request id) that no event of the final log carries."""
-    logged = {(e["agent"], e["rid"]) for e in events if e["rid"] is not None}
-    return [
-        Anomaly("lost-write", f"{c['agent']} {c['rid']} acknowledged at v{c['version']}")
-        for c in calls
-        if _acked(c) and c["rid"] is not None and c.get("changed") and (c["agent"], c["rid"]) not in logged
-    ]
+    """An acknowledged write (with a request id) that the final log does not carry at the
+    version it was acknowledged at (or at all)."""
+    logged = {(e["agent"], e["rid"]): e["version"] for e in events if e["rid"] is not None}
+    swaps = _swaps(calls)
+    found: list[Anomaly] = []
+    for c in calls:
+        if not (_acked(c) and c["rid"] is not None and c.get("changed")) or _dropped(c, swaps):
+            continue
+        at = logged.get((c["agent"], c["rid"]))
+        if at is None or (c["version"] is not None and at != c["version"]):
+            where = "not in the log" if at is None else f"the log has it at v{at}"
+            found.append(
+                Anomaly("lost-write", f"{c['agent']} {c['rid']} acknowledged at v{c['version']}, {where}")
+            )
+    return found
 
 
 def stale_reads(calls: Sequence[Record]) -> list[Anomaly]:
-    """A read that started after a write was acknowledged at v, returning a version below v."""
-    acks = sorted((c["end"], c["version"]) for c in calls if _acked(c) and c["version"] is not None)
+    """A read that started after a write was acknowledged at v, returning a version below v
+    (unless a swap of the log that began before the read ended took that write away)."""
+    acks = [c for c in calls if _acked(c) and c["version"] is not None]
+    swaps = _swaps(calls)
     found: list[Anomaly] = []
     for read in (c for c in calls if c["kind"] == "read" and c["ok"]):
-        newest = max((v for end, v in acks if end < read["start"]), default=0)
+        newest = max(
+            (
+                a["version"]
+                for a in acks
+                if a["end"] < read["start"] and not _dropped(a, swaps, before=read["end"])
+            ),
+            default=0,
+        )
         if read["version"] < newest:
             found.append(
                 Anomaly(
@@ -151,12 +181,19 @@ def stale_base(calls: Sequence[Record], events: Sequence[Record]) -> list[Anomal
     a history the log no longer has (a log replaced under a live handle).
     """
     by_version = {e["version"]: e for e in events}
+    swaps = _swaps(calls)
     found: list[Anomaly] = []
     for call in calls:
         if not _acked(call) or call.get("tasks") is None or not call.get("changed"):
             continue
+        if _dropped(call, swaps):
+            continue  # its branch is gone: lost_writes and this check look at the kept one only
         event = by_version.get(call["version"])
-        if event is not None and event["agent"] == call["agent"] and event["tasks"] != call["tasks"]:
+        if (
+            event is not None
+            and (event["agent"], event["rid"]) == (call["agent"], call["rid"])
+            and event["tasks"] != call["tasks"]
+        ):
             found.append(Anomaly("stale-base", f"{call['agent']} {call['rid']} at v{call['version']}"))
     return found
 

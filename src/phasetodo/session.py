@@ -297,7 +297,11 @@ class Session(OptionsHolder):
 
     @property
     def written(self) -> int | None:
-        """The version of the newest event this session object appended, or None."""
+        """The version the newest write through this session object was acknowledged at, or None.
+
+        That is the event it appended, or, for a retry answered from its request id, the event
+        the first call appended. Unlike :attr:`version` it never moves when other writers append.
+        """
         return self._written
 
     @property
@@ -726,6 +730,7 @@ class Session(OptionsHolder):
                 if found is not None and found.request is not None:
                     if found.request.params != request[1]:
                         raise RequestIdReused(self.session_id, request[0], found.version)
+                    self._written = found.version  # the retry is acknowledged where its first call was
                     return answer(found.request, found.phases).with_storage(self.storage)  # type: ignore[return-value]
             if expected_version is not None and expected_version != self._version:
                 raise VersionConflict(self.session_id, expected_version, self._version)

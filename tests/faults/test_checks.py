@@ -116,6 +116,12 @@ class TestLostWrites:
         found = checks.lost_writes([write("w1", "call-1", 2, 0, 1)], [event(2, "w2", W2, rid="call-1")])
         assert [a.kind for a in found] == ["lost-write"]
 
+    def test_a_write_the_log_holds_at_another_version_is_found(self) -> None:
+        """An acknowledgement names the version: the log holding the call elsewhere is a lost write."""
+        log = [event(2, "w2", W2, rid="call-9"), event(3, "w1", W1, rid="call-1")]
+        found = checks.lost_writes([write("w1", "call-1", 2, 0, 1)], log)
+        assert [a.detail for a in found] == ["w1 call-1 acknowledged at v2, the log has it at v3"]
+
 
 class TestStaleReads:
     def test_a_read_overlapping_the_write_may_see_the_old_version(self) -> None:
@@ -163,12 +169,52 @@ class TestClock:
 class TestStaleBase:
     def test_a_write_whose_reply_the_log_holds_is_fine(self) -> None:
         """The list the write's reply showed is the log's list at that version."""
-        assert checks.stale_base([write("w1", "call-1", 2, 0, 1, tasks=W1)], [event(2, "w1", W1)]) == []
+        log = [event(2, "w1", W1, rid="call-1")]
+        assert checks.stale_base([write("w1", "call-1", 2, 0, 1, tasks=W1)], log) == []
 
     def test_a_write_built_on_a_list_the_log_no_longer_holds_is_found(self) -> None:
         """A reply showing a list the log's event at that version does not hold is found."""
-        found = checks.stale_base([write("w1", "call-1", 2, 0, 1, tasks=W2)], [event(2, "w1", W1)])
+        found = checks.stale_base(
+            [write("w1", "call-1", 2, 0, 1, tasks=W2)], [event(2, "w1", W1, rid="call-1")]
+        )
         assert [a.kind for a in found] == ["stale-base"]
+
+
+def swap(kept: int, start: float, end: float) -> dict[str, Any]:
+    return {"agent": "injector", "kind": "replace", "start": start, "end": end, "kept": kept}
+
+
+class TestSwaps:
+    def test_a_write_past_the_shared_history_may_go_with_its_branch(self) -> None:
+        """A write acknowledged past the version both branches share, before the swap, is not lost."""
+        calls = [write("w1", "call-1", 5, 0, 1), swap(3, 2, 3)]
+        assert checks.lost_writes(calls, [event(4, "lead", W2)]) == []
+
+    def test_a_write_in_the_shared_history_must_stay(self) -> None:
+        """A write the sibling shares (at or below ``kept``) is still checked."""
+        calls = [write("w1", "call-1", 3, 0, 1), swap(3, 2, 3)]
+        assert [a.kind for a in checks.lost_writes(calls, [event(4, "lead", W2)])] == ["lost-write"]
+
+    def test_a_write_after_the_swap_must_stay(self) -> None:
+        """A write that began after the swap ended is checked like any other."""
+        calls = [swap(3, 2, 3), write("w1", "call-1", 5, 4, 5)]
+        assert [a.kind for a in checks.lost_writes(calls, [event(4, "lead", W2)])] == ["lost-write"]
+
+    def test_a_read_after_a_swap_may_return_the_sibling(self) -> None:
+        """A read after a swap may return fewer versions than a write the swap took away."""
+        calls = [write("w1", "call-1", 9, 0, 1), swap(3, 2, 3), read("r", 4, 4, 5)]
+        assert checks.stale_reads(calls) == []
+
+    def test_a_read_before_the_swap_is_still_checked(self) -> None:
+        """A swap that began after the read ended excuses nothing."""
+        calls = [write("w1", "call-1", 9, 0, 1), read("r", 4, 2, 3), swap(3, 4, 5)]
+        assert [a.kind for a in checks.stale_reads(calls)] == ["stale-read"]
+
+    def test_a_write_on_the_old_branch_after_the_swap_is_found(self) -> None:
+        """A write that began after the swap but shows the old branch's list is a stale base."""
+        calls = [swap(3, 2, 3), write("w1", "call-1", 5, 4, 5, tasks=W1)]
+        log = [event(4, "lead", W2), event(5, "w1", W2, rid="call-1")]
+        assert [a.kind for a in checks.stale_base(calls, log)] == ["stale-base"]
 
 
 class TestCheck:

@@ -1,7 +1,4 @@
-"""A short fault run per store: the checker finds no anomaly once the guarantees hold.
-
-A run whose anomaly is known and not fixed yet is an expected failure that names it.
-"""
+"""A short fault run per store: the checker finds no anomaly once the guarantees hold."""
 
 from __future__ import annotations
 
@@ -10,30 +7,21 @@ import argparse
 import pytest
 from benchmarks import faults
 
-#: What the checker still finds (issue 32, open): each such run is an expected failure, not strict,
-#: as the anomaly does not show in every short run; docs/reliability.md lists them.
-JSONL_PAUSE = "under pause a fresh read once returned v222 after v230 was acknowledged (stale-read)"
-PG_STALE = "on PostgreSQL a write's reply can show a list the log does not hold at its version (stale-base)"
-PG_RESTART = "a write after an immediate PostgreSQL restart can be built on a list the log lost"
-BOUNCER = "through PgBouncer a write can be built on an older list (stale-base)"
-
-
-def _open(reason: str) -> pytest.MarkDecorator:
-    return pytest.mark.xfail(strict=False, raises=AssertionError, reason=reason)
-
-
 STORES = [
-    pytest.param("jsonl", ("none", "kill", "readers", "skew"), id="jsonl"),
-    pytest.param("jsonl", ("pause",), id="jsonl-pause", marks=_open(JSONL_PAUSE)),
-    pytest.param("sqlite", ("none", "kill", "pause", "readers", "skew"), id="sqlite"),
+    pytest.param("jsonl", ("none", "kill", "pause", "readers", "skew", "replace"), id="jsonl"),
+    pytest.param("sqlite", ("none", "kill", "pause", "readers", "skew", "replace"), id="sqlite"),
     pytest.param(
-        "postgres", ("none", "kill", "pause", "skew", "readers", "pg-terminate"), id="postgres",
-        marks=[pytest.mark.postgres, _open(PG_STALE)],
+        "postgres",
+        ("none", "kill", "pause", "skew", "readers", "pg-terminate", "pg-restart"),
+        id="postgres",
+        marks=pytest.mark.postgres,
     ),
     pytest.param(
-        "postgres", ("pg-restart",), id="postgres-restart", marks=[pytest.mark.postgres, _open(PG_RESTART)]
+        "pgbouncer",
+        ("none", "kill", "pause", "skew", "readers", "pg-terminate", "pg-restart"),
+        id="pgbouncer",
+        marks=pytest.mark.postgres,
     ),
-    pytest.param("pgbouncer", ("none", "skew"), id="pgbouncer", marks=[pytest.mark.postgres, _open(BOUNCER)]),
 ]
 
 

@@ -145,6 +145,34 @@ class TestForeignJsonl:
         assert sorted(p.name for p in tmp_path.iterdir()) == ["s.jsonl"]
 
 
+class TestSwappedWhileWriting:
+    def test_a_log_swapped_during_a_write_does_not_acknowledge_it(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A checkout that swaps the log while a line is written raises: the write went with the old file."""
+        store = phasetodo.JsonlStore(tmp_path, fsync=False)
+        session = phasetodo.Session.open("s", store)
+        session.todo_write(WRITE)
+        path = tmp_path / "s.jsonl"
+        sibling = path.read_bytes()  # a branch cut here: one event
+        log = session._log
+        write = log._write
+
+        def checkout_meanwhile(data: bytes) -> None:
+            write(data)
+            (tmp_path / "sibling").write_bytes(sibling)
+            os.replace(tmp_path / "sibling", path)
+
+        monkeypatch.setattr(log, "_write", checkout_meanwhile)
+        with pytest.raises(phasetodo.errors.StoreError, match="replaced while version 2 was written"):
+            session.todo_write({"ops": [{"op": "done", "task": "a"}]})
+        monkeypatch.undo()
+        assert session.version == 1
+        assert phasetodo.dump_phases(session.phases) == [
+            {"name": "P", "tasks": [{"content": "a", "status": "in_progress"}]}
+        ]
+
+
 class TestEmptyJsonl:
     def test_opening_an_empty_file_changes_nothing(self, tmp_path: Path) -> None:
         """An empty file reads as a new, empty log and opening it writes nothing."""

@@ -785,6 +785,11 @@ class JsonlLog(CachedLog):
             )
             line, digest = _sealed_line(record, self._head)
             self._write(line)
+            if self._replaced():  # swapped without our lock (a checkout): the line went with the old file
+                raise StoreError(
+                    f"{self.path}: the log was replaced while version {event.version} was written "
+                    "(a checkout or a restore), so that write is not in it; nothing was applied"
+                )
             self._head = digest
             self._latest, self._end = event, os.fstat(self._fd).st_size
             self._stamp = self._stat_stamp()
