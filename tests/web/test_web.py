@@ -651,14 +651,14 @@ class TestLive:
     def test_a_page_that_shows_a_version_gets_only_what_changed(
         self, store: phasetodo.JsonlStore, tmp_path: Path
     ) -> None:
-        """With ``?since=`` the feed sends nothing for the version shown, then a delta of the
-        changed tasks (by position) with the plan's head; each message carries its version as its id."""
+        """With ``?since=`` the feed sends nothing for the head shown, then a delta of the
+        changed tasks (by position) with the plan's head; each message carries its head id as its id."""
         with (
             running_board(store) as (url, _board),
             httpx.Client(base_url=url, timeout=30) as http,
         ):
             shown = http.get("/api/sessions/plan").json()
-            with http.stream("GET", f"/api/sessions/plan/stream?since={shown['version']}") as stream:
+            with http.stream("GET", f"/api/sessions/plan/stream?since={shown['head']}") as stream:
                 lines: list[str] = []
                 write_from_another_process(
                     tmp_path / "store", "plan", {"ops": [{"op": "done", "task": "Read the test"}]}
@@ -668,9 +668,9 @@ class TestLive:
                     if line.startswith("data: "):
                         break
             now = http.get("/api/sessions/plan").json()
-        assert lines[-3:] == ["event: delta", f"id: {shown['version'] + 1}", lines[-1]]
+        assert lines[-3:] == ["event: delta", f"id: {now['head']}", lines[-1]]
         delta = json.loads(lines[-1].removeprefix("data: "))
-        assert (delta["since"], delta["version"]) == (shown["version"], now["version"])
+        assert (delta["since"], delta["version"]) == (shown["head"], shown["version"] + 1)
         assert delta["length"] == len(now["phases"])
         explore = now["phases"][0]["tasks"]  # done, and the next task started: those two only
         assert delta["changes"] == [{"at": 0, "tasks": [[0, explore[0]], [1, explore[1]]]}]
@@ -682,19 +682,54 @@ class TestLive:
         self, store: phasetodo.JsonlStore, tmp_path: Path
     ) -> None:
         """``Last-Event-ID`` (what the browser sends when it reconnects) wins over ``?since=``; a
-        version the board does not hold, or one the plan has not reached, gets the whole plan."""
+        head the board does not hold, or a bare version, gets the whole plan."""
         with (
             running_board(store) as (url, board),
             httpx.Client(base_url=url, timeout=30) as http,
         ):
-            version = board.plan("plan")["version"]
+            head = board.plan("plan")["head"]
             done = {"ops": [{"op": "done", "task": "Patch it"}]}
             write_from_another_process(tmp_path / "store", "plan", done)
-            for header, kind in ((str(version), "delta"), ("0", "plan"), ("12345", "plan")):
-                path = "/api/sessions/plan/stream?since=0"
+            unknown = "12345-0123456789abcdef"
+            for header, kind in ((head, "delta"), ("2", "plan"), (unknown, "plan")):
+                path = f"/api/sessions/plan/stream?since={head}"
                 with http.stream("GET", path, headers={"last-event-id": header}) as stream:
                     first = next(line for line in stream.iter_lines() if line.startswith("event: "))
                 assert first == f"event: {kind}", header
+
+    def test_a_log_replaced_under_the_board_is_sent_whole(
+        self, store: phasetodo.JsonlStore, tmp_path: Path
+    ) -> None:
+        """A checkout that swaps the log for a sibling with as many events: the page showing the
+        old plan gets the new plan whole (never a delta applied to the old list), and reads too."""
+        path = store.path_for("plan")
+        sibling = tmp_path / "sibling"
+        sibling.mkdir()
+        (sibling / path.name).write_bytes(path.read_bytes())
+        with phasetodo.Session.open("plan", phasetodo.JsonlStore(sibling), resume="keep") as other:
+            other.todo_write({"ops": [{"op": "append", "phase": "Fix", "items": ["Only on the branch"]}]})
+        with phasetodo.Session.open("plan", store, resume="keep") as session:  # the same length here
+            session.todo_write({"ops": [{"op": "done", "task": "Read the test"}]})
+        with (
+            running_board(store) as (url, _board),
+            httpx.Client(base_url=url, timeout=30) as http,
+        ):
+            shown = http.get("/api/sessions/plan").json()
+            with http.stream("GET", f"/api/sessions/plan/stream?since={shown['head']}") as stream:
+                os.replace(sibling / path.name, path)  # what git does on checkout: a new file
+                lines = []
+                for line in stream.iter_lines():
+                    lines.append(line)
+                    if line.startswith("data: "):
+                        break
+            now = http.get("/api/sessions/plan").json()
+        sent = json.loads(lines[-1].removeprefix("data: "))
+        assert lines[-3:-1] == ["event: plan", f"id: {now['head']}"]
+        assert sent == now
+        assert (shown["version"], now["version"]) == (3, 3)
+        assert now["head"] != shown["head"]
+        assert [t["content"] for t in now["phases"][1]["tasks"]] == ["Patch it", "Only on the branch"]
+        assert now["phases"][0]["tasks"][0]["status"] == "in_progress"  # not done on the branch
 
     def test_the_feed_follows_a_postgresql_store(self, postgres_store: phasetodo.PostgresStore) -> None:
         """On PostgreSQL the plan stream sends a write made by another process (LISTEN/NOTIFY)."""

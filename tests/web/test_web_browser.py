@@ -173,6 +173,30 @@ class TestLiveDeltas:
             assert page.evaluate("window.stillTheSamePage") is True
             assert reads == []
 
+    def test_a_checkout_under_the_board_shows_the_branch_plan(
+        self, page: Any, store: phasetodo.JsonlStore, tmp_path: Path
+    ) -> None:
+        """A log swapped for a sibling with as many events (a checkout): the page shows the
+        sibling's plan, never the old list with the new branch's change applied to it."""
+        from playwright.sync_api import expect
+
+        path = store.path_for("plan")
+        sibling = tmp_path / "sibling"
+        sibling.mkdir()
+        (sibling / path.name).write_bytes(path.read_bytes())
+        branch = {"ops": [{"op": "append", "phase": "Fix", "items": ["Only on the branch"]}]}
+        with phasetodo.Session.open("plan", phasetodo.JsonlStore(sibling), resume="keep") as other:
+            other.todo_write(branch)
+        with running_board(store) as (url, _):
+            page.goto(f"{url}/s/plan")
+            expect(page.locator("#live")).to_have_text("● live")
+            write_from_another_process(tmp_path / "store", "plan", DONE_READ)
+            expect(_task(page, "Read the test")).to_have_attribute("data-status", "completed")
+            os.replace(sibling / path.name, path)
+            expect(_task(page, "Only on the branch")).to_be_visible()
+            expect(_task(page, "Read the test")).not_to_have_attribute("data-status", "completed")
+            expect(page.locator(".meta .version")).to_have_text("version 2")
+
     def test_a_paused_page_catches_up_from_the_version_it_shows(
         self, page: Any, store: phasetodo.JsonlStore, tmp_path: Path
     ) -> None:
@@ -218,7 +242,8 @@ class TestLiveDeltas:
     def test_a_delta_that_does_not_fit_the_plan_shown_is_refused(
         self, page: Any, store: phasetodo.JsonlStore
     ) -> None:
-        """applyDelta applies a delta only to the version it starts from, by phase and by task."""
+        """applyDelta applies a delta only to the head it starts from (not another version, nor
+        the same version of another history), by phase and by task."""
         with running_board(store) as (url, _):
             page.goto(f"{url}/s/plan")
             page.locator("li.task").first.wait_for()
@@ -226,23 +251,26 @@ class TestLiveDeltas:
                 """async () => {
                   const { applyDelta } = await import("/static/plan-live.js");
                   const task = (content, status = "pending") => ({ content, status });
-                  const plan = { version: 4, counts: {}, phases: [
+                  const plan = { version: 4, head: "4-aaaaaaaaaaaaaaaa", counts: {}, phases: [
                     { name: "A", tasks: [task("a1"), task("a2")] },
                     { name: "B", tasks: [task("b1")] },
                   ] };
-                  const head = { version: 5, counts: { tasks: 2 } };
+                  const head = { version: 5, head: "5-bbbbbbbbbbbbbbbb", counts: { tasks: 2 } };
                   const delta = (since, length, changes) => ({ ...head, since, length, changes });
-                  const tasks = delta(4, 2, [{ at: 0, tasks: [[1, task("a2", "completed")]] }]);
-                  const cut = delta(4, 1, []);
-                  const phase = delta(4, 3, [{ at: 2, phase: { name: "C", tasks: [] } }]);
-                  const hole = delta(4, 4, [{ at: 3, phase: { name: "D", tasks: [] } }]);
-                  const behind = delta(3, 2, []);
+                  const from = "4-aaaaaaaaaaaaaaaa";
+                  const tasks = delta(from, 2, [{ at: 0, tasks: [[1, task("a2", "completed")]] }]);
+                  const cut = delta(from, 1, []);
+                  const phase = delta(from, 3, [{ at: 2, phase: { name: "C", tasks: [] } }]);
+                  const hole = delta(from, 4, [{ at: 3, phase: { name: "D", tasks: [] } }]);
+                  const behind = delta("3-aaaaaaaaaaaaaaaa", 2, []);
+                  const branch = delta("4-cccccccccccccccc", 2, []);
                   return {
                     tasks: applyDelta(plan, tasks),
                     cut: applyDelta(plan, cut).phases.map((p) => p.name),
                     phase: applyDelta(plan, phase).phases.map((p) => p.name),
                     hole: applyDelta(plan, hole),
                     behind: applyDelta(plan, behind),
+                    branch: applyDelta(plan, branch),
                     untouched: plan.phases[0].tasks[1].status,
                   };
                 }"""
@@ -256,6 +284,7 @@ class TestLiveDeltas:
         assert got["phase"] == ["A", "B", "C"]
         assert got["hole"] is None
         assert got["behind"] is None
+        assert got["branch"] is None
         assert got["untouched"] == "pending"
 
 

@@ -40,7 +40,7 @@ import phasetodo
 
 from ..errors import InvalidOption
 from .access import LOCAL_HOSTS, Access
-from .board import MAX_PAGE, PAGE, Board
+from .board import HEAD_ID, MAX_PAGE, PAGE, Board
 from .feed import changes, versions
 
 __all__ = ["BODY_TIMEOUT", "LOCAL_HOSTS", "MAX_STREAMS", "TOKEN_HEADER", "create_app"]
@@ -250,24 +250,24 @@ async def _run(call: Callable[[], Any]) -> Any:
     return await anyio.to_thread.run_sync(call)
 
 
-def _since(request: Request) -> int | None:
-    """The version a plan page already shows: ``Last-Event-ID`` (a reconnect), else ``?since=``;
-    None when it names none (or not a version)."""
+def _since(request: Request) -> str | None:
+    """The head id of the plan a page already shows: ``Last-Event-ID`` (a reconnect), else
+    ``?since=``; None when it names none (or not a head id, such as a bare version)."""
     given = request.headers.get("last-event-id") or request.query_params.get("since")
-    return _count(given)
+    return given if given is not None and HEAD_ID.fullmatch(given) else None
 
 
-def _plan_message(board: Board, sid: str, shown: int) -> tuple[int, str]:
-    """The live feed's message for a page that shows version ``shown`` (-1: none): what changed
-    since then (``delta``), or the whole plan (``plan``) when the board cannot tell that. Each
-    carries its version as the event id, which the browser sends back when it reconnects; the
-    version sent comes back with the message."""
-    delta = board.plan_delta(sid, shown) if shown >= 0 else None
+def _plan_message(board: Board, sid: str, shown: str | None) -> tuple[str, str]:
+    """The live feed's message for a page that shows the plan of head id ``shown`` (None:
+    none): what changed since then (``delta``), or the whole plan (``plan``) when the board
+    cannot tell that (another history among them). Each carries its head id as the event id,
+    which the browser sends back when it reconnects; that id comes back with the message."""
+    delta = board.plan_delta(sid, shown) if shown is not None else None
     if delta is not None:
-        version, text = delta
-        return version, f"event: delta\nid: {version}\ndata: {text}\n\n"
-    version, text = board.plan_text(sid)
-    return version, f"event: plan\nid: {version}\ndata: {text}\n\n"
+        head, text = delta
+        return head, f"event: delta\nid: {head}\ndata: {text}\n\n"
+    head, text = board.plan_text(sid)
+    return head, f"event: plan\nid: {head}\ndata: {text}\n\n"
 
 
 def create_app(
@@ -364,8 +364,9 @@ def create_app(
         return streaming(events())
 
     async def plan_stream(request: Request) -> Response:
-        # A page that shows version N says so (``?since=N``, or ``Last-Event-ID`` when the browser
-        # reconnects): it gets what changed since N. Without it, the whole plan comes first.
+        # A page that shows the plan of head id H says so (``?since=H``, or ``Last-Event-ID`` when
+        # the browser reconnects): it gets what changed since H, or the whole plan when the log
+        # holds another history now (a checkout). Without it, the whole plan comes first.
         sid = request.path_params["sid"]
         since = _since(request)
         try:
@@ -375,18 +376,14 @@ def create_app(
 
         async def events() -> AsyncIterator[str]:
             yield "retry: 1000\n\n"
-            shown = -1 if since is None else since
-            first = True
+            shown = since
             try:
                 async for version in versions(board, sid, idle=KEEP_ALIVE):
                     if version is None:  # nothing new: a comment, so a gone client is noticed
                         yield ": keep-alive\n\n"
                         continue
-                    if first and version < shown:  # a version this plan never reached: start afresh
-                        shown = -1
-                    first = False
-                    if version <= shown:  # a burst's older event: the plan sent already holds it
-                        continue
+                    if await _run(partial(board.head, sid)) == shown:
+                        continue  # a burst's older event: the plan sent already holds it
                     shown, message = await _run(partial(_plan_message, board, sid, shown))
                     yield message
             except OSError as error:  # out of file handles: end the feed, the page reconnects

@@ -9,7 +9,9 @@ unknown.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import threading
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -21,6 +23,7 @@ import attrs
 import phasetodo
 
 from .. import person
+from ..stores._base import Head, head_of
 from . import edits
 
 __all__ = ["MAX_PAGE", "PAGE", "Board", "Listing", "plan_changes"]
@@ -139,6 +142,35 @@ class Listing:
     versions: tuple[tuple[str, int], ...]
 
 
+#: What a head id looks like: the version, a dash, 16 hex digits of the newest record's identity.
+HEAD_ID = re.compile(r"[0-9]{1,18}-[0-9a-f]{16}")
+
+
+def head_id(head: Head) -> str:
+    """A short text naming one history at its newest record: what a page sends back (``since``,
+    ``Last-Event-ID``) so that a delta is only ever computed from the list it shows."""
+    digest = hashlib.blake2b(repr(head.key).encode(), digest_size=8).hexdigest()
+    return f"{head.version}-{digest}"
+
+
+def latest_phases(latest: phasetodo.Event | None) -> tuple[phasetodo.Phase, ...] | None:
+    return latest.phases if latest is not None else None
+
+
+#: How often :func:`_newest` reads again while writes keep landing between its two looks.
+_TRIES = 5
+
+
+def _newest(log: Any) -> tuple[Head, phasetodo.Event | None]:
+    """The log's head and newest event, read as one (again if a write landed between them)."""
+    for _ in range(_TRIES):
+        head = head_of(log)
+        latest: phasetodo.Event | None = log.latest()
+        if (latest.version if latest is not None else 0) == head.version and head_of(log) == head:
+            break
+    return head, latest
+
+
 class _Entry:
     """One open log, the agents seen in it, and how many calls use it now."""
 
@@ -146,14 +178,20 @@ class _Entry:
         self.log = log  # the store's Log: ``latest()`` reads the newest event only
         self.lock = threading.Lock()
         self.users = 0
+        self.head: Head | None = None  # the history read last (see :func:`head_id`)
+        self.making = threading.Lock()  # held while ``text`` is made, so it is made once
+        self.forget()
+
+    def forget(self) -> None:
+        """Drop what was read of the log: it was replaced by another history (lock held)."""
         self.agents: set[str] = set()
         self.agents_version = 0
         self.team = False  # a write in the log was a team call (its recorded profile)
         self.facts: _Facts | None = None  # the newest version's owners and team fields
-        self.text: tuple[int, str] | None = None  # the newest plan as JSON, with its version
-        self.making = threading.Lock()  # held while ``text`` is made, so it is made once
-        #: The lists of the last versions read (the feed's deltas start from one of them).
-        self.lists: OrderedDict[int, tuple[phasetodo.Phase, ...]] = OrderedDict()
+        self.facts_of: tuple[phasetodo.Phase, ...] | None = None  # the list ``facts`` were read off
+        self.text: tuple[str, str] | None = None  # the newest plan as JSON, with its head id
+        #: The lists of the last heads read, by head id (the feed's deltas start from one of them).
+        self.lists: OrderedDict[str, tuple[phasetodo.Phase, ...]] = OrderedDict()
         #: Each phase of the newest list read, with its facts, by the phase object's id.
         self.phase_facts: dict[int, tuple[phasetodo.Phase, _Facts]] = {}
 
@@ -213,15 +251,30 @@ class Board:
     @staticmethod
     def _latest(entry: _Entry) -> phasetodo.Event | None:
         """The newest event of the log, read from its end (not a scan of the history); its
-        list is kept among the recent ones, for deltas from it."""
-        latest: phasetodo.Event | None = entry.log.latest()
-        if latest is not None:
-            with entry.lock:
-                entry.lists[latest.version] = latest.phases
-                entry.lists.move_to_end(latest.version)
+        list is kept among the recent ones by its head id, for deltas from it.
+
+        A log replaced under the board (a checkout, a restore) with as many events or fewer
+        is another history: what was read of the old one is dropped.
+        """
+        head, latest = _newest(entry.log)
+        with entry.lock:
+            if entry.head is not None and head != entry.head and head.version <= entry.head.version:
+                entry.forget()
+            entry.head = head
+            if latest is not None:
+                ident = head_id(head)
+                entry.lists[ident] = latest.phases
+                entry.lists.move_to_end(ident)
                 while len(entry.lists) > RECENT_LISTS:
                     entry.lists.popitem(last=False)
         return latest
+
+    def head(self, session_id: str) -> str:
+        """The id of the history the board reads now (see :func:`head_id`)."""
+        with self._use(session_id) as entry:
+            self._latest(entry)
+            with entry.lock:
+                return head_id(entry.head or Head(0))
 
     def version(self, session_id: str, *, listed: bool = False) -> int:
         """The session's newest version in the log (another process may have written)."""
@@ -238,7 +291,7 @@ class Board:
         version = latest.version if latest is not None else 0
         with entry.lock:
             known = entry.facts
-        if known is not None and known.version == version:
+        if known is not None and known.version == version and entry.facts_of is latest_phases(latest):
             return known
         if latest is None:
             facts = _facts_of(version, [])
@@ -256,7 +309,7 @@ class Board:
             with entry.lock:
                 entry.phase_facts = kept
         with entry.lock:
-            entry.facts = facts
+            entry.facts, entry.facts_of = facts, latest_phases(latest)
         return facts
 
     def _agents(
@@ -362,8 +415,11 @@ class Board:
         phases: Sequence[Mapping[str, Any]] | None = None,
     ) -> dict[str, Any]:
         """Everything :meth:`plan` tells but the list itself."""
+        with entry.lock:
+            head = head_id(entry.head or Head(0))
         return {
             "id": session_id,
+            "head": head,
             "owner": entry.log.owner,
             "agents": self._agents(entry, latest, phases),
             "team": self._is_team(entry, latest, phases),
@@ -380,18 +436,19 @@ class Board:
             head = self._plan_head(session_id, entry, latest, phases)
         return {**head, "phases": phases}
 
-    def plan_delta(self, session_id: str, since: int) -> tuple[int, str] | None:
-        """The newest plan as a change from version ``since``, as compact JSON with its version:
-        :meth:`plan`'s fields but ``phases``, with ``since``, ``length`` (the number of phases)
-        and ``changes`` (see :func:`plan_changes`). None when the board no longer holds the
-        list of ``since`` (one of the last :data:`RECENT_LISTS` versions read), when nothing
-        is newer, or when the change is most of the list: the whole plan is sent then.
+    def plan_delta(self, session_id: str, since: str) -> tuple[str, str] | None:
+        """The newest plan as a change from the list of head id ``since``, as compact JSON with
+        its head id: :meth:`plan`'s fields but ``phases``, with ``since``, ``length`` (the number
+        of phases) and ``changes`` (see :func:`plan_changes`). None when the board no longer
+        holds that list (one of the last :data:`RECENT_LISTS` heads read, of this history),
+        when nothing is newer, or when the change is most of the list: the whole plan is sent then.
         """
         with self._use(session_id) as entry:
             latest = self._latest(entry)
             with entry.lock:
                 before = entry.lists.get(since)
-            if latest is None or before is None or latest.version <= since:
+                now = head_id(entry.head or Head(0))
+            if latest is None or before is None or now == since:
                 return None
             total = sum(len(phase.tasks) for phase in latest.phases)
             changes = plan_changes(before, latest.phases, most=max(64, total // 4))
@@ -399,22 +456,22 @@ class Board:
                 return None
             head = self._plan_head(session_id, entry, latest)
         delta = {**head, "since": since, "length": len(latest.phases), "changes": changes}
-        return latest.version, json.dumps(delta, separators=(",", ":"))
+        return head["head"], json.dumps(delta, separators=(",", ":"))
 
-    def plan_text(self, session_id: str) -> tuple[int, str]:
-        """:meth:`plan` as compact JSON with its version, made once per version (a long plan's
+    def plan_text(self, session_id: str) -> tuple[str, str]:
+        """:meth:`plan` as compact JSON with its head id, made once per head (a long plan's
         JSON takes a while, and every page that follows the plan wants the same text): callers
         that ask at once wait for the one making it."""
         with self._use(session_id) as entry, entry.making:
-            latest = self._latest(entry)
-            version = latest.version if latest is not None else 0
+            self._latest(entry)
+            with entry.lock:
+                now = head_id(entry.head or Head(0))
             cached = entry.text
-            if cached is not None and cached[0] == version:
+            if cached is not None and cached[0] == now:
                 return cached
             plan = self.plan(session_id)
-            made = (plan["version"], json.dumps(plan, separators=(",", ":")))
-            if entry.text is None or entry.text[0] < made[0]:
-                entry.text = made
+            made = (plan["head"], json.dumps(plan, separators=(",", ":")))
+            entry.text = made
         return made
 
     def markdown(self, session_id: str) -> dict[str, Any]:

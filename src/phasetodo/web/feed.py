@@ -63,9 +63,10 @@ def changes(
     return _changes(board, read, every=every, idle=idle)
 
 
-def _next_version(session: phasetodo.Session, after: int, wait: float) -> int | None:
-    """The first new version ``watch`` reports above ``after``; None after ``wait`` quiet seconds."""
-    for event in session.watch(wait, after=after):
+def _next_version(session: phasetodo.Session, wait: float) -> int | None:
+    """The first new event's version ``watch`` reports (a replaced log's newest too); None after
+    ``wait`` quiet seconds."""
+    for event in session.watch(wait):
         return event.version
     return None
 
@@ -73,13 +74,14 @@ def _next_version(session: phasetodo.Session, after: int, wait: float) -> int | 
 async def versions(
     board: Board, session_id: str, *, wait: float = WAIT_SECONDS, idle: float = math.inf
 ) -> AsyncIterator[int | None]:
-    """Yield the session's version now, then each new one as :meth:`Session.watch` sees it land.
+    """Yield the session's version now, then each new one as :meth:`Session.watch` sees it land,
+    and the newest of a log replaced under it (a checkout), however many events it holds.
 
     Yields None after ``idle`` seconds without an event (for a keep-alive) and
     stops when the board closes (within ``wait`` seconds). A burst may yield
-    versions the consumer has already shown: it skips those. The session is
-    opened without an agent, so watching claims and creates nothing; a write that lands
-    while it opens is still yielded (the watch starts after the first version yielded).
+    versions the consumer has already shown: it compares the board's head and skips
+    those. The session is opened without an agent, so watching claims and creates
+    nothing; a write that lands while it opens is still yielded.
     """
     limiter = _WATCHERS.get(None)
     if limiter is None:
@@ -93,9 +95,11 @@ async def versions(
         lambda: phasetodo.Session.open(session_id, board.store, resume="keep")
     )
     try:
+        if session.version != cursor:  # a write landed while it opened: the consumer compares heads
+            yield session.version
         quiet = 0.0
         while not board.closing.is_set():
-            found = await anyio.to_thread.run_sync(_next_version, session, cursor, wait, limiter=limiter)
+            found = await anyio.to_thread.run_sync(_next_version, session, wait, limiter=limiter)
             if found is not None:
                 cursor, quiet = found, 0.0
                 yield cursor

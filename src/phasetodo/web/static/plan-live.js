@@ -22,11 +22,12 @@ export const fetchPlan = (sid) => getJSON(apiPath(sid));
 
 // The plan shown with a delta from the feed applied: its `changes` replace whole phases
 // (`phase`) or tasks by position (`tasks`), the list is cut to `length` phases, and the rest
-// of the delta (version, counts, agents...) replaces the plan's head. Null when the delta
-// does not fit the plan (the page then reads the whole plan again).
+// of the delta (version, head, counts, agents...) replaces the plan's head. Null when the
+// delta does not start from the plan shown (its `since` names another head: another version,
+// or another history after a checkout); the page then reads the whole plan again.
 export function applyDelta(plan, delta) {
   const { changes, length, since, ...head } = delta;
-  if (!plan || plan.version !== since || !Array.isArray(changes)) return null;
+  if (!plan || plan.head !== since || !Array.isArray(changes)) return null;
   const phases = plan.phases.slice(0, length);
   for (const change of changes) {
     if (change.phase) phases[change.at] = change.phase;
@@ -50,7 +51,7 @@ function catchUp(ctx) {
   fetchPlan(ctx.sid).then(
     (plan) => {
       ctx.catchingUp = false;
-      if (!ctx.ui.plan || plan.version > ctx.ui.plan.version) {
+      if (newer(plan, ctx.ui.plan)) {
         ctx.ui.plan = plan;
         ctx.drawSoon();
       }
@@ -62,20 +63,27 @@ function catchUp(ctx) {
   );
 }
 
-// The plan's feed (not opened yet): the whole plan (`plan`) replaces the one shown if newer;
-// a `delta` is applied to the plan shown when it starts from that version, else the page
-// reads the whole plan. The feed is told the version shown (`since`), so it sends only what
+// Whether `plan` should replace the one shown: a newer version, or another history (the
+// log was replaced under the board, by a checkout: it may hold fewer events).
+export function newer(plan, shown) {
+  return !shown || plan.version > shown.version || plan.head !== shown.head;
+}
+
+// The plan's feed (not opened yet): the whole plan (`plan`) replaces the one shown when it
+// differs; a `delta` is applied to the plan shown when it starts from that head, else the page
+// reads the whole plan. The feed is told the head shown (`since`), so it sends only what
 // changed after it; the browser tells it again when it reconnects (the event ids).
 export function followPlan(ctx) {
-  const url = () => apiPath(ctx.sid, "/stream") + (ctx.ui.plan ? `?since=${ctx.ui.plan.version}` : "");
+  const url = () =>
+    apiPath(ctx.sid, "/stream") + (ctx.ui.plan ? `?since=${encodeURIComponent(ctx.ui.plan.head)}` : "");
   return feedOf(url, {
     plan: (plan) => {
-      if (ctx.ui.plan && plan.version <= ctx.ui.plan.version) return; // versions only grow
+      if (!newer(plan, ctx.ui.plan)) return;
       ctx.ui.plan = plan;
       ctx.drawSoon();
     },
     delta: (delta) => {
-      if (ctx.ui.plan && delta.version <= ctx.ui.plan.version) return;
+      if (ctx.ui.plan && delta.head === ctx.ui.plan.head) return;
       const next = applyDelta(ctx.ui.plan, delta);
       if (next === null) catchUp(ctx);
       else {
@@ -90,7 +98,7 @@ export function followPlan(ctx) {
 export function loadPlan(ctx) {
   fetchPlan(ctx.sid).then(
     (plan) => {
-      if (!ctx.ui.plan || plan.version > ctx.ui.plan.version) ctx.ui.plan = plan;
+      if (newer(plan, ctx.ui.plan)) ctx.ui.plan = plan;
       ctx.draw();
       if (ctx.ui.liveOn) ctx.live.open();
     },

@@ -24,7 +24,7 @@ function rowsOf(ui, matches) {
 // The rows, worked out again only when the plan or what filters it changes.
 function cachedRows(ctx, matches) {
   const { ui } = ctx;
-  const key = [ui.plan.version, ui.filter, ui.hideClosed, [...ui.folded].join("\u0000")].join("\u0001");
+  const key = [ui.plan.head, ui.filter, ui.hideClosed, [...ui.folded].join("\u0000")].join("\u0001");
   if (!ctx.vrows || ctx.vrows.key !== key || ctx.vrows.plan !== ui.plan) ctx.vrows = { key, plan: ui.plan, rows: rowsOf(ui, matches) };
   return ctx.vrows.rows;
 }
