@@ -26,7 +26,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
@@ -81,6 +81,9 @@ def agent_main(
 ) -> None:
     """One agent (or reader) process: work the plan until the deadline, every call recorded."""
     deadline = time.time() + seconds
+    if out.exists() and not out.read_bytes().endswith(b"\n"):
+        with out.open("ab") as cut:  # a SIGKILL cut the last line: end it, so ours start afresh
+            cut.write(b"\n")
     with out.open("a", encoding="utf-8") as log:
 
         def record(**fields: Any) -> None:
@@ -92,15 +95,19 @@ def agent_main(
                 _read(spec, session_id, record)
                 time.sleep(0.02)
             return
-        calls = 0
+        calls, pending = _resume(out)
         session: phasetodo.Session | None = None
         while time.time() < deadline:
-            calls += 1
-            ops = (
-                [{"op": "start"}]
-                if session is None or _mine(session.phases, agent) is None
-                else [{"op": "done", "task": _mine(session.phases, agent)}]
-            )
+            if pending is None:
+                calls += 1
+                ops = (
+                    [{"op": "start"}]
+                    if session is None or _mine(session.phases, agent) is None
+                    else [{"op": "done", "task": _mine(session.phases, agent)}]
+                )
+                record(kind="intent", rid=f"call-{calls}", params=ops)
+            else:  # the call a SIGKILL cut short, sent again as it was: it must apply once
+                ops, pending = pending, None
             for _attempt in range(20):  # a call that raised is retried with the same id
                 start = time.time()
                 try:
@@ -148,6 +155,18 @@ def agent_main(
                 _read(spec, session_id, record)
 
 
+def _resume(out: Path) -> tuple[int, list[Any] | None]:
+    """Where a restarted agent goes on: its last call's number, and that call's ops when it
+    was begun but never answered (the process was killed during it), else None."""
+    calls, pending = 0, None
+    for line in _load(out):
+        if line["kind"] == "intent":
+            calls, pending = int(line["rid"].removeprefix("call-")), line["params"]
+        elif line["kind"] == "write" and line["ok"] and line["rid"] == f"call-{calls}":
+            pending = None
+    return calls, pending
+
+
 def _read(spec: str, session_id: str, record: Any) -> None:
     start = time.time()
     try:
@@ -175,6 +194,7 @@ def _spawn(
     args: argparse.Namespace,
     skew: float,
     reader: bool = False,
+    seconds: float | None = None,
 ) -> subprocess.Popen[bytes]:
     argv = [
         sys.executable,
@@ -189,7 +209,7 @@ def _spawn(
         "--out",
         str(out),
         "--seconds",
-        str(args.seconds),
+        str(args.seconds if seconds is None else seconds),
         "--lease",
         str(args.lease),
         "--skew",
@@ -206,11 +226,13 @@ def _inject(
     server: Any,
     outs: Sequence[Path],
     plan: tuple[str, str, Path],
+    respawn: Callable[[int, float], subprocess.Popen[bytes]],
 ) -> None:
     """Inject ``fault`` into the running fleet until the run's time is up.
 
     ``plan`` is the store's URL, the session id and the history folder (where the
-    ``replace`` fault records each swap).
+    ``replace`` fault records each swap); ``respawn(n, seconds)`` starts agent ``n``
+    again after a SIGKILL, as a supervisor would, for what is left of the run.
     """
     end = time.monotonic() + args.seconds
     while time.monotonic() < end and not all(out.exists() for out in outs):
@@ -221,11 +243,14 @@ def _inject(
         if fault == "replace":
             sibling = _replace(plan, sibling)
             continue
-        victim = rng.choice(procs)
+        n = rng.randrange(len(procs))
+        victim = procs[n]
         if victim.poll() is not None:
             continue
         if fault == "kill":
             victim.send_signal(signal.SIGKILL)  # the child we started, by its handle
+            victim.wait()
+            procs[n] = respawn(n, end - time.monotonic())
         elif fault == "pause":
             victim.send_signal(signal.SIGSTOP)
             time.sleep(args.lease * 1.5)  # longer than the lease: its claim lapses meanwhile
@@ -292,7 +317,7 @@ def _load(path: Path) -> list[Record]:
             try:
                 out.append(json.loads(line))
             except ValueError:
-                break  # the line a SIGKILL cut
+                continue  # the line a SIGKILL cut (a restarted agent goes on below it)
     return out
 
 
@@ -309,16 +334,22 @@ def run_one(
         return Outcome(store, fault, 0, 0, (Anomaly("store-unusable", str(error)),))
     history = folder / session_id
     history.mkdir()
-    procs = []
-    for n in range(args.agents):
-        skew = rng.choice((-1, 1)) * rng.uniform(60, 600) if fault == "skew" else 0.0
-        procs.append(_spawn(spec, session_id, f"a{n}", history / f"a{n}.jsonl", args, skew))
+    skews = [
+        rng.choice((-1, 1)) * rng.uniform(60, 600) if fault == "skew" else 0.0 for _ in range(args.agents)
+    ]
+    procs = [
+        _spawn(spec, session_id, f"a{n}", history / f"a{n}.jsonl", args, skew) for n, skew in enumerate(skews)
+    ]
     readers = [
         _spawn(spec, session_id, f"r{n}", history / f"r{n}.jsonl", args, 0.0, reader=True)
         for n in range(2 if fault == "readers" else 0)
     ]
     outs = [history / f"a{n}.jsonl" for n in range(args.agents)]
-    _inject(fault, procs, args, rng, server, outs, (spec, session_id, history))
+
+    def respawn(n: int, seconds: float) -> subprocess.Popen[bytes]:
+        return _spawn(spec, session_id, f"a{n}", outs[n], args, skews[n], seconds=max(seconds, 0.1))
+
+    _inject(fault, procs, args, rng, server, outs, (spec, session_id, history), respawn)
     for proc in procs + readers:
         try:
             proc.wait(timeout=args.seconds + 120)
@@ -326,13 +357,14 @@ def run_one(
             proc.kill()
             proc.wait()
     calls = [c for path in sorted(history.glob("*.jsonl")) for c in _load(path)]
+    made = sum(1 for c in calls if c["kind"] in ("write", "read"))
     acked = sum(1 for c in calls if c["kind"] == "write" and c["ok"] and not c["error"])
     try:
         events = _final_log_retried(spec, session_id)
     except phasetodo.errors.StoreError as error:  # the store itself no longer opens: an anomaly
-        return Outcome(store, fault, len(calls), acked, (Anomaly("store-unusable", str(error)),))
+        return Outcome(store, fault, made, acked, (Anomaly("store-unusable", str(error)),))
     (history / "final-log.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
-    return Outcome(store, fault, len(calls), acked, tuple(check(calls, events)))
+    return Outcome(store, fault, made, acked, tuple(check(calls, events)))
 
 
 @contextmanager
