@@ -162,6 +162,8 @@ def pgbouncer(made: Server) -> Iterator[Bouncer]:
         f"listen_addr = 127.0.0.1\nlisten_port = {port}\nunix_socket_dir =\n"
         f"auth_type = trust\nauth_file = {folder / 'users.txt'}\n"
         "pool_mode = transaction\ndefault_pool_size = 4\nmax_client_conn = 200\n"
+        # A server that restarts is tried again within a second (PgBouncer's default waits 15 s).
+        "server_login_retry = 1\n"
         f"logfile = {folder / 'pgbouncer.log'}\npidfile = {folder / 'pgbouncer.pid'}\n"
         "ignore_startup_parameters = extra_float_digits,options\n"
     )

@@ -61,3 +61,40 @@ class TestTwoStoresOneProcess:
             assert check.version == 2
             assert check.verify().ok
         again.close()
+
+
+WRITE_DONE = """
+import sys, phasetodo
+store = phasetodo.SqliteStore(sys.argv[1])
+with phasetodo.Session.open(sys.argv[2], store) as session:
+    session.todo_write({"ops": [{"op": "done", "task": "x"}]})
+store.close()
+"""
+
+
+def _done_in_another_process(db: Path, session_id: str) -> None:
+    subprocess.run([sys.executable, "-c", WRITE_DONE, str(db), session_id], check=True, timeout=120)
+
+
+class TestReadsAfterOtherProcesses:
+    def test_a_fresh_open_reads_what_another_process_acknowledged(self, tmp_path: Path) -> None:
+        """After this process read one session, another process's acknowledged write to a second
+        session is what a fresh store (and the first store) read here (the reads of issue 32, item 3)."""
+        db = tmp_path / "plans.db"
+        for sid in ("p", "q"):
+            setup = phasetodo.SqliteStore(db)
+            with phasetodo.Session.open(sid, setup) as session:
+                session.todo_write(PLAN)
+            setup.close()
+        _done_in_another_process(db, "p")
+        first = phasetodo.SqliteStore(db)
+        with phasetodo.Session.open("p", first) as session:
+            assert session.version == 2
+        _done_in_another_process(db, "q")
+        fresh = phasetodo.SqliteStore(db)
+        with phasetodo.Session.open("q", fresh) as session:
+            assert session.version == 2
+        with phasetodo.Session.open("q", first) as session:
+            assert session.version == 2
+        fresh.close()
+        first.close()
