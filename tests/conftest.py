@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,10 @@ import phasetodo
 from . import budget, postgres_support
 
 VECTORS = Path(__file__).parent / "conformance"
+
+#: The suite keeps what it checked of hash chains (stores/_checked.py) in a folder of its own,
+#: not in the user's cache; child processes inherit it.
+os.environ.setdefault("PHASETODO_CACHE_DIR", tempfile.mkdtemp(prefix="phasetodo-test-cache-"))
 
 
 def read_vectors(name: str) -> list[dict[str, Any]]:

@@ -51,6 +51,7 @@ from ..errors import (
     TornTailWarning,
     VersionConflict,
 )
+from . import _checked
 from ._base import CachedLog, Event, check_session_id
 from ._chain import (
     CONFLICT_REASON,
@@ -577,9 +578,32 @@ class JsonlLog(CachedLog):
     def _chain_break(self, end: int) -> tuple[int, str] | None:
         """The first break in the hash chain or version order of the records before ``end``,
         checked raw (see :func:`~._chain.first_break`): opening warns wherever in the history a
-        record was altered, removed or reordered, not only in the tail it decodes."""
-        lines = _forward_lines(self._fd, self._body, end, self)
-        return first_break((None, line) for _, line in lines)
+        record was altered, removed or reordered, not only in the tail it decodes.
+
+        What this user checked before (:mod:`._checked`) is taken as checked when its last
+        record is still there with the same hash: only the records after it are read.
+        """
+        start, version, previous = self._checked_until(end)
+        lines = _forward_lines(self._fd, start, end, self)
+        found = first_break(((None, line) for _, line in lines), start=version, previous=previous)
+        if found is not None:
+            _checked.forget(self.path, self._fd)
+        elif end > start:
+            last = next(_reverse_lines(self._fd, end, self))[1]
+            digest, newest = unseal(last)[1], _event_version(last)
+            if digest is not None and newest is not None:
+                _checked.save(self.path, self._fd, _checked.Mark(end, newest, digest))
+        return found
+
+    def _checked_until(self, end: int) -> tuple[int, int, str | None]:
+        """Where the chain check starts: the offset, the version there and the hash before it."""
+        mark = _checked.load(self.path, self._fd)
+        if mark is not None and self._body < mark.end <= end and self._pread(1, mark.end - 1) == b"\n":
+            offset, last = next(_reverse_lines(self._fd, mark.end, self))
+            same = _event_version(last) == mark.version and unseal(last)[1] == mark.digest
+            if offset >= self._body and same:
+                return mark.end, mark.version + 1, mark.digest
+        return self._body, 1, None
 
     def _open_tail(self, end: int) -> None:
         """Find the newest checkpoint reading backwards, then replay the lines after it."""

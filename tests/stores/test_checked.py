@@ -1,0 +1,100 @@
+"""Opening a long JSONL history checks only what is new since this user last checked it."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from pathlib import Path
+
+import pytest
+
+import phasetodo
+from phasetodo.errors import TamperedLogWarning
+
+WRITES = 1000
+
+
+def _fill(folder: Path, writes: int = WRITES) -> Path:
+    store = phasetodo.JsonlStore(folder, fsync=False)
+    with phasetodo.Session.open("s", store) as session:
+        session.todo_write({"ops": [{"op": "init", "list": [{"phase": "P", "items": ["a", "b"]}]}]})
+        for i in range(writes - 1):
+            session.todo_write({"ops": [{"op": "note", "task": "a", "text": f"note {i}"}]})
+    store.close()
+    return folder / "s.jsonl"
+
+
+def _open(folder: Path) -> tuple[int, int, list[warnings.WarningMessage]]:
+    """The version, the bytes read and the tamper warnings of one fresh open."""
+    store = phasetodo.JsonlStore(folder)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        session = phasetodo.Session.open("s", store, resume="keep")
+        version = session.version
+        read = session._log.bytes_read
+        session.close()
+    store.close()
+    return version, read, [w for w in caught if issubclass(w.category, TamperedLogWarning)]
+
+
+def _alter_in_a_new_file(path: Path, version: int) -> None:
+    lines = path.read_text().splitlines(keepends=True)
+    lines[version] = lines[version].replace("note 3", "note X")
+    path.with_name("swap").write_text("".join(lines))
+    os.replace(path.with_name("swap"), path)
+
+
+class TestOpeningAgain:
+    def test_a_second_open_reads_only_the_newest_records(self, tmp_path: Path) -> None:
+        """The first open checks the whole chain; the next reads a small part of the file."""
+        path = _fill(tmp_path)
+        first = _open(tmp_path)
+        second = _open(tmp_path)
+        assert first[0] == second[0] == WRITES
+        assert first[1] >= path.stat().st_size
+        assert second[1] < path.stat().st_size // 3
+        assert first[2] == second[2] == []
+
+    def test_what_was_appended_since_is_checked(self, tmp_path: Path) -> None:
+        """Records appended after the last check are checked at the next open: a broken one warns."""
+        path = _fill(tmp_path)
+        _open(tmp_path)
+        store = phasetodo.JsonlStore(tmp_path, fsync=False)
+        with phasetodo.Session.open("s", store, resume="keep") as session:
+            session.todo_write({"ops": [{"op": "note", "task": "b", "text": "appended"}]})
+        store.close()
+        text = path.read_text()
+        path.write_text(text.replace("appended", "altered"))  # in place: the same file
+        version, _, warned = _open(tmp_path)
+        assert version == WRITES + 1
+        assert [str(w.message).split(": ")[1] for w in warned] == [f"version {WRITES + 1}"]
+
+    def test_a_swapped_file_is_checked_whole(self, tmp_path: Path) -> None:
+        """A log replaced by another file (a checkout, a copy) is checked whole at its first open."""
+        path = _fill(tmp_path)
+        _open(tmp_path)
+        _alter_in_a_new_file(path, 5)
+        warned = _open(tmp_path)[2]
+        assert len(warned) == 1
+        assert "version 5: its hash does not match" in str(warned[0].message)
+
+    def test_verify_checks_everything_whatever_was_checked_before(self, tmp_path: Path) -> None:
+        """An old record altered in place after a clean open: verify still names it."""
+        path = _fill(tmp_path)
+        _open(tmp_path)
+        lines = path.read_text().splitlines(keepends=True)
+        lines[5] = lines[5].replace("note 3", "note X")
+        path.write_text("".join(lines))  # the same file, rewritten in place
+        assert phasetodo.JsonlStore(tmp_path).verify("s").version == 5
+
+    def test_an_unwritable_cache_only_costs_time(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Where the cache cannot be written, every open checks the whole chain and works."""
+        blocked = tmp_path / "not-a-folder"
+        blocked.write_text("")
+        monkeypatch.setenv("PHASETODO_CACHE_DIR", str(blocked))
+        path = _fill(tmp_path / "logs")
+        first, second = _open(tmp_path / "logs"), _open(tmp_path / "logs")
+        assert first[0] == second[0] == WRITES
+        assert second[1] >= path.stat().st_size
