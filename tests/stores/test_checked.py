@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import warnings
 from pathlib import Path
 
@@ -98,3 +99,75 @@ class TestOpeningAgain:
         first, second = _open(tmp_path / "logs"), _open(tmp_path / "logs")
         assert first[0] == second[0] == WRITES
         assert second[1] >= path.stat().st_size
+
+
+def _fill_sqlite(db: Path, writes: int = WRITES) -> None:
+    store = phasetodo.SqliteStore(db)
+    with phasetodo.Session.open("s", store) as session:
+        session.todo_write({"ops": [{"op": "init", "list": [{"phase": "P", "items": ["a", "b"]}]}]})
+        for i in range(writes - 1):
+            session.todo_write({"ops": [{"op": "note", "task": "a", "text": f"note {i}"}]})
+    store.close()
+
+
+def _open_sqlite(db: Path) -> tuple[int, list[warnings.WarningMessage]]:
+    store = phasetodo.SqliteStore(db)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with phasetodo.Session.open("s", store, resume="keep") as session:
+            version = session.version
+    store.close()
+    return version, [w for w in caught if issubclass(w.category, TamperedLogWarning)]
+
+
+def _set_body(db: Path, version: int, old: str, new: str) -> None:
+    with sqlite3.connect(db) as conn:
+        conn.execute(
+            "UPDATE events SET body = replace(body, ?, ?) WHERE session = 's' AND version = ?",
+            (old, new, version),
+        )
+    conn.close()
+
+
+class TestSqliteOpeningAgain:
+    def test_rows_added_since_are_checked(self, tmp_path: Path) -> None:
+        """After a clean open, a row added and then altered is named at the next open."""
+        db = tmp_path / "s.db"
+        _fill_sqlite(db, 50)
+        assert _open_sqlite(db) == (50, [])
+        store = phasetodo.SqliteStore(db)
+        with phasetodo.Session.open("s", store, resume="keep") as session:
+            session.todo_write({"ops": [{"op": "note", "task": "b", "text": "appended"}]})
+        store.close()
+        _set_body(db, 51, "appended", "altered")
+        version, warned = _open_sqlite(db)
+        assert version == 51
+        assert [str(w.message).split(": ")[1] for w in warned] == ["session 's', version 51"]
+
+    def test_a_restored_database_with_another_history_is_checked_whole(self, tmp_path: Path) -> None:
+        """A restore (the whole file, in place, by SQLite's backup) whose history differs at the
+        checked row is checked from the start: an old altered row is named."""
+        db, copy = tmp_path / "s.db", tmp_path / "copy.db"
+        _fill_sqlite(db, 50)
+        with sqlite3.connect(db) as source, sqlite3.connect(copy) as target:
+            source.backup(target)
+        source.close()
+        target.close()
+        _set_body(copy, 5, "note 3", "note X")
+        _set_body(copy, 50, "note 48", "note Y")
+        assert _open_sqlite(db) == (50, [])
+        with sqlite3.connect(copy) as source, sqlite3.connect(db) as target:
+            source.backup(target)
+        source.close()
+        target.close()
+        warned = _open_sqlite(db)[1]
+        assert len(warned) == 1
+        assert "version 5: its hash does not match" in str(warned[0].message)
+
+    def test_verify_checks_every_row(self, tmp_path: Path) -> None:
+        """An old row altered after a clean open: verify still names it."""
+        db = tmp_path / "s.db"
+        _fill_sqlite(db, 50)
+        _open_sqlite(db)
+        _set_body(db, 5, "note 3", "note X")
+        assert phasetodo.SqliteStore(db).verify("s").version == 5

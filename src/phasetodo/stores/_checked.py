@@ -1,11 +1,13 @@
 """What this user has already checked of a log file's hash chain, so that opening a long
 history re-checks only what is new.
 
-After a clean check of a JSONL log, the offset just past the last record checked, its
-version and its hash are kept in the user's cache (``$XDG_CACHE_HOME/phasetodo/chain``,
-else ``~/.cache/phasetodo/chain``; ``PHASETODO_CACHE_DIR`` moves it), under a name derived
-from the file's path and identity (device, inode). The next open takes that record as
-checked if it is still there with the same hash, and checks the chain from it on. The
+After a clean check of a JSONL log or a SQLite session, the newest record checked (its
+version and hash, and for JSONL the offset just past it) is kept in the user's cache
+(``$XDG_CACHE_HOME/phasetodo/chain``, else ``~/.cache/phasetodo/chain``;
+``PHASETODO_CACHE_DIR`` moves it), under a name derived from the file's path and identity
+(device, inode) and the session. The next open takes that record as
+checked if it is still there and its bytes still hash to the same value (it is re-hashed
+from the hash before it, kept too), and checks the chain from it on. The
 mark lives outside the store, where only this user writes: a log shipped with a mark
 (a branch, a copy) is checked whole. ``verify`` always checks everything.
 """
@@ -21,16 +23,37 @@ from pathlib import Path
 
 import attrs
 
-__all__ = ["Mark", "forget", "load", "save"]
+from ._chain import follow, unseal
+
+__all__ = ["Mark", "forget", "holds", "key_of", "load", "mark_of", "save"]
 
 
 @attrs.frozen
 class Mark:
-    """The newest record checked: the offset just past it, its version and its hash."""
+    """The newest record checked: the offset just past it (JSONL; 0 where records are rows),
+    its version and its hash."""
 
     end: int
     version: int
     digest: str
+    previous: str | None  # the hash of the record before it, so its own bytes can be re-hashed
+
+
+def holds(mark: Mark, version: int | None, raw: bytes) -> bool:
+    """Whether ``raw`` (of ``version``) is still the record ``mark`` names: its bytes re-hash,
+    from the hash before it, to the digest kept."""
+    digest, problem = follow(raw, mark.previous)
+    return version == mark.version and problem is None and digest == mark.digest
+
+
+def mark_of(end: int, version: int | None, raw: bytes, before: bytes | str | None) -> Mark | None:
+    """The mark of the record ``raw`` (of ``version``), after the record ``before`` (its raw
+    bytes, or its hash when a str); None when it carries no hash to keep."""
+    digest = unseal(raw)[1]
+    previous = before if isinstance(before, str) or before is None else unseal(before)[1]
+    if digest is None or version is None:
+        return None
+    return Mark(end, version, digest, previous)
 
 
 def _folder() -> Path:
@@ -41,25 +64,27 @@ def _folder() -> Path:
     return Path(base) / "phasetodo" / "chain"
 
 
-def _name(path: Path, fd: int) -> Path:
-    st = os.fstat(fd)
-    key = f"{os.path.realpath(path)}\0{st.st_dev}\0{st.st_ino}".encode("utf-8", "surrogateescape")
-    return _folder() / hashlib.sha256(key).hexdigest()[:32]
+def key_of(path: Path, st: os.stat_result, part: str = "") -> str:
+    """What a log's mark is kept under: the file's real path and identity, and ``part`` (the
+    session, where one file holds several)."""
+    key = f"{os.path.realpath(path)}\0{st.st_dev}\0{st.st_ino}\0{part}"
+    return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
-def load(path: Path, fd: int) -> Mark | None:
-    """The mark kept for the open file ``fd`` at ``path``, or None (none, unreadable, damaged)."""
+def load(key: str) -> Mark | None:
+    """The mark kept under ``key``, or None (none, unreadable, damaged)."""
     try:
-        data = json.loads(_name(path, fd).read_text(encoding="ascii"))
-        mark = Mark(int(data["end"]), int(data["version"]), str(data["digest"]))
+        data = json.loads((_folder() / key).read_text(encoding="ascii"))
+        previous = data["previous"]
+        mark = Mark(int(data["end"]), int(data["version"]), str(data["digest"]), previous and str(previous))
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return mark if mark.end > 0 and mark.version > 0 else None
+    return mark if mark.end >= 0 and mark.version > 0 else None
 
 
-def save(path: Path, fd: int, mark: Mark) -> None:
-    """Keep ``mark`` for the file; a cache that cannot be written is only slower, never an error."""
-    target = _name(path, fd)
+def save(key: str, mark: Mark) -> None:
+    """Keep ``mark``; a cache that cannot be written is only slower, never an error."""
+    target = _folder() / key
     data = json.dumps(attrs.asdict(mark)).encode("ascii")
     with contextlib.suppress(OSError):
         target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -74,7 +99,7 @@ def save(path: Path, fd: int, mark: Mark) -> None:
             raise
 
 
-def forget(path: Path, fd: int) -> None:
-    """Drop the file's mark (its chain broke, or it was rewritten)."""
+def forget(key: str) -> None:
+    """Drop the mark kept under ``key`` (its chain broke)."""
     with contextlib.suppress(OSError):
-        _name(path, fd).unlink()
+        (_folder() / key).unlink()

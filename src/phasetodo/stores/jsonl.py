@@ -587,21 +587,25 @@ class JsonlLog(CachedLog):
         lines = _forward_lines(self._fd, start, end, self)
         found = first_break(((None, line) for _, line in lines), start=version, previous=previous)
         if found is not None:
-            _checked.forget(self.path, self._fd)
+            _checked.forget(self._mark_key())
         elif end > start:
-            last = next(_reverse_lines(self._fd, end, self))[1]
-            digest, newest = unseal(last)[1], _event_version(last)
-            if digest is not None and newest is not None:
-                _checked.save(self.path, self._fd, _checked.Mark(end, newest, digest))
+            newest = _reverse_lines(self._fd, end, self)
+            offset, last = next(newest)
+            before = next(newest, (0, None))[1] if offset > start else previous
+            mark = _checked.mark_of(end, _event_version(last), last, before)
+            if mark is not None:
+                _checked.save(self._mark_key(), mark)
         return found
+
+    def _mark_key(self) -> str:
+        return _checked.key_of(self.path, os.fstat(self._fd))
 
     def _checked_until(self, end: int) -> tuple[int, int, str | None]:
         """Where the chain check starts: the offset, the version there and the hash before it."""
-        mark = _checked.load(self.path, self._fd)
+        mark = _checked.load(self._mark_key())
         if mark is not None and self._body < mark.end <= end and self._pread(1, mark.end - 1) == b"\n":
             offset, last = next(_reverse_lines(self._fd, mark.end, self))
-            same = _event_version(last) == mark.version and unseal(last)[1] == mark.digest
-            if offset >= self._body and same:
+            if offset >= self._body and _checked.holds(mark, _event_version(last), last):
                 return mark.end, mark.version + 1, mark.digest
         return self._body, 1, None
 

@@ -49,6 +49,7 @@ except ImportError:  # pragma: no cover - elsewhere SQLite's own busy wait alone
     fcntl = None  # type: ignore[assignment]
 
 from ..errors import CorruptLog, StoreError, WritersQueueWarning
+from . import _checked
 from ._base import check_session_id
 from ._chain import Verification, first_break, unseal
 from ._rows import RowLog
@@ -615,24 +616,75 @@ class SqliteLog(RowLog[SqliteStore]):
 
     def _first_break(self) -> tuple[int, str] | None:
         """Every row's link, read by one statement: one snapshot of the log, even while another
-        process compacts it (a read in pages could mix the old chain with the new)."""
-        store = self.store
-        if not store._mine(write=False):
+        process compacts it (a read in pages could mix the old chain with the new).
+
+        Rows this user checked before (:mod:`._checked`) are skipped when the newest of them is
+        still there with the same hash: that row and the ones after it are read in one statement.
+        """
+        if not self.store._mine(write=False):
             return None
+        key = self._mark_key()
+        mark = _checked.load(key) if key is not None else None
+        checked = self._rows_break(mark)
+        if checked is None:  # the mark no longer holds: every row
+            checked = self._rows_break(None)
+        assert checked is not None
+        found, newest = checked
+        if key is not None and found is not None:
+            _checked.forget(key)
+        elif key is not None and newest is not None and newest != mark:
+            _checked.save(key, newest)
+        return found
+
+    def _mark_key(self) -> str | None:
+        path = self.store.path
+        if path == ":memory:":
+            return None
+        try:
+            return _checked.key_of(Path(path), os.stat(path), self.session_id)
+        except OSError:
+            return None
+
+    def _rows_break(
+        self, mark: _checked.Mark | None
+    ) -> tuple[tuple[int, str] | None, _checked.Mark | None] | None:
+        """The first break from ``mark``'s row on (every row without one) and the mark of the
+        newest row read; None when the mark's row is gone or holds another hash."""
+        store = self.store
         with store._mutex, store._errors():
             assert store._conn is not None
             try:
                 cursor = store._conn.execute(
-                    "SELECT version, CAST(body AS BLOB) FROM events WHERE session = ? ORDER BY version",
-                    (self.session_id,),
+                    "SELECT version, CAST(body AS BLOB) FROM events WHERE session = ? AND version >= ?"
+                    " ORDER BY version",
+                    (self.session_id, mark.version if mark is not None else 1),
                 )
             except sqlite3.OperationalError as error:
                 if "no such table" in str(error):
-                    return None
+                    return None, None
                 raise
             try:
-                return first_break(
-                    (version, body if isinstance(body, bytes) else b"") for version, body in cursor
-                )
+                newest: list[tuple[int, bytes]] = []
+                rows = _noting(((v, b if isinstance(b, bytes) else b"") for v, b in cursor), newest)
+                start, previous = 1, None
+                if mark is not None:
+                    first = next(rows, None)
+                    if first is None or not _checked.holds(mark, first[0], first[1]):
+                        return None
+                    start, previous = mark.version + 1, mark.digest
+                found = first_break(rows, start=start, previous=previous)
             finally:
                 cursor.close()
+        if not newest or newest[-1][0] < start:
+            return found, mark  # nothing after the mark
+        before = newest[0][1] if len(newest) == 2 else previous
+        return found, _checked.mark_of(0, newest[-1][0], newest[-1][1], before)
+
+
+def _noting(
+    rows: Iterator[tuple[int, bytes]], newest: list[tuple[int, bytes]]
+) -> Iterator[tuple[int, bytes]]:
+    """``rows`` as they are, keeping the last two yielded in ``newest``."""
+    for row in rows:
+        newest[:] = [*newest[-1:], row]
+        yield row
