@@ -768,10 +768,13 @@ class Session(OptionsHolder):
         return request_key(options.agent, options.scope, request_id)
 
     def _plan_now(self) -> float:
-        """The plan's time for the write under way: this session's clock, but never before the
-        newest event's time (read by :meth:`_sync` under the lock), so event times never go
-        backwards and lease deadlines are reckoned on one time line (see docs/teams.md, Clocks)."""
-        now = float(self._clock())
+        """The plan's time for the write under way: the store's clock where it has one (the
+        PostgreSQL server's), else this session's, but never before the newest event's time
+        (read by :meth:`_sync` under the lock), so event times never go backwards and lease
+        deadlines are reckoned on one time line (see docs/teams.md, Clocks)."""
+        served = getattr(self._log, "now", None)
+        now = served() if callable(served) else None
+        now = float(self._clock()) if now is None else now
         newest = self._newest_time
         return now if newest is None or now >= newest else newest
 

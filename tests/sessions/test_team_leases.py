@@ -498,3 +498,23 @@ class TestSkewedClocks:
         refused, errors = self.run(url, "even", 0.0, {"op": "start", "task": "A"})
         assert refused is True
         assert 'in progress for agent "slow"' in errors[0]
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+class TestServerClock:
+    def test_a_fast_writer_cannot_take_over_early_on_postgresql(self, postgres_store: Any) -> None:
+        """On PostgreSQL every write runs at the server's clock: a writer 400 s fast neither takes
+        over a claim made a moment ago with a 300 s lease nor moves the plan's time ahead."""
+        url = postgres_store.dsn
+        with phasetodo.Session.open("plan", store=postgres_store, profile="team", agent="lead") as lead:
+            lead.todo_write({"ops": [{"op": "init", "list": [{"phase": "P", "items": ["A", "B"]}]}]})
+        skewed = TestSkewedClocks()
+        assert skewed.run(url, "even", 0.0, {"op": "start", "task": "A"})[0] is False
+        refused, errors = skewed.run(url, "fast", 400.0, {"op": "start", "task": "A"})
+        assert refused is True
+        assert 'in progress for agent "even"' in errors[0]
+        assert skewed.run(url, "fast", 400.0, {"op": "start", "task": "B"})[0] is False
+        with phasetodo.Session.open("plan", store=postgres_store, profile="team") as person:
+            times = [event.time for event in person.events()]
+        assert abs(times[-1] - time.time()) < 60

@@ -525,7 +525,13 @@ class PostgresLog(RowLog[PostgresStore]):
     ) -> None:
         self._listen: Any = None
         self._listen_pid = os.getpid()
+        self._server_now: float | None = None
         super().__init__(store, session_id, owner, wanted, profile)
+
+    def now(self) -> float | None:
+        """The server's clock when this writer took the session's lock (None outside it): the
+        time a write under the lock runs at, whatever the writer's own clock says."""
+        return self._server_now
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -535,11 +541,19 @@ class PostgresLog(RowLog[PostgresStore]):
                 "INSERT INTO phasetodo_sessions (id, owner) VALUES (%s, %s) ON CONFLICT (id) DO NOTHING",
                 (self.session_id, self._wanted),
             )
-            ((recorded,),) = store.execute(
-                "SELECT owner FROM phasetodo_sessions WHERE id = %s FOR UPDATE", (self.session_id,)
+            # The row lock first, then the server's clock (read in the outer query, once the
+            # lock is held): every writer of the plan stamps its events with the one clock.
+            ((recorded, now),) = store.execute(
+                "SELECT owner, extract(epoch FROM clock_timestamp())::float8 FROM"
+                " (SELECT owner FROM phasetodo_sessions WHERE id = %s FOR UPDATE) AS locked",
+                (self.session_id,),
             )
             self._take_owner(recorded)
-            yield
+            self._server_now = float(now)
+            try:
+                yield
+            finally:
+                self._server_now = None
 
     def _stored_owner(self) -> str | None:
         rows = self.store.read("SELECT owner FROM phasetodo_sessions WHERE id = %s", (self.session_id,))
