@@ -44,7 +44,7 @@ from .errors import (
 )
 from .session_changes import Change, change, remove_closed, strip_closed
 from .stores import Event, EventKind, JsonlStore, Log, Store, Verification
-from .stores._base import Head, check_agent, head_of
+from .stores._base import Head, check_agent, head_of, newest_of
 from .stores._requests import (
     WINDOW,
     Request,
@@ -150,14 +150,10 @@ class Session(OptionsHolder):
         self._written: int | None = None
         self._schedule = ClearSchedule()
         self._last: tuple[tuple[Phase, ...], tuple[Phase, ...]] | Change | None = None
-        latest = log.latest()  # reading takes no lock and creates nothing
-        self._version = latest.version if latest is not None else 0
         #: The history this view holds (newest record's identity): compared, not the length.
-        self._head = head_of(log)
-        if self._head.version != self._version:  # a write landed between the two looks
-            latest = log.latest()
-            self._version = latest.version if latest is not None else 0
-            self._head = head_of(log)
+        #: Read with the newest event as one (reading takes no lock and creates nothing).
+        self._head, latest = newest_of(log)
+        self._version = latest.version if latest is not None else 0
         phases = latest.phases if latest is not None else ()
         self._phases = strip_closed(phases) if resume == "strip" else phases
         #: What a stripped resume removed is logged as its own ``clear`` event (source
@@ -801,13 +797,8 @@ class Session(OptionsHolder):
         length: a log replaced by one with as many events, or fewer, is adopted whole,
         so no write is built on a list the log no longer holds.
         """
-        head = head_of(self._log)
-        latest = self._log.latest()
+        head, latest = newest_of(self._log)
         version = latest.version if latest is not None else 0
-        if version != head.version:  # a write landed between the two looks
-            head = head_of(self._log)
-            latest = self._log.latest()
-            version = latest.version if latest is not None else 0
         self._newest_time = latest.time if latest is not None else None
         phases = latest.phases if latest is not None else ()
         if head == self._head or (version == self._version and phases == self._phases):

@@ -372,6 +372,48 @@ class TestOneWriter:
         session.close()
 
 
+@pytest.fixture(params=["jsonl", "sqlite", "postgres"])
+def shared(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[phasetodo.Store]:
+    """Each store whose logs are read by several processes (each open is its own log object)."""
+    if request.param == "postgres":
+        yield request.getfixturevalue("postgres_store")
+        return
+    made = _make_store(request.param, tmp_path)
+    yield made
+    made.close()
+
+
+class TestOpeningWhileOthersWrite:
+    def test_a_write_landing_while_a_session_opens_is_adopted(
+        self, shared: phasetodo.Store, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Writes that land between the looks of an opening session (its newest event, then the
+        log's head) leave it on one version and its list: its first write builds on the newest
+        list, with no VersionConflict (none was asked for)."""
+        with phasetodo.Session.open("s", shared) as setup:
+            setup.todo_write(INIT)
+        log = shared.open("s")
+        writer = phasetodo.Session.open("s", shared)
+        latest = log.latest
+        landed: list[str] = []
+
+        def a_write_lands_meanwhile() -> Any:
+            found = latest()
+            if len(landed) < 2:  # after each of the first two looks at the newest event
+                landed.append(f"w{len(landed)}")
+                writer.todo_write({"ops": [{"op": "append", "phase": "Fix", "items": [landed[-1]]}]})
+            return found
+
+        monkeypatch.setattr(log, "latest", a_write_lands_meanwhile)
+        opened = phasetodo.Session(log, resume="keep")
+        monkeypatch.undo()
+        opened.todo_write({"ops": [{"op": "append", "phase": "Fix", "items": ["mine"]}]})
+        assert _contents(opened.phases)[-3:] == ["w0", "w1", "mine"]
+        assert opened.version == 4
+        opened.close()
+        writer.close()
+
+
 def _done_read(session: phasetodo.Session) -> None:
     session.todo_write(INIT)
     session.todo_write({"ops": [{"op": "done", "task": "Read"}]})

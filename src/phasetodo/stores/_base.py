@@ -93,6 +93,22 @@ def head_of(log: object) -> Head:
     return Head(version)
 
 
+#: How many times :func:`newest_of` looks again while writes keep landing between its looks.
+_LOOKS = 50
+
+
+def newest_of(log: Any) -> tuple[Head, Event | None]:
+    """The log's head and its newest event, read as one: looked at again while a write lands
+    between the looks. Under a stream of writes too fast to catch, the head returned is one
+    no later look equals, so a reader that compares heads reads again next time."""
+    for _ in range(_LOOKS):
+        head = head_of(log)
+        latest: Event | None = log.latest()
+        if (latest.version if latest is not None else 0) == head.version and head_of(log) == head:
+            return head, latest
+    return Head(latest.version if latest is not None else 0, object()), latest
+
+
 def check_agent(agent: object, place: str = "agent") -> str | None:
     """Return ``agent`` if it is None or a non-empty string without control characters."""
     if agent is None:

@@ -23,7 +23,7 @@ import attrs
 import phasetodo
 
 from .. import person
-from ..stores._base import Head, head_of
+from ..stores._base import Head, newest_of
 from . import edits
 
 __all__ = ["MAX_PAGE", "PAGE", "Board", "Listing", "plan_changes"]
@@ -153,22 +153,9 @@ def head_id(head: Head) -> str:
     return f"{head.version}-{digest}"
 
 
-def latest_phases(latest: phasetodo.Event | None) -> tuple[phasetodo.Phase, ...] | None:
+def _phases_of(latest: phasetodo.Event | None) -> tuple[phasetodo.Phase, ...] | None:
+    """The list a board's facts are read off (None for an empty log)."""
     return latest.phases if latest is not None else None
-
-
-#: How often :func:`_newest` reads again while writes keep landing between its two looks.
-_TRIES = 5
-
-
-def _newest(log: Any) -> tuple[Head, phasetodo.Event | None]:
-    """The log's head and newest event, read as one (again if a write landed between them)."""
-    for _ in range(_TRIES):
-        head = head_of(log)
-        latest: phasetodo.Event | None = log.latest()
-        if (latest.version if latest is not None else 0) == head.version and head_of(log) == head:
-            break
-    return head, latest
 
 
 class _Entry:
@@ -256,7 +243,7 @@ class Board:
         A log replaced under the board (a checkout, a restore) with as many events or fewer
         is another history: what was read of the old one is dropped.
         """
-        head, latest = _newest(entry.log)
+        head, latest = newest_of(entry.log)
         with entry.lock:
             if entry.head is not None and head != entry.head and head.version <= entry.head.version:
                 entry.forget()
@@ -291,7 +278,7 @@ class Board:
         version = latest.version if latest is not None else 0
         with entry.lock:
             known = entry.facts
-        if known is not None and known.version == version and entry.facts_of is latest_phases(latest):
+        if known is not None and known.version == version and entry.facts_of is _phases_of(latest):
             return known
         if latest is None:
             facts = _facts_of(version, [])
@@ -309,7 +296,7 @@ class Board:
             with entry.lock:
                 entry.phase_facts = kept
         with entry.lock:
-            entry.facts, entry.facts_of = facts, latest_phases(latest)
+            entry.facts, entry.facts_of = facts, _phases_of(latest)
         return facts
 
     def _agents(
