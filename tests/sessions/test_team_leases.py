@@ -301,8 +301,9 @@ class TestProcesses:
 class TestOnPostgres:
     def test_lapse_takeover_heartbeat_and_fencing(self, postgres_store: Any) -> None:
         """The same rules on PostgreSQL: a heartbeat holds the claim, then it lapses, is taken
-        over, and the former holder is refused."""
+        over, and the former holder is refused (the sessions' clock, not the server's, drives time)."""
         clock = Clock()
+        postgres_store = phasetodo.PostgresStore(postgres_store.dsn, server_clock=False)
         w1, w2 = agent(postgres_store, "w1", clock), agent(postgres_store, "w2", clock)
         w1.todo_write(PLAN)
         w1.todo_write({"ops": [{"op": "start", "task": "Parser"}]})
@@ -318,6 +319,7 @@ class TestOnPostgres:
         with phasetodo.Session.open("plan", store=postgres_store, profile="team") as fresh:
             assert fresh.phases == w2.refresh()
             assert fresh.phases[0].tasks[0].lease == phasetodo.Lease(2, 1030.0, "w1", 1019.0)
+        postgres_store.close()
 
 
 class TestFencingByEpoch:

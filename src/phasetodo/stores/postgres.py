@@ -151,15 +151,27 @@ class PostgresStore:
     ``listen`` says whether watchers wait on LISTEN/NOTIFY (``True``) or poll
     (``False``); ``None`` (the default) finds out at the first wait, so that a
     pooler in transaction mode (where LISTEN does not work) is polled.
+    ``server_clock`` (the default) stamps every write with the server's clock, so
+    that writers whose clocks disagree share one time line; ``False`` takes each
+    session's own clock instead (a host or test that drives time itself).
     """
 
     storage: Literal["session"] = "session"
 
     def __init__(
-        self, dsn: str, *, timeout: float = 60.0, reconnect: float = 30.0, listen: bool | None = None
+        self,
+        dsn: str,
+        *,
+        timeout: float = 60.0,
+        reconnect: float = 30.0,
+        listen: bool | None = None,
+        server_clock: bool = True,
     ) -> None:
         if listen not in (None, True, False):
             raise InvalidOptionType(f"listen: must be True, False or None, not {listen!r}")
+        if server_clock not in (True, False):
+            raise InvalidOptionType(f"server_clock: must be True or False, not {server_clock!r}")
+        self.server_clock = server_clock
         self._listens: bool | None = listen
         self.dsn = dsn
         self.where = redact(dsn)
@@ -549,7 +561,7 @@ class PostgresLog(RowLog[PostgresStore]):
                 (self.session_id,),
             )
             self._take_owner(recorded)
-            self._server_now = float(now)
+            self._server_now = float(now) if store.server_clock else None
             try:
                 yield
             finally:
