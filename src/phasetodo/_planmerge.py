@@ -24,9 +24,10 @@ import attrs
 from . import _planorder
 from ._core.codec import dump_phases
 from ._core.model import Phase, Status, Task
+from ._views.diff import diff_phases
 from .stores import Event
 
-__all__ = ["CONFLICT_SOURCE", "Conflict", "MergeResult", "merge_events"]
+__all__ = ["CONFLICT_SOURCE", "Conflict", "MergeResult", "NotedConflict", "merge_events", "noted_conflicts"]
 
 #: The ``source`` of the ``user_edit`` event that records a merge's conflicts.
 CONFLICT_SOURCE = "merge-conflict"
@@ -68,6 +69,47 @@ class Conflict:
             f"merge conflict: {what} {self.lost} on one branch, {self.kept} on the other; "
             f"kept {self.kept}, the later change ({when})"
         )
+
+    def noted(self, phases: Sequence[Phase]) -> NotedConflict | None:
+        """Where this conflict's note is in ``phases`` (the merged plan); None when no task there
+        carries it (a plan without tasks, or a task a later change removed)."""
+        for phase in phases:
+            for task in phase.tasks:
+                if self.text() in task.notes and self.task in (task.id, task.content):
+                    return NotedConflict(phase.name, task.content, task.id, self.text())
+        return None
+
+
+@attrs.frozen
+class NotedConflict:
+    """A conflict as a person finds it: its note ``text`` on the task ``task`` (its content;
+    ``id`` when it has one) in the phase ``phase``."""
+
+    phase: str
+    task: str
+    id: str | None
+    text: str
+
+    def line(self) -> str:
+        """One line naming the task and its phase, then the note."""
+        if not self.task:
+            return f"{self.phase}: {self.text}"
+        named = f'"{self.task}"' + (f" ({self.id})" if self.id else "")
+        return f"{named} in {self.phase}: {self.text}"
+
+    def to_json(self) -> dict[str, str | None]:
+        """JSON-ready form: ``{"phase", "task", "id", "text"}``."""
+        return {"phase": self.phase, "task": self.task, "id": self.id, "text": self.text}
+
+
+def noted_conflicts(before: Sequence[Phase], after: Sequence[Phase]) -> list[NotedConflict]:
+    """The conflicts a ``merge-conflict`` event noted: the notes it added between its list
+    ``before`` and ``after``, each with its task and phase."""
+    ids = {(p.name, t.content): t.id for p in after for t in p.tasks}
+    return [
+        NotedConflict(n.phase, n.content, ids.get((n.phase, n.content)), n.text)
+        for n in diff_phases(before, after).notes_added
+    ]
 
 
 @attrs.frozen

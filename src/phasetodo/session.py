@@ -159,6 +159,7 @@ class Session(OptionsHolder):
         #: What a stripped resume removed is logged as its own ``clear`` event (source
         #: ``"resume"``) just before the next change, so the history does not blame that change.
         self._strip_unlogged = self._phases != phases
+        self._stripped = sum(len(p.tasks) for p in phases) - sum(len(p.tasks) for p in self._phases)
         self._reschedule()
 
     @classmethod
@@ -211,7 +212,8 @@ class Session(OptionsHolder):
         long after its last write or :meth:`heartbeat`: another agent's ``start``
         may then take the task over, and this agent's later writes on it are
         refused. Without it claims never lapse. Expiry is reckoned from the times
-        the log's events record (this session's ``clock``).
+        the log's events record (this session's ``clock``). A plan that is not
+        shared has no claims: a lease there raises :class:`~phasetodo.errors.InvalidOption`.
         """
         named = profile is not None or options is not None
         if options is not None:
@@ -238,6 +240,11 @@ class Session(OptionsHolder):
         try:
             options = _plan_options(log, options, named=named)
             chosen = options.profile
+            if options.lease is not None and not chosen.shared:
+                raise InvalidOption(
+                    f"lease: session {session_id!r} is a {chosen.name} plan, whose tasks no agent "
+                    "claims; a lease is for a team plan (profile='team'; --profile team on the command)"
+                )
             if resume is None:
                 resume = "keep" if chosen.shared else "strip"
             _check_policies(resume, clear_delay)
@@ -646,16 +653,36 @@ class Session(OptionsHolder):
     ) -> None:
         self.close()
 
+    @property
+    def resume_stripped(self) -> int:
+        """How many finished tasks ``resume="strip"`` left out of the list this session
+        resumed with (0 once the list moved on: a write, or another writer's newer list).
+        They are still in the log (:meth:`logged_phases`, ``phasetodo show``)."""
+        return self._stripped if self._strip_unlogged else 0
+
+    def _stripped_note(self) -> str:
+        """What the resume left out and how to keep it, while this view shows the stripped list."""
+        count = self.resume_stripped
+        if not count:
+            return ""
+        tasks = "task" if count == 1 else "tasks"
+        return (
+            f"resume='strip' left out {count} finished {tasks} (in the log: logged_phases(); "
+            "Session.open(..., resume='keep') keeps them)"
+        )
+
     def __repr__(self) -> str:
+        note = self._stripped_note()
         return (
             f"<Session {self.session_id!r} version={self._version} storage={self.storage!r}"
-            f"{' closed' if self._closed else ''}>"
+            f"{' closed' if self._closed else ''}{'; ' + note if note else ''}>"
         )
 
     # -- notebook display (see phasetodo._views.render) -----------------------------------
 
     def _display_title(self) -> str:
-        return f"session {self.session_id} · version {self.version}"
+        note = self._stripped_note()
+        return f"session {self.session_id} · version {self.version}{' · ' + note if note else ''}"
 
     def _repr_html_(self) -> str:
         from ._views.render import render_html

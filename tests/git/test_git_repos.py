@@ -171,6 +171,27 @@ class TestMerge:
         assert "merge conflict: status completed on one branch, abandoned on the other" in history.stdout
         assert verified(repo)
 
+    def test_history_names_each_conflicts_task(self, repo: Path) -> None:
+        """history's line and its JSON name the task and phase each merge conflict is about."""
+        start(repo)
+        git(repo, "checkout", "-qb", "feature")
+        write(repo, "alice", {"op": "done", "task": "Lexer"})
+        commit(repo, "feature")
+        git(repo, "checkout", "-q", "main")
+        write(repo, "bob", {"op": "drop", "task": "Lexer"})
+        commit(repo, "main")
+        done = git(repo, "merge", "--no-edit", "feature")
+        assert '  "Lexer" (t2) in Build: merge conflict: status ' in done.stderr
+        line = next(x for x in cli(repo, "history").stdout.splitlines() if "merge conflict:" in x)
+        assert line.strip().startswith('"Lexer" (t2) in Build: merge conflict: status ')
+        rows = json.loads(cli(repo, "history", "--json").stdout)
+        noted = [c for row in rows for c in row.get("conflicts", ())]
+        assert [(c["phase"], c["task"], c["id"]) for c in noted] == [("Build", "Lexer", "t2")] * 2
+        assert [c["text"].split(" on one")[0] for c in noted] == [
+            "merge conflict: status completed",
+            "merge conflict: owner alice",
+        ]
+
     def test_the_guides_example(self, repo: Path) -> None:
         """docs/git.md's conflict example, made with the command: the task completed on feature
         and dropped later on main; git merge and history print what the guide shows (times,
@@ -330,7 +351,7 @@ def moved(task: str, phase: str) -> Callable[[tuple[Phase, ...]], tuple[Phase, .
 def conflicts(repo: Path) -> list[str]:
     """The notes the merge-conflict events of the plan's log left."""
     history = cli(repo, "history").stdout
-    return [line.strip() for line in history.splitlines() if line.strip().startswith("merge conflict:")]
+    return [line.partition(": ")[2] for line in history.splitlines() if ": merge conflict:" in line]
 
 
 class TestOrderAndPhases:

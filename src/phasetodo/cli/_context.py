@@ -77,6 +77,11 @@ def usage(message: str) -> NoReturn:
 
 #: What the reading verbs say is missing, by kind of store.
 _MISSING = {"jsonl": "store directory", "sqlite": "SQLite file"}
+#: How a person starts a plan, which the reading verbs add when there is none yet.
+_START = (
+    "start a plan with `phasetodo append PHASE TASK [TASK ...]` "
+    "(or `phasetodo import FILE.md`; `phasetodo demo` plays an example into session 'demo')"
+)
 
 
 def store_text(args: argparse.Namespace) -> str:
@@ -95,7 +100,7 @@ def open_store(text: str | None, *, must_exist: bool = False) -> Store:
         spec = default_spec() if text is None else parse_store(text)
         if must_exist and not spec.exists():
             missing = f"there is no {_MISSING[spec.kind]} {spec.where}"
-            raise _Exit(OP_ERRORS, f"--store {shown(spec.text)}: {missing}; nothing to read")
+            raise _Exit(OP_ERRORS, f"--store {shown(spec.text)}: {missing}; nothing to read; {_START}")
         return spec.open()
     except InvalidStoreSpec as error:
         usage(f"--store {error}")
@@ -108,7 +113,7 @@ def _missing_session(sid: str, spec: str, sessions: Sequence[str]) -> NoReturn:
         more = f" and {len(sessions) - 20} more" if len(sessions) > 20 else ""
         have = f"the store has {names}{more}"
     else:
-        have = "the store has no sessions yet"
+        have = f"the store has no sessions yet; {_START}"
     raise _Exit(OP_ERRORS, f"--session: no session {sid!r} in {spec}; {have}")
 
 

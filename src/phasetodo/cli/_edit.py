@@ -19,7 +19,10 @@ from typing import IO, Any
 
 from .._core.fuzzy import AmbiguousTarget, TargetNotFound, resolve
 from .._core.model import Phase
+from .._core.ops import OP_NAMES
+from .._profiles.builtin import resolve as resolve_profile
 from .._profiles.keys import unknown_key_problems
+from .._profiles.team.ops import TEAM_OP_NAMES
 from .._views.markdown import markdown_to_phases, phases_to_markdown
 from ..errors import (
     InvalidBeads,
@@ -135,7 +138,8 @@ def run_apply(args: argparse.Namespace, out: IO[str]) -> int:
                 params, agent=args.agent, profile=args.profile, request_id=args.request_id
             )
         except InvalidParams as error:
-            raise _Exit(USAGE, f"apply: {error}\nnothing was applied", error.problems) from error
+            hint = _team_ops_hint(params, session, args.profile)
+            raise _Exit(USAGE, f"apply: {error}\nnothing was applied{hint}", error.problems) from error
         except RecursionError:
             usage("apply: the parameters nest too deeply to check; nothing was applied")
         except NoAgentSession as error:
@@ -156,6 +160,24 @@ def run_apply(args: argparse.Namespace, out: IO[str]) -> int:
     else:
         out.write(result.text + "\n")
     return OP_ERRORS if result.errors or result.is_error else OK
+
+
+def _team_ops_hint(params: Any, session: Session, profile: str | None) -> str:
+    """For team ops (``block``, ``after``...) given to a plan that is not a team plan: a line
+    saying so and how to start a team plan (empty otherwise)."""
+    chosen = resolve_profile(profile) if profile is not None else session.profile
+    ops = params.get("ops") if isinstance(params, dict) else None
+    if chosen.shared or not isinstance(ops, list):
+        return ""
+    given = {op.get("op") for op in ops if isinstance(op, dict)}
+    team_only = [name for name in TEAM_OP_NAMES if name in given and name not in OP_NAMES]
+    if not team_only:
+        return ""
+    return (
+        f"\n{', '.join(team_only)}: an op of team plans, and session {session.session_id!r} is a "
+        f"{chosen.name} plan (a plan keeps the profile it was made with); start a team plan in a "
+        "new session with `phasetodo --session NAME apply --profile team JSON` (docs/teams.md)"
+    )
 
 
 # --- edit and import ---------------------------------------------------------------------------

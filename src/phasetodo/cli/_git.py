@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import IO
 
+from .._core.model import Phase
+from .._planmerge import NotedConflict
 from ..errors import GitPlanError
-from ..gitplan import init_repo, merge_files, store_at
+from ..gitplan import Conflict, init_repo, merge_files, store_at
 from ._context import DEFAULT_SESSION, OK, USAGE, _Exit, json_text, raw, usage
 
 __all__ = ["AT_VERBS", "at_ref", "run_git"]
@@ -54,6 +56,7 @@ def run_git(args: argparse.Namespace, out: IO[str]) -> int:
     except GitPlanError as error:
         raise _Exit(USAGE, f"git merge-driver: {args.path or args.ours}: {error}") from error
     where = args.path or args.ours
+    noted = [_noted(c, result.phases) for c in result.conflicts]
     if args.json:
         raw(out).write(
             json_text(
@@ -61,19 +64,25 @@ def run_git(args: argparse.Namespace, out: IO[str]) -> int:
                     "path": where,
                     "events": len(result.events),
                     "common": result.common,
-                    "conflicts": [c.text() for c in result.conflicts],
+                    "conflicts": [n.to_json() for n in noted],
                 }
             )
         )
-    elif result.conflicts:
+    elif noted:
         import sys
 
-        lines = "".join(f"  {c.task or c.phase or 'plan'}: {c.text()}\n" for c in result.conflicts)
-        sys.stderr.write(
-            f"phasetodo: {where}: merged; {len(result.conflicts)} conflict(s) recorded "
-            "(see phasetodo history):\n" + lines
-        )
+        head = f"phasetodo: {where}: merged; {len(noted)} conflict(s) recorded (see phasetodo history):\n"
+        sys.stderr.write(head + "".join(f"  {n.line()}\n" for n in noted))
     return OK
+
+
+def _noted(conflict: Conflict, phases: Sequence[Phase]) -> NotedConflict:
+    """The conflict with the task and phase its note is on; a conflict noted on no task (a plan
+    without tasks) names its phase, else the plan."""
+    found = conflict.noted(phases)
+    if found is not None:
+        return found
+    return NotedConflict(conflict.phase or "the plan", conflict.task or "", None, conflict.text())
 
 
 @contextlib.contextmanager

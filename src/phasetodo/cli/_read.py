@@ -13,6 +13,7 @@ from typing import IO, Any
 
 from .._core.codec import dump_phases
 from .._core.model import Phase
+from .._planmerge import NotedConflict, noted_conflicts
 from .._views.diff import diff_phases
 from .._views.markdown import phases_to_markdown
 from ..errors import InvalidSessionId, PhasetodoError
@@ -110,7 +111,7 @@ def _history_rows(args: argparse.Namespace) -> list[dict[str, Any]]:
                 }
             )
             if event.source == CONFLICT_SOURCE:  # what a git merge of the plan could not reconcile
-                rows[-1]["conflicts"] = [n.text for n in diff_phases(previous, phases).notes_added]
+                rows[-1]["conflicts"] = [c.to_json() for c in noted_conflicts(previous, phases)]
             previous = phases
     return rows
 
@@ -127,8 +128,8 @@ def run_history(args: argparse.Namespace, out: IO[str]) -> int:
             f"{row['version']:>4}  {row['time']}  {kind:<18}  {plural(row['tasks'], 'task')}, "
             f"{row['open']} open  [{row['summary']}]\n"
         )
-        for text in row.get("conflicts", ()):
-            out.write(f"        {text}\n")
+        for conflict in row.get("conflicts", ()):
+            out.write(f"        {NotedConflict(**conflict).line()}\n")
     if not rows:
         out.write("No events yet.\n")
     return OK

@@ -33,6 +33,8 @@ PAGE = 50
 MAX_PAGE = 100
 #: How many recent versions' lists a session keeps, for the live feed's deltas from them.
 RECENT_LISTS = 16
+#: The statuses of a finished task, as the JSON spells them.
+_CLOSED = frozenset(("completed", "abandoned"))
 
 
 def _counts(phases: Sequence[Mapping[str, Any]]) -> dict[str, int]:
@@ -550,8 +552,8 @@ class Board:
             if session.version != expected:
                 raise phasetodo.VersionConflict(session_id, expected, session.version)
             if action == "status":  # a person's status change: the same path as the command's
-                changed = _person_status(session, team, body)
-                return {"changed": changed, "plan": self.plan(session_id)}
+                changed, waited = _person_status(session, team, body)
+                return {"changed": changed, "plan": self.plan(session_id), "waited_for": waited}
             if action == "unblock":  # the team engine's own op, as ``phasetodo unblock`` runs it
                 changed = _person_unblock(session, team, body)
                 return {"changed": changed, "plan": self.plan(session_id)}
@@ -578,12 +580,17 @@ class Board:
 _Make = Callable[[Board, str, list[dict[str, Any]], Mapping[str, Any]], list[dict[str, Any]]]
 
 
-def _person_status(session: phasetodo.Session, team: bool, body: Mapping[str, Any]) -> bool:
+def _person_status(
+    session: phasetodo.Session, team: bool, body: Mapping[str, Any]
+) -> tuple[bool, list[str]]:
     """Give the task the page showed at ``phase``/``task`` the status ``status`` through
-    :mod:`phasetodo.person`; whether a ``user_edit`` was recorded. A refused edit raises
-    ``ValueError`` naming the field; on a team plan a start names the ``agent`` it claims for."""
+    :mod:`phasetodo.person`: whether a ``user_edit`` was recorded, and for a Done on a task that
+    still waited for others, those (a person may close it anyway; the page says so). A refused
+    edit raises ``ValueError`` naming the field; on a team plan a start names the ``agent`` it
+    claims for."""
     current = phasetodo.dump_phases(session.phases)
     found = edits.task_at(current, body.get("phase"), body.get("task"), body.get("content"))
+    waited = _open_after(current, found) if body.get("status") == "completed" else []
     status, agent = body.get("status"), body.get("agent")
     if agent is not None and (not isinstance(agent, str) or not agent.strip()):
         raise ValueError("agent: must be the name of the agent who claims the task")
@@ -594,7 +601,16 @@ def _person_status(session: phasetodo.Session, team: bool, body: Mapping[str, An
         outcome = person.apply_edit(session, ops, source="board", team=team, agent=agent)
     if outcome.errors and not outcome.changed:
         raise ValueError("status: " + "; ".join(outcome.errors))
-    return outcome.changed
+    return outcome.changed, waited if outcome.changed else []
+
+
+def _open_after(phases: Sequence[Mapping[str, Any]], task: Mapping[str, Any]) -> list[str]:
+    """The tasks ``task`` comes after (``after``, by content or id) that are still open, by content."""
+    after = task.get("after") or []
+    tasks = [t for phase in phases for t in phase.get("tasks", [])]
+    named = {t.get("content"): t for t in tasks} | {t["id"]: t for t in tasks if t.get("id")}
+    found = (named.get(name) for name in after)
+    return [t["content"] for t in found if t is not None and t.get("status") not in _CLOSED]
 
 
 def _person_unblock(session: phasetodo.Session, team: bool, body: Mapping[str, Any]) -> bool:

@@ -1,12 +1,18 @@
 // What the plan page's controls do: edits sent to the board, and the state they change.
 import { apiPath, getJSON, postEdit, refusal } from "./api.js";
 import { $, byKey } from "./dom.js";
-import { say } from "./frame.js";
+import { say, saySaved } from "./frame.js";
 import { isClosed } from "./pieces.js";
 import { fetchPlan } from "./plan-live.js";
 import { mayStart } from "./team.js";
 
-const savedText = (reply, plan) => (reply.body.changed ? `Saved as version ${plan.version}.` : "Nothing to change.");
+// What a Done on a task that still waited for others adds (the board names them).
+function waitedText(reply, body) {
+  const waited = reply.body.waited_for || [];
+  if (!waited.length || !body.content) return "";
+  const names = waited.map((name) => `“${name}”`).join(", ");
+  return `“${body.content}” was still waiting for ${names}, not done yet.`;
+}
 
 // Send one edit (its body names the version it was made on), one at a time; `done`
 // runs once it is saved. A refusal is explained; after a conflict the newest plan shows.
@@ -19,7 +25,8 @@ async function submit(ctx, body, done) {
   if (reply.status === 200) {
     ui.plan = reply.body.plan;
     if (done) done();
-    say(savedText(reply, ui.plan), "ok");
+    if (reply.body.changed) saySaved(ui.plan.version, waitedText(reply, body));
+    else say("Nothing to change.", "ok");
   } else {
     say(refusal(reply));
     if (reply.status === 409) ui.plan = await fetchPlan(ctx.sid);

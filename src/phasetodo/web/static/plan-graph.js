@@ -133,6 +133,29 @@ function drawing(ctx, names, edges, path) {
   return h("div", { class: "graph-wrap" }, root);
 }
 
+// What the graph's marks mean: each swatch is drawn with the classes of what it stands for,
+// so it looks as the graph does in either colour scheme.
+const KEY = [
+  ["in progress", "key-node st-in_progress"],
+  ["blocked", "key-node st-blocked"],
+  ["on the critical path", "key-node critical"],
+  ["selected", "key-node chosen"],
+];
+
+function swatch(classes) {
+  const box = svg("svg", { class: "key-swatch", width: 30, height: 18, viewBox: "0 0 30 18", "aria-hidden": "true" });
+  const g = svg("g", { class: classes });
+  g.append(svg("rect", { x: 2, y: 2, width: 26, height: 14, rx: 4 }));
+  box.append(g);
+  return box;
+}
+
+function legend() {
+  const item = ([label, classes]) => h("li", { "data-key": "key:" + label }, swatch(classes), h("span", {}, label));
+  const arrow = h("li", { "data-key": "key:after" }, h("span", { class: "key-arrow", "aria-hidden": "true" }, "→"), h("span", {}, "points to the task that comes after"));
+  return h("ul", { class: "graph-key", "aria-label": "Legend" }, KEY.map(item), arrow);
+}
+
 // The chosen task: its row (with its controls), what it comes after and what comes after it.
 function chosen(ctx, edges) {
   const found = ctx.ui.selected && ctx.index().get(ctx.ui.selected);
@@ -166,6 +189,7 @@ export function drawGraph(ctx) {
       viewTabs(ctx),
       h("div", { class: "toolbar" }, liveBox(ctx)),
       h("p", { class: "graph-summary" }, summary, all.length ? h("span", { class: "critical-path" }, path.join(" → ")) : null),
+      all.length ? legend() : null,
       all.length ? drawing(ctx, names, edges, path) : null,
       chosen(ctx, all),
     ),

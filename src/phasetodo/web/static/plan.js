@@ -5,7 +5,7 @@
 // plan-forms.js hold the controls, plan-edit.js the edits they make, plan-live.js the live
 // feed and the first load, plan-events.js the events the team and activity views read.
 import { pagePath, token } from "./api.js";
-import { crumbs, title } from "./frame.js";
+import { crumbs, followVersion, title } from "./frame.js";
 import { drawActivity } from "./plan-activity.js";
 import { drawGraph } from "./plan-graph.js";
 import { drawPlan } from "./plan-list.js";
@@ -59,7 +59,10 @@ function indexer(ui) {
 // feed, `draw` (now), `drawSoon` (once per frame at most), `writable` and `index`.
 function planContext(sid, view) {
   const ctx = { sid, ui: initialState(view) };
-  ctx.draw = () => VIEWS[ctx.ui.view].draw(ctx);
+  ctx.draw = () => {
+    VIEWS[ctx.ui.view].draw(ctx);
+    if (ctx.ui.plan) followVersion(ctx.ui.plan.version);
+  };
   ctx.drawSoon = frameScheduler(ctx.draw);
   ctx.writable = () => ctx.ui.plan && !ctx.ui.plan.read_only && token;
   ctx.index = indexer(ctx.ui);
