@@ -24,6 +24,7 @@ from ._profiles.parity import PARITY
 from ._profiles.registry import Profile
 from ._profiles.strict import STRICT
 from ._profiles.team import TEAM
+from ._profiles.todo import TODO
 from ._public import SUBMODULES
 from ._views.anchor import compaction_anchor
 from ._views.diff import ListDiff, diff_phases
@@ -47,6 +48,7 @@ __all__ = [
     "REFERENCE_STATUSES",
     "STRICT",
     "TEAM",
+    "TODO",
     "Event",
     "InvalidParams",
     "InvalidPhases",
