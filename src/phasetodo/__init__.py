@@ -24,7 +24,6 @@ from ._profiles.parity import PARITY
 from ._profiles.registry import Profile
 from ._profiles.strict import STRICT
 from ._profiles.team import TEAM
-from ._profiles.todo import TODO
 from ._public import SUBMODULES
 from ._views.anchor import compaction_anchor
 from ._views.diff import ListDiff, diff_phases
@@ -48,7 +47,6 @@ __all__ = [
     "REFERENCE_STATUSES",
     "STRICT",
     "TEAM",
-    "TODO",
     "Event",
     "InvalidParams",
     "InvalidPhases",

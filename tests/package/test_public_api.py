@@ -14,7 +14,7 @@ from phasetodo import _public
 
 #: Every name ``phasetodo`` exports. Adding one is a decision: this list says so in review.
 EXPORTED = {
-    "DEFAULT_LIMITS", "DETAILS_SCHEMA", "PARITY", "REFERENCE_STATUSES", "STRICT", "TEAM", "TODO", "Event",
+    "DEFAULT_LIMITS", "DETAILS_SCHEMA", "PARITY", "REFERENCE_STATUSES", "STRICT", "TEAM", "Event",
     "InvalidParams", "InvalidPhases", "JsonlStore", "Lease", "Limits", "ListDiff", "MemoryStore", "Phase",
     "PhasetodoError", "PhasetodoWarning", "PostgresStore", "Profile", "Session", "SessionError",
     "SqliteStore", "Status", "Store", "StoreError", "Task", "TodoList", "TodoWriteTool", "ToolResult",
