@@ -30,6 +30,7 @@ from .result import Storage, ToolResult
 __all__ = [
     "TODO",
     "TODO_DESCRIPTION",
+    "TODO_DETAILS_SCHEMA",
     "TODO_PARAMS_SCHEMA",
     "TODO_PERSON",
     "TodoCall",
@@ -77,6 +78,49 @@ TODO_PARAMS_SCHEMA: Mapping[str, Any] = {
         "reason": _text("blocker note (block op)"),
     },
     "required": ["op"],
+}
+
+_STATUSES = ["pending", "in_progress", "completed", "abandoned", "blocked"]
+
+#: The JSON Schema of the tool's ``details``: the op, the list, where it lives, what completed.
+TODO_DETAILS_SCHEMA: Mapping[str, Any] = {
+    "type": "object",
+    "required": ["phases", "storage"],
+    "properties": {
+        "op": {"type": "string", "enum": list(OPS)},
+        "phases": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["name", "tasks"],
+                "properties": {
+                    "name": {"type": "string"},
+                    "tasks": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["content", "status"],
+                            "properties": {
+                                "content": {"type": "string"},
+                                "status": {"type": "string", "enum": _STATUSES},
+                                "blocker": {"type": "string"},
+                                "droppedBy": {"type": "string", "enum": [USER]},
+                            },
+                        },
+                    },
+                },
+            },
+        },
+        "storage": {"type": "string", "enum": ["session", "memory"]},
+        "completedTasks": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["phase", "content"],
+                "properties": {"phase": {"type": "string"}, "content": {"type": "string"}},
+            },
+        },
+    },
 }
 
 #: What the model reads about the tool (phasetodo's own words for the reference's rules).
@@ -219,10 +263,9 @@ def todo_report(outcome: Outcome, storage: Storage) -> ToolResult:
         result["content"][0]["text"],
         details,
         is_error=result.get("isError") is True,
-        problems=outcome.problems,
         phases=outcome.phases,
         errors=outcome.errors,
-    )
+    )  # no ``problems``: a rejected call's text is the tool's own, which hosts pass on as it is
 
 
 def _view(phases: tuple[Phase, ...]) -> Mapping[str, Any]:
