@@ -17,11 +17,14 @@ import attrs
 
 from ._core.model import Phase, Status
 from ._profiles.builtin import resolve
+from ._profiles.registry import Profile
+from .errors import InvalidParams
 from .session import Session
 from .tool import call
 
 __all__ = [
-    "EditOutcome", "apply_edit", "is_team_plan", "remove_everything", "reset_to_pending", "status_ops",
+    "EditOutcome", "all_or_nothing", "apply_edit", "can_block", "edit_profile", "is_team_plan",
+    "remove_everything", "reset_to_pending", "status_ops",
 ]
 
 #: The op that gives a task each status a person can choose (pending has none).
@@ -47,6 +50,28 @@ def session_is_team(session: Session) -> bool:
     """Whether the session is a team plan: its profile, which :meth:`Session.open` took from the
     log (:func:`phasetodo.session.recorded_profile`, the one place old logs are inferred)."""
     return session.profile.shared
+
+
+def edit_profile(session: Session) -> Profile:
+    """The profile a person's edits of ``session`` run in: its profile's ``person`` when it has
+    one (``todo``), else team on a shared plan and parity on any other."""
+    own = session.profile
+    return own.person or resolve("team" if own.shared else "parity")
+
+
+def all_or_nothing(session: Session) -> bool:
+    """Whether a person's edit with any op error changes nothing (team and todo plans)."""
+    return session_is_team(session) or edit_profile(session).atomic
+
+
+def can_block(session: Session) -> bool:
+    """Whether a person can mark a task of ``session`` blocked: its edits take a ``block`` op
+    (team and todo plans; the reference's older tool has no blocked status)."""
+    try:
+        edit_profile(session).parse({"ops": [{"op": "block", "task": "t", "reason": "r"}]})
+    except InvalidParams:
+        return False
+    return True
 
 
 def status_ops(status: str, task: str, reason: str | None = None) -> list[dict[str, Any]]:
@@ -80,7 +105,7 @@ def apply_edit(
     before, version = tuple(session.phases), session.version
     team = session_is_team(session) if team is None else team
     chosen = session.profile.person or resolve("team" if team else "parity")
-    outcome = call({"ops": list(ops)}, before, profile=chosen, agent=agent)
+    outcome = call({"ops": list(ops)}, before, profile=chosen, agent=agent)  # see edit_profile
     if (team or chosen.atomic) and outcome.errors:
         return EditOutcome(before, tuple(outcome.errors))
     return _record(session, outcome.phases, source, version, tuple(outcome.errors))

@@ -74,6 +74,11 @@ def _common() -> argparse.ArgumentParser:
 
 
 def _add_reading(verb: _Verb) -> None:
+    verb(
+        "view",
+        "print the summary the agent's tool shows (on a todo plan, its view op's text; "
+        "--json adds the list as the tool writes it)",
+    )
     show = verb("show", "print the list as a tree")
     show.add_argument(
         "--collapsed",
