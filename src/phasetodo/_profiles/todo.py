@@ -22,7 +22,7 @@ from .._todo.schema import OPS, Params, check
 from .._todo.summary import format_summary
 from .._todo.tool import run as run_todo
 from .._todo.tool import run_edits
-from .._todo.values import USER, TodoPhase, TodoTask, phases_to_json
+from .._todo.values import USER, from_todo, phases_to_json, to_todo
 from ..errors import InvalidParams
 from .registry import CallContext, Profile
 from .result import Storage, ToolResult
@@ -204,35 +204,6 @@ class TodoOutcome(Outcome):
 
     result: Mapping[str, Any] = attrs.field(factory=dict, kw_only=True, eq=False)
     problems: tuple[str, ...] = attrs.field(default=(), kw_only=True)
-
-
-def to_todo(phases: Sequence[Phase]) -> tuple[TodoPhase, ...]:
-    """The todo tool's values for a stored list: ``reason`` is the blocker, owner ``"user"``
-    a person's drop."""
-    return tuple(
-        TodoPhase(
-            phase.name,
-            tuple(
-                TodoTask(task.content, task.status, task.reason, USER if task.owner == USER else None)
-                for task in phase.tasks
-            ),
-        )
-        for phase in phases
-    )
-
-
-def from_todo(phases: Sequence[TodoPhase]) -> tuple[Phase, ...]:
-    """The stored list for the todo tool's values (the inverse of :func:`to_todo`)."""
-    return tuple(
-        Phase(
-            phase.name,
-            tuple(
-                Task(task.content, task.status, reason=task.blocker, owner=task.dropped_by)
-                for task in phase.tasks
-            ),
-        )
-        for phase in phases
-    )
 
 
 def is_settled(task: Task) -> bool:
