@@ -5,16 +5,24 @@ The command runs in this process (``phasetodo.cli.main``) on a JSONL store in a 
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import phasetodo
 from phasetodo import todo
 from phasetodo.cli import main
+
+from ..budget import examples
+from ..todo.test_todo_properties import calls
 
 #: Runs the command on one store and returns (exit status, stdout, stderr).
 Run = Callable[..., tuple[int, str, str]]
@@ -115,3 +123,27 @@ class TestMcpFlags:
         status, _, err = run("mcp", "--tool", "todo", "--profile", "strict")
         assert status == 2
         assert "--tool todo runs the todo profile" in err
+
+
+def _apply(folder: str, params: Any) -> tuple[int, Any]:
+    """``phasetodo --json apply --profile todo PARAMS`` in this process: its status and JSON."""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        status = main(["--store", folder, "--json", "apply", "--profile", "todo", json.dumps(params)])
+    return status, json.loads(printed.getvalue())
+
+
+class TestApplyAgreesWithTodo:
+    @settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.data())
+    def test_each_call_prints_what_apply_gives(self, data: st.DataObject) -> None:
+        """Over generated single-op calls, ``apply --json`` prints apply's result; an error exits 1."""
+        phases: list[dict[str, Any]] = []
+        with tempfile.TemporaryDirectory() as folder:
+            for _ in range(data.draw(st.integers(1, 5))):
+                params = data.draw(calls(phases))
+                expected = todo.apply(params, phases, storage="session")
+                status, printed = _apply(folder, params)
+                assert printed == expected
+                assert status == (1 if expected.get("isError") else 0)
+                phases = expected["details"]["phases"]
