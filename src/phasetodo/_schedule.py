@@ -38,7 +38,6 @@ class ClearSchedule:
 
         ``settled`` says which tasks auto-clear removes (``None``: completed and abandoned ones).
         """
-        rule = _closed if settled is None else settled
         known = {id(entry[0]): entry for entry in self._entries}
         before: dict[str, dict[str, float]] | None = None
         entries: list[_Entry] = []
@@ -47,7 +46,7 @@ class ClearSchedule:
             if entry is None or entry[0] is not phase:
                 if before is None:
                     before = _by_name(self._entries)
-                entry = _read(phase, before.get(phase.name, {}), now + delay, rule)
+                entry = _read(phase, before.get(phase.name, {}), now + delay, settled)
             entries.append(entry)
         self._entries = entries
 
@@ -84,11 +83,13 @@ def _by_name(entries: Iterable[_Entry]) -> dict[str, dict[str, float]]:
     return out
 
 
-def _closed(task: Task) -> bool:
-    return task.status.is_closed
-
-
-def _read(phase: Phase, before: dict[str, float], fresh: float, settled: Callable[[Task], bool]) -> _Entry:
-    """A phase's entry: its settled tasks keep the deadlines ``before`` had, the rest get ``fresh``."""
-    deadlines = {t.content: before.get(t.content, fresh) for t in phase.tasks if settled(t)}
+def _read(
+    phase: Phase, before: dict[str, float], fresh: float, settled: Callable[[Task], bool] | None
+) -> _Entry:
+    """A phase's entry: its settled tasks (``None``: closed ones) keep the deadlines ``before``
+    had, the rest get ``fresh``."""
+    if settled is None:
+        deadlines = {t.content: before.get(t.content, fresh) for t in phase.tasks if t.status.is_closed}
+    else:
+        deadlines = {t.content: before.get(t.content, fresh) for t in phase.tasks if settled(t)}
     return phase, deadlines, min(deadlines.values(), default=inf)

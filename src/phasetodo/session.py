@@ -615,7 +615,7 @@ class Session(OptionsHolder):
         with self._log.lock():
             current = self._sync()
             due = self._schedule.due(now)
-            after = remove_closed(current, due, self.profile.is_settled)
+            after = remove_closed(current, due, self.profile.settled)
             if after == current:
                 return None
             version = self._version + 1
@@ -827,7 +827,7 @@ class Session(OptionsHolder):
         if self._clear_delay < 0:
             self._schedule.clear()
         else:
-            self._schedule.update(self._phases, self._clock(), self._clear_delay, self.profile.is_settled)
+            self._schedule.update(self._phases, self._clock(), self._clear_delay, self.profile.settled)
 
 
 async def run_auto_clear(session: Session, *, poll: float = 1.0) -> None:
