@@ -135,7 +135,7 @@ class TestReadme:
         for verb in ("`ready`", "`block TASK [--reason TEXT]`", "`unblock TASK`"):
             assert verb in words, verb
         assert "a session id has at most 200 characters" in words
-        assert "three profiles" in words
+        assert "four profiles" in words
 
     def test_links_stay_in_the_repository(self) -> None:
         """Every link into the repository (relative, or the README's absolute ones) names one of its files."""
