@@ -589,7 +589,8 @@ class Session(OptionsHolder):
         """
         if not isinstance(source, str) or not source:
             raise InvalidOption("source: must be a non-empty string")
-        edited = tuple(as_phases(phases))
+        load = self.profile.load  # a profile with JSON of its own reads it (todo: blockers, drops)
+        edited = tuple(as_phases(phases)) if load is None else load(list(phases))
         repair = self.profile.repair
 
         def make(current: tuple[Phase, ...]) -> tuple[tuple[Phase, ...], None]:

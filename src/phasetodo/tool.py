@@ -106,7 +106,7 @@ def todo_write(
     if fast is not None:
         return fast
     options = Options(profile, limits, dry_run, agent, lead)
-    return options.run(params, _phases_arg(phases)).to_json()
+    return options.run(params, _phases_arg(phases, options.profile)).to_json()
 
 
 def _parity_on_columns(
@@ -138,12 +138,15 @@ def _parity_on_columns(
     return {"content": [{"type": "text", "text": text}], "details": details}  # type: ignore[return-value]
 
 
-def _phases_arg(phases: object) -> tuple[Phase, ...]:
-    """``phases`` as given to :func:`todo_write`: ``None`` or a list/tuple of phases."""
+def _phases_arg(phases: object, profile: Profile = PARITY) -> tuple[Phase, ...]:
+    """``phases`` as given to :func:`todo_write`: ``None`` or a list/tuple of phases (JSON in
+    ``profile``'s own shape when it reads one: see ``Profile.load``)."""
     if phases is None:
         return ()
     if isinstance(phases, (str, bytes, Mapping)) or not isinstance(phases, (list, tuple)):
         raise InvalidPhases([f"phases: must be a list of phases, not {type(phases).__name__}"])
+    if profile.load is not None:
+        return profile.load(phases)
     items = tuple(phases)
     if items and all(isinstance(p, Phase) for p in items):
         found = value_problems(items)
@@ -195,9 +198,9 @@ class MemoryState(OptionsHolder):
         limits: Limits | None = DEFAULT_LIMITS,
         agent: str | None = None,
     ) -> None:
-        self._phases: tuple[Phase, ...] = _phases_arg(list(phases))
         #: The defaults of every call: profile, limits, and the agent as writer and lead.
         self.options = Options(profile, limits, agent=agent, lead=agent)
+        self._phases: tuple[Phase, ...] = _phases_arg(list(phases), self.options.profile)
 
     @property
     def phases(self) -> tuple[Phase, ...]:

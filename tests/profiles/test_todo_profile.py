@@ -97,6 +97,37 @@ class TestResults:
             assert read(session.phases, CallContext()) == expected
 
 
+#: A list in the tool's JSON with a blocker and a person's drop.
+BLOCKED: list[dict[str, Any]] = [{"name": "P", "tasks": [
+    {"content": "a", "status": "blocked", "blocker": "why"},
+    {"content": "b", "status": "abandoned", "droppedBy": "user"},
+    {"content": "c", "status": "in_progress"},
+]}]
+
+
+class TestTheToolsJson:
+    def test_todo_write_reads_the_tools_json(self) -> None:
+        """phasetodo.todo_write in the todo profile keeps a given list's blockers and drops."""
+        result = phasetodo.todo_write({"op": "view"}, BLOCKED, profile="todo")
+        assert result == todo.apply({"op": "view"}, BLOCKED)
+
+    def test_a_memory_state_and_a_persons_edit_read_it_too(self) -> None:
+        """A MemoryState and Session.user_edit given the tool's JSON keep blocker and droppedBy."""
+        from phasetodo.tool import MemoryState
+
+        state = MemoryState(BLOCKED, profile="todo")
+        assert state.todo_write({"op": "view"})["details"]["phases"] == BLOCKED
+        with _open(phasetodo.MemoryStore()) as session:
+            session.user_edit(BLOCKED, source="import")
+            assert session.todo_write({"op": "view"})["details"]["phases"] == BLOCKED
+
+    def test_a_malformed_list_names_the_place(self) -> None:
+        """A list the tool cannot read raises InvalidPhases naming where."""
+        with pytest.raises(phasetodo.InvalidPhases, match=r"phases\[0\]\.tasks\[0\]\.status"):
+            phasetodo.todo_write({"op": "view"}, [{"name": "P", "tasks": [{"content": "a", "status": "x"}]}],
+                                 profile="todo")
+
+
 class TestHistoryAndResume:
     def test_the_log_keeps_every_write_and_a_person_can_go_back(self, jsonl: phasetodo.JsonlStore) -> None:
         """Each write is an event with its list; an earlier list restored is the list again."""

@@ -69,7 +69,9 @@ class Profile:
       shape (the ``todo`` profile's): a session logs what a write changed rather
       than its ops, and keeps a write's ``details`` whole to answer its retry;
     * ``person``: the profile a person's edits run in (the command, the board:
-      ``{"ops": [...]}``); ``None``: the team profile on a shared plan, else parity.
+      ``{"ops": [...]}``); ``None``: the team profile on a shared plan, else parity;
+    * ``load(items)``: reads a list given as JSON in the profile's own shape (``None``:
+      the engine's codec; the ``todo`` profile reads ``blocker`` and ``droppedBy``).
     """
 
     name: str
@@ -85,6 +87,7 @@ class Profile:
     settled: Callable[[Task], bool] | None = attrs.field(default=None, repr=False)
     own_json: bool = False
     person: Profile | None = attrs.field(default=None, repr=False)
+    load: Callable[[Sequence[Any]], tuple[Phase, ...]] | None = attrs.field(default=None, repr=False)
 
     def is_settled(self, task: Task) -> bool:
         """Whether ``task`` is finished for good in this profile (see ``settled``)."""

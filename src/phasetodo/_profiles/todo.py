@@ -22,7 +22,7 @@ from .._todo.schema import OPS, Params, check
 from .._todo.summary import format_summary
 from .._todo.tool import run as run_todo
 from .._todo.tool import run_edits
-from .._todo.values import USER, from_todo, phases_to_json, to_todo
+from .._todo.values import USER, from_todo, phases_from_json, phases_to_json, to_todo
 from ..errors import InvalidParams
 from .registry import CallContext, Profile
 from .result import Storage, ToolResult
@@ -206,6 +206,12 @@ class TodoOutcome(Outcome):
     problems: tuple[str, ...] = attrs.field(default=(), kw_only=True)
 
 
+def load_todo_list(items: Sequence[Any]) -> tuple[Phase, ...]:
+    """A list given as the tool's JSON (or its values), as the engine's values: blockers and a
+    person's drops kept; raises :class:`~phasetodo.InvalidPhases` naming each bad place."""
+    return from_todo(phases_from_json(list(items)))
+
+
 def is_settled(task: Task) -> bool:
     """The reference's settle rule: completed, or dropped by a person (a model's abandon is not)."""
     return task.status is Status.COMPLETED or (task.status is Status.ABANDONED and task.owner == USER)
@@ -300,6 +306,7 @@ TODO_PERSON = Profile(
     atomic=True,
     settled=is_settled,
     own_json=True,
+    load=load_todo_list,
 )
 
 #: The reference's current tool, one op per call, on a durable list.
@@ -315,4 +322,5 @@ TODO = Profile(
     settled=is_settled,
     own_json=True,
     person=TODO_PERSON,
+    load=load_todo_list,
 )
