@@ -93,6 +93,7 @@ SLOW_MODULES = frozenset(
         "test_session_processes",
         "test_team_cli",
         "test_team_mcp",
+        "test_todo_mcp",
         "test_team_race",
         "test_web_board_views",
         "test_web_browser",

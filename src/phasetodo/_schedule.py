@@ -7,10 +7,10 @@ per phase, not per task.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from math import inf
 
-from ._core.model import Phase
+from ._core.model import Phase, Task
 from .session_changes import TaskKey
 
 __all__ = ["ClearSchedule"]
@@ -31,8 +31,13 @@ class ClearSchedule:
     def __init__(self) -> None:
         self._entries: list[_Entry] = []
 
-    def update(self, phases: Sequence[Phase], now: float, delay: float) -> None:
-        """Adopt ``phases``: unchanged phase values keep their entries, the others are read."""
+    def update(
+        self, phases: Sequence[Phase], now: float, delay: float, settled: Callable[[Task], bool] | None = None
+    ) -> None:
+        """Adopt ``phases``: unchanged phase values keep their entries, the others are read.
+
+        ``settled`` says which tasks auto-clear removes (``None``: completed and abandoned ones).
+        """
         known = {id(entry[0]): entry for entry in self._entries}
         before: dict[str, dict[str, float]] | None = None
         entries: list[_Entry] = []
@@ -41,7 +46,7 @@ class ClearSchedule:
             if entry is None or entry[0] is not phase:
                 if before is None:
                     before = _by_name(self._entries)
-                entry = _read(phase, before.get(phase.name, {}), now + delay)
+                entry = _read(phase, before.get(phase.name, {}), now + delay, settled)
             entries.append(entry)
         self._entries = entries
 
@@ -78,7 +83,13 @@ def _by_name(entries: Iterable[_Entry]) -> dict[str, dict[str, float]]:
     return out
 
 
-def _read(phase: Phase, before: dict[str, float], fresh: float) -> _Entry:
-    """A phase's entry: its closed tasks keep the deadlines ``before`` had, the rest get ``fresh``."""
-    deadlines = {t.content: before.get(t.content, fresh) for t in phase.tasks if t.status.is_closed}
+def _read(
+    phase: Phase, before: dict[str, float], fresh: float, settled: Callable[[Task], bool] | None
+) -> _Entry:
+    """A phase's entry: its settled tasks (``None``: closed ones) keep the deadlines ``before``
+    had, the rest get ``fresh``."""
+    if settled is None:
+        deadlines = {t.content: before.get(t.content, fresh) for t in phase.tasks if t.status.is_closed}
+    else:
+        deadlines = {t.content: before.get(t.content, fresh) for t in phase.tasks if settled(t)}
     return phase, deadlines, min(deadlines.values(), default=inf)

@@ -178,14 +178,15 @@ def anthropic_tool(tool: ToolSpec, *, strict: bool = False) -> dict[str, Any]:
     return spec
 
 
-def mcp_tool(tool: ToolSpec) -> dict[str, Any]:
-    """The MCP tool definition of ``tool`` (wire names: ``inputSchema``, ``outputSchema``)."""
+def mcp_tool(tool: ToolSpec, *, output: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The MCP tool definition of ``tool`` (wire names: ``inputSchema``, ``outputSchema``);
+    ``output`` is the schema of its details (``None``: ``todo_write``'s)."""
     return {
         "name": tool.name,
         "title": "Update the todo list",
         "description": tool.description,
         "inputSchema": copy.deepcopy(dict(tool.parameters)),
-        "outputSchema": copy.deepcopy(DETAILS_SCHEMA),
+        "outputSchema": copy.deepcopy(dict(DETAILS_SCHEMA if output is None else output)),
         "annotations": {
             "readOnlyHint": False,
             "destructiveHint": True,

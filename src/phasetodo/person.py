@@ -16,10 +16,16 @@ from typing import Any
 import attrs
 
 from ._core.model import Phase, Status
+from ._profiles.builtin import resolve
+from ._profiles.registry import Profile
+from .errors import InvalidParams
 from .session import Session
 from .tool import call
 
-__all__ = ["EditOutcome", "apply_edit", "is_team_plan", "remove_everything", "reset_to_pending", "status_ops"]
+__all__ = [
+    "EditOutcome", "all_or_nothing", "apply_edit", "can_block", "edit_profile", "is_team_plan",
+    "remove_everything", "reset_to_pending", "status_ops",
+]
 
 #: The op that gives a task each status a person can choose (pending has none).
 _STATUS_OPS = {"completed": "done", "abandoned": "drop", "in_progress": "start", "blocked": "block"}
@@ -46,6 +52,28 @@ def session_is_team(session: Session) -> bool:
     return session.profile.shared
 
 
+def edit_profile(session: Session) -> Profile:
+    """The profile a person's edits of ``session`` run in: its profile's ``person`` when it has
+    one (``todo``), else team on a shared plan and parity on any other."""
+    own = session.profile
+    return own.person or resolve("team" if own.shared else "parity")
+
+
+def all_or_nothing(session: Session) -> bool:
+    """Whether a person's edit with any op error changes nothing (team and todo plans)."""
+    return session_is_team(session) or edit_profile(session).atomic
+
+
+def can_block(session: Session) -> bool:
+    """Whether a person can mark a task of ``session`` blocked: its edits take a ``block`` op
+    (team and todo plans; the reference's older tool has no blocked status)."""
+    try:
+        edit_profile(session).parse({"ops": [{"op": "block", "task": "t", "reason": "r"}]})
+    except InvalidParams:
+        return False
+    return True
+
+
 def status_ops(status: str, task: str, reason: str | None = None) -> list[dict[str, Any]]:
     """The ops that give the task named ``task`` the status ``status`` (not ``pending``)."""
     name = _STATUS_OPS.get(status)
@@ -67,15 +95,18 @@ def apply_edit(
 ) -> EditOutcome:
     """Run ``ops`` as a person's edit of ``session`` and record the result as one ``user_edit``.
 
-    ``team`` says whether the plan follows the team rules (``None``: decide by
-    :func:`session_is_team`); ``agent`` is the agent a person claims a task for. Raises
-    :class:`~phasetodo.InvalidParams` for ops that break the schema; nothing is
-    recorded then, nor on a team plan when any op fails (the errors say why).
+    The ops run in the profile's :attr:`~phasetodo.Profile.person` when it has one (a
+    ``todo`` plan: the tool's ops as a person's, all or nothing). ``team`` says whether
+    the plan follows the team rules (``None``: decide by :func:`session_is_team`);
+    ``agent`` is the agent a person claims a task for. Raises
+    :class:`~phasetodo.InvalidParams` for ops that break the schema; nothing is recorded
+    then, nor on a team plan (or an all-or-nothing profile) when any op fails.
     """
     before, version = tuple(session.phases), session.version
     team = session_is_team(session) if team is None else team
-    outcome = call({"ops": list(ops)}, before, profile="team" if team else "parity", agent=agent)
-    if team and outcome.errors:
+    chosen = session.profile.person or resolve("team" if team else "parity")
+    outcome = call({"ops": list(ops)}, before, profile=chosen, agent=agent)  # see edit_profile
+    if (team or chosen.atomic) and outcome.errors:
         return EditOutcome(before, tuple(outcome.errors))
     return _record(session, outcome.phases, source, version, tuple(outcome.errors))
 

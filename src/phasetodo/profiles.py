@@ -2,7 +2,8 @@
 points, their outcomes, the parameter schemas and the lookup by name.
 
 A profile is a value: ``PARITY`` (the reference, the default), ``STRICT`` (all-or-nothing
-batches, hints) and ``TEAM`` (many agents on one plan). Each carries its own ``schema``;
+batches, hints), ``TEAM`` (many agents on one plan) and ``TODO`` (the reference's current
+one-op ``todo`` tool on a durable list). Each carries its own ``schema``;
 the module-level schemas are the same dicts under their old names.
 """
 
@@ -17,6 +18,7 @@ from ._profiles.registry import CallContext, Profile
 from ._profiles.strict import STRICT, StrictOutcome, apply_strict
 from ._profiles.team import TEAM
 from ._profiles.team.schema import TEAM_PARAMS_SCHEMA
+from ._profiles.todo import TODO, TODO_PARAMS_SCHEMA
 
 __all__ = [
     "DETAILS_SCHEMA",
@@ -27,6 +29,8 @@ __all__ = [
     "STRICT_PARAMS_SCHEMA",
     "TEAM",
     "TEAM_PARAMS_SCHEMA",
+    "TODO",
+    "TODO_PARAMS_SCHEMA",
     "CallContext",
     "Outcome",
     "Profile",

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 import attrs
 
 from ._core.model import Phase, Status, Task
+from ._profiles.builtin import ProfileLike, resolve
 from ._views.diff import format_diff
 from .session_changes import Change
 
@@ -48,14 +49,18 @@ def failed_call_reminder(error: object = None) -> str:
     return _wrap(lines)
 
 
-def _open_work(phases: Sequence[Phase], agent: str | None) -> list[tuple[str, list[Task]]]:
-    """The open tasks per phase; for an ``agent`` of a team plan, only its own
-    active task and the ready ones. Blocked tasks are never open work, and
-    neither is a pending task still waiting for its ``after``."""
+def _open_work(
+    phases: Sequence[Phase], agent: str | None, profile: ProfileLike = "parity"
+) -> list[tuple[str, list[Task]]]:
+    """The unsettled tasks per phase (``profile`` says which are settled: by default the
+    completed and abandoned ones); for an ``agent`` of a team plan, only its own active
+    task and the ready ones. Blocked tasks are never open work, and neither is a pending
+    task still waiting for its ``after``."""
     status = {t.content: t.status for p in phases for t in p.tasks}
+    settled = resolve(profile).is_settled
 
     def counts(task: Task) -> bool:
-        if not task.status.is_open:
+        if task.status is Status.BLOCKED or settled(task):
             return False
         if task.status is Status.IN_PROGRESS:
             return agent is None or task.owner == agent
@@ -66,9 +71,11 @@ def _open_work(phases: Sequence[Phase], agent: str | None) -> list[tuple[str, li
     return [(name, tasks) for name, tasks in found if tasks]
 
 
-def _open_lines(phases: Sequence[Phase], agent: str | None = None) -> list[str]:
+def _open_lines(
+    phases: Sequence[Phase], agent: str | None = None, profile: ProfileLike = "parity"
+) -> list[str]:
     out: list[str] = []
-    for name, tasks in _open_work(phases, agent):
+    for name, tasks in _open_work(phases, agent, profile):
         if tasks:
             out.append(f"{name}:")
             out.extend(f"  - {t.content} [{t.status.value}]" for t in tasks)
@@ -81,13 +88,16 @@ def stop_reminder(
     max_attempts: int = DEFAULT_STOP_ATTEMPTS,
     *,
     agent: str | None = None,
+    profile: ProfileLike = "parity",
 ) -> str | None:
     """The stop-time reminder listing incomplete tasks per phase, or None if all are done.
 
-    Blocked tasks and tasks waiting for their ``after`` do not count. With
-    ``agent`` (a team plan) only that agent's active task and the ready tasks do.
+    Blocked tasks and tasks waiting for their ``after`` do not count, nor do the
+    tasks the plan's ``profile`` counts as settled (by default completed and abandoned
+    ones; in ``todo`` a task the model abandoned still counts, one a person dropped does
+    not). With ``agent`` (a team plan) only that agent's active task and the ready tasks do.
     """
-    listed = _open_lines(phases, agent)
+    listed = _open_lines(phases, agent, profile)
     if not listed:
         return None
     return _wrap(
@@ -116,18 +126,21 @@ class StopGuard:
         """A new user prompt: the count starts again."""
         self.attempts = 0
 
-    def before_stop(self, phases: Sequence[Phase], *, agent: str | None = None) -> str | None:
+    def before_stop(
+        self, phases: Sequence[Phase], *, agent: str | None = None, profile: ProfileLike = "parity"
+    ) -> str | None:
         """The reminder for this stop attempt, or None (no open work, or attempts used up).
 
-        ``agent``: the stopping agent of a team plan (see :func:`stop_reminder`).
+        ``agent``: the stopping agent of a team plan; ``profile``: the plan's (a session's
+        :attr:`~phasetodo.Session.profile`), which says what is settled (see :func:`stop_reminder`).
         """
-        if not _open_work(phases, agent):
+        if not _open_work(phases, agent, profile):
             self.attempts = 0
             return None
         if self.attempts >= self.max_attempts:
             return None
         self.attempts += 1
-        return stop_reminder(phases, self.attempts, self.max_attempts, agent=agent)
+        return stop_reminder(phases, self.attempts, self.max_attempts, agent=agent, profile=profile)
 
 
 def user_edit_reminder(change: Change) -> str | None:

@@ -530,7 +530,7 @@ class Session(OptionsHolder):
         # profile and agent; a call of a profile it could not name again is kept
         # as what it changed. So is a call on a shared plan: it also depends on
         # the plan's lead and the call's scope, which a replay would not know.
-        replayable = _builtin(chosen) and not chosen.shared and scope is None
+        replayable = _builtin(chosen) and not chosen.shared and not chosen.own_json and scope is None
 
         def ops() -> tuple[Any, ...] | None:  # asked once the call validated them
             return tuple(params["ops"]) if replayable else None
@@ -596,7 +596,8 @@ class Session(OptionsHolder):
         """
         if not isinstance(source, str) or not source:
             raise InvalidOption("source: must be a non-empty string")
-        edited = tuple(as_phases(phases))
+        load = self.profile.load  # a profile with JSON of its own reads it (todo: blockers, drops)
+        edited = tuple(as_phases(phases)) if load is None else load(list(phases))
         repair = self.profile.repair
 
         def make(current: tuple[Phase, ...]) -> tuple[tuple[Phase, ...], None]:
@@ -609,7 +610,8 @@ class Session(OptionsHolder):
         return last
 
     def tick(self) -> Change | None:
-        """Auto-clear the completed and abandoned tasks whose delay has passed.
+        """Auto-clear the settled tasks whose delay has passed (completed and abandoned ones;
+        the profile may say otherwise: see :attr:`~phasetodo.Profile.settled`).
 
         A host calls it between turns (or runs :func:`run_auto_clear`); it
         appends a ``clear`` event when something was due and returns its change.
@@ -621,7 +623,7 @@ class Session(OptionsHolder):
         with self._log.lock():
             current = self._sync()
             due = self._schedule.due(now)
-            after = remove_closed(current, due)
+            after = remove_closed(current, due, self.profile.settled)
             if after == current:
                 return None
             version = self._version + 1
@@ -852,7 +854,7 @@ class Session(OptionsHolder):
         if self._clear_delay < 0:
             self._schedule.clear()
         else:
-            self._schedule.update(self._phases, self._clock(), self._clear_delay)
+            self._schedule.update(self._phases, self._clock(), self._clear_delay, self.profile.settled)
 
 
 async def run_auto_clear(session: Session, *, poll: float = 1.0) -> None:
@@ -913,7 +915,9 @@ def _builtin(profile: Profile) -> bool:
 def _lists(options: Options | None) -> bool:
     """Whether a call's ``details.phases`` is its whole list as JSON: a built-in profile's
     unscoped call (a scoped one shows one phase; another profile may show anything)."""
-    return options is not None and options.scope is None and _builtin(options.profile)
+    if options is None or options.scope is not None:
+        return False
+    return _builtin(options.profile) and not options.profile.own_json
 
 
 def _missing_phase(scope: str, phases: Sequence[Phase]) -> str:

@@ -7,11 +7,11 @@ The task-level difference itself is :func:`phasetodo.diff_phases` (in `phasetodo
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import attrs
 
-from ._core.model import Phase, Status
+from ._core.model import Phase, Status, Task
 from ._views.diff import ListDiff, StatusChange, diff_phases
 
 __all__ = ["Change", "TaskKey", "change", "closed_tasks", "remove_closed", "strip_closed"]
@@ -60,17 +60,21 @@ def strip_closed(phases: Iterable[Phase]) -> tuple[Phase, ...]:
     return tuple(out)
 
 
-def remove_closed(phases: Iterable[Phase], keys: frozenset[TaskKey]) -> tuple[Phase, ...]:
+def remove_closed(
+    phases: Iterable[Phase], keys: frozenset[TaskKey], settled: Callable[[Task], bool] | None = None
+) -> tuple[Phase, ...]:
     """Remove the closed tasks named by ``keys``; drop the phases this empties.
 
     Auto-clear uses it: open tasks, and phases that were empty already, stay.
+    ``settled`` says which tasks count as closed (``None``: completed and abandoned ones).
     """
     out = []
     for phase in phases:
         tasks = tuple(
             t
             for t in phase.tasks
-            if t.status not in _CLOSED or (phase.name, t.content) not in keys
+            if not (t.status in _CLOSED if settled is None else settled(t))
+            or (phase.name, t.content) not in keys
         )
         if len(tasks) == len(phase.tasks):
             out.append(phase)

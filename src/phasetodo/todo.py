@@ -14,12 +14,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ._todo import compaction as _compaction
 from ._todo import markdown as _markdown
 from ._todo.tool import run as _run
 from ._todo.values import phases_from_json, phases_to_json
 from .errors import InvalidOption
 
-__all__ = ["OPS", "apply", "from_markdown", "to_markdown"]
+__all__ = ["OPS", "apply", "compaction_reminder", "compaction_section", "from_markdown", "to_markdown"]
 
 #: The ops the tool accepts.
 OPS: tuple[str, ...] = ("init", "start", "done", "rm", "drop", "block", "unblock", "append", "view")
@@ -36,7 +37,8 @@ def apply(params: object, phases: Sequence[Any] | None = None, *, storage: str =
     ``isError: True`` when the call failed (then ``phases`` is the list as
     given). ``storage`` is ``"session"`` when the host keeps a session file.
     ``phases`` that are not a list of phases raise
-    :class:`~phasetodo.errors.InvalidPhases`.
+    :class:`~phasetodo.errors.InvalidPhases`; a ``todo`` session's
+    :attr:`~phasetodo.Session.phases` (the engine's values) are read as its list.
     """
     if storage not in _STORAGES:
         raise InvalidOption(f"storage: must be 'memory' or 'session', not {storage!r}")
@@ -52,3 +54,21 @@ def from_markdown(text: str) -> tuple[list[dict[str, Any]], list[str]]:
     """The phases a Markdown checklist describes, and a message per line it could not read."""
     phases, errors = _markdown.from_markdown(text)
     return phases_to_json(phases), errors
+
+
+def compaction_section(phases: Sequence[Any]) -> str:
+    """The ``## Incomplete Todos`` section a host puts into its compaction summary, exactly as the
+    reference writes it: every pending, in-progress, blocked (with its blocker) and model-abandoned
+    task by phase, names escaped onto one line; ``(none)`` when nothing is left."""
+    return _compaction.compaction_section(phases_from_json(phases))
+
+
+def compaction_reminder(phases: Sequence[Any], *, cap: int = _compaction.SNAPSHOT_CAP) -> str | None:
+    """The hidden message a host adds after a compaction, or ``None`` when no work is left.
+
+    It lists the incomplete tasks that are not blocked (at most ``cap``, then ``+ N more``) and
+    marks a task that was in progress for the model to reconfirm before it goes on.
+    """
+    if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
+        raise InvalidOption(f"cap: must be a positive whole number of rows, not {cap!r}")
+    return _compaction.reminder(phases_from_json(phases), cap)

@@ -23,7 +23,9 @@ from ._profiles.parity import DESCRIPTION, PARITY
 from ._profiles.registry import Profile
 from ._profiles.result import DetailsJSON, PhaseJSON, ResultJSON, Storage, TaskJSON, ToolResult
 from ._profiles.strict import STRICT_NOTE
+from ._profiles.todo import TODO, TODO_DETAILS_SCHEMA, to_todo
 from ._specs import Api, anthropic_tool, mcp_tool, openai_tool, strip_nulls
+from ._todo.values import phases_to_json
 from ._views.summary import summary_parts
 from .errors import InvalidOption, InvalidParams, InvalidPhases
 
@@ -43,11 +45,13 @@ __all__ = [
     "Storage",
     "TaskJSON",
     "TodoState",
+    "TodoTool",
     "TodoWriteTool",
     "ToolResult",
     "Unset",
     "call",
     "todo_write",
+    "tool_class",
 ]
 
 
@@ -102,7 +106,7 @@ def todo_write(
     if fast is not None:
         return fast
     options = Options(profile, limits, dry_run, agent, lead)
-    return options.run(params, _phases_arg(phases)).to_json()
+    return options.run(params, _phases_arg(phases, options.profile)).to_json()
 
 
 def _parity_on_columns(
@@ -134,12 +138,15 @@ def _parity_on_columns(
     return {"content": [{"type": "text", "text": text}], "details": details}  # type: ignore[return-value]
 
 
-def _phases_arg(phases: object) -> tuple[Phase, ...]:
-    """``phases`` as given to :func:`todo_write`: ``None`` or a list/tuple of phases."""
+def _phases_arg(phases: object, profile: Profile = PARITY) -> tuple[Phase, ...]:
+    """``phases`` as given to :func:`todo_write`: ``None`` or a list/tuple of phases (JSON in
+    ``profile``'s own shape when it reads one: see ``Profile.load``)."""
     if phases is None:
         return ()
     if isinstance(phases, (str, bytes, Mapping)) or not isinstance(phases, (list, tuple)):
         raise InvalidPhases([f"phases: must be a list of phases, not {type(phases).__name__}"])
+    if profile.load is not None:
+        return profile.load(phases)
     items = tuple(phases)
     if items and all(isinstance(p, Phase) for p in items):
         found = value_problems(items)
@@ -191,9 +198,9 @@ class MemoryState(OptionsHolder):
         limits: Limits | None = DEFAULT_LIMITS,
         agent: str | None = None,
     ) -> None:
-        self._phases: tuple[Phase, ...] = _phases_arg(list(phases))
         #: The defaults of every call: profile, limits, and the agent as writer and lead.
         self.options = Options(profile, limits, agent=agent, lead=agent)
+        self._phases: tuple[Phase, ...] = _phases_arg(list(phases), self.options.profile)
 
     @property
     def phases(self) -> tuple[Phase, ...]:
@@ -253,6 +260,8 @@ class TodoWriteTool:
     concurrency: ClassVar[Literal["exclusive"]] = "exclusive"
     #: The reference sends its schema in the providers' strict mode.
     strict: ClassVar[bool] = True
+    #: Whether hosts serve the read-only ``todo_read`` beside it (the ``todo`` tool has ``view``).
+    reads: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -353,3 +362,68 @@ class TodoWriteTool:
     def to_mcp(self) -> dict[str, Any]:
         """The tool as an MCP tool definition, with the details as output schema."""
         return mcp_tool(self)
+
+
+class TodoTool(TodoWriteTool):
+    """The reference's current ``todo`` tool a host registers: one op per call, the params
+    *are* the op, each result exactly :func:`phasetodo.todo.apply`'s.
+
+    Its list lives in ``session`` (a ``Session`` opened with ``profile="todo"``, or
+    any :class:`TodoState` in that profile), or in memory when none is given. An
+    error leaves the list as it was; ``execute`` never raises for bad arguments.
+    """
+
+    name: ClassVar[str] = "todo"
+    description: str = TODO.description
+    parameters: Mapping[str, Any] = TODO.schema
+    reads: ClassVar[bool] = False
+
+    def __init__(self, session: TodoState | None = None, *, limits: Limits | Unset | None = UNSET) -> None:
+        own = getattr(session, "profile", TODO) if session is not None else TODO
+        if not isinstance(own, Profile) or own.name != TODO.name:
+            shown = own.name if isinstance(own, Profile) else own
+            raise InvalidOption(
+                f"session: the todo tool needs a plan in the todo profile "
+                f"(Session.open(..., profile='todo')), not {shown!r}"
+            )
+        super().__init__(session if session is not None else MemoryState(profile=TODO), limits=limits)
+
+    def execute(
+        self,
+        params: object,
+        *,
+        nulls_are_absent: bool = False,
+        dry_run: bool | Unset = UNSET,
+        called: str | None = None,
+    ) -> ToolResult:
+        """Apply one call and return its result (an error result for bad arguments).
+
+        With ``nulls_are_absent`` (payloads written against the strict spec) a
+        ``null`` field reads as absent; ``dry_run`` saves nothing.
+        """
+        if nulls_are_absent and isinstance(params, Mapping):
+            params = {key: value for key, value in params.items() if value is not None}
+        try:
+            return self.session.write(
+                params, profile=self.profile, limits=self.limits, dry_run=dry_run  # type: ignore[arg-type]
+            )
+        except InvalidParams as error:  # the limits, or what a log could not record
+            return self.error_result(error.problems, called=called)
+
+    def details(self) -> dict[str, Any]:
+        """The current list as the tool's details: ``{"phases", "storage"}``."""
+        return {"phases": phases_to_json(to_todo(self.phases)), "storage": self.storage}
+
+    def to_mcp(self) -> dict[str, Any]:
+        """The tool as an MCP tool definition, with its details as output schema."""
+        return mcp_tool(self, output=TODO_DETAILS_SCHEMA)
+
+
+#: The tool class hosts register for a profile, by the profile's name (else ``TodoWriteTool``).
+_TOOLS: dict[str, type[TodoWriteTool]] = {TODO.name: TodoTool}
+
+
+def tool_class(profile: ProfileLike) -> type[TodoWriteTool]:
+    """The tool a host registers for ``profile``: :class:`TodoTool` for ``todo``, else
+    :class:`TodoWriteTool`."""
+    return _TOOLS.get(resolve(profile).name, TodoWriteTool)

@@ -123,8 +123,8 @@ class TestBlock:
         assert status == 1
         assert 'block: no task matches "Ship"' in err
 
-    def test_not_on_a_plan_that_is_not_a_team_plan(self, tmp_path: Path, run: Run) -> None:
-        """On a parity plan block and unblock exit 2 and change nothing."""
+    def test_not_on_a_plan_without_a_blocked_status(self, tmp_path: Path, run: Run) -> None:
+        """On a parity plan block and unblock exit 2, say why and change nothing."""
         solo = tmp_path / "solo"
         store = phasetodo.JsonlStore(solo)
         with phasetodo.Session.open("default", store) as session:
@@ -133,7 +133,7 @@ class TestBlock:
         for verb in ("block", "unblock"):
             status, _, err = run(verb, "upload", store=solo)
             assert status == 2
-            assert f"{verb}: session 'default' is not a team plan" in err
+            assert f"{verb}: session 'default' has no blocked status" in err
         assert all("reason" not in task for task in _tasks(solo))
 
     def test_ready_on_a_plan_that_is_not_a_team_plan(self, tmp_path: Path, run: Run) -> None:

@@ -81,10 +81,10 @@ class TestTeamOpsOnAParityPlan:
         assert "team" not in err
 
     def test_the_block_verb(self, solo: Path, run: Run) -> None:
-        """The block verb on a parity plan names team plans and how they are made."""
+        """The block verb on a parity plan names the plans that have it and how they are made."""
         status, _, err = run("--store", str(solo), "block", "Lexer")
         assert status == 2
-        assert "is not a team plan" in err
+        assert "has no blocked status" in err
         assert "--profile team" in err
 
 

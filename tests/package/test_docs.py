@@ -135,7 +135,7 @@ class TestReadme:
         for verb in ("`ready`", "`block TASK [--reason TEXT]`", "`unblock TASK`"):
             assert verb in words, verb
         assert "a session id has at most 200 characters" in words
-        assert "three profiles" in words
+        assert "four profiles" in words
 
     def test_links_stay_in_the_repository(self) -> None:
         """Every link into the repository (relative, or the README's absolute ones) names one of its files."""
@@ -223,12 +223,12 @@ class TestGuides:
             check_session_id("x" * 201)
         assert "more than 200 characters" in (DOCS / "sessions.md").read_text(encoding="utf-8")
 
-    def test_profiles_guide_names_three(self) -> None:
-        """docs/profiles.md says there are three profiles, as phasetodo.profiles.PROFILES has."""
+    def test_profiles_guide_names_four(self) -> None:
+        """docs/profiles.md says there are four profiles, as phasetodo.profiles.PROFILES has."""
         from phasetodo.profiles import PROFILES
 
-        assert len(PROFILES) == 3
-        assert "one of three profiles" in (DOCS / "profiles.md").read_text(encoding="utf-8")
+        assert len(PROFILES) == 4
+        assert "one of four profiles" in (DOCS / "profiles.md").read_text(encoding="utf-8")
 
     def test_every_guide_is_in_the_index(self) -> None:
         """Every page of docs/ is in the index's table of contents (or marked orphan)."""

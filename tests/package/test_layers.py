@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).parents[2] / "src" / "phasetodo"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("phasetodo.errors", "phasetodo._version", "phasetodo._public"),
     ("phasetodo._core",),
-    ("phasetodo._views",),
+    ("phasetodo._views", "phasetodo._todo", "phasetodo.todo"),
     ("phasetodo._profiles",),
     ("phasetodo._specs", "phasetodo.tool", "phasetodo.ops", "phasetodo.profiles", "phasetodo.views"),
     (

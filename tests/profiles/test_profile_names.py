@@ -19,7 +19,7 @@ class TestProfileNames:
         with pytest.raises(UnknownProfile) as caught:
             phasetodo.profiles.resolve(value)  # type: ignore[arg-type]
         assert caught.value.name == value
-        assert str(caught.value) == f"profile: must be one of parity, strict, team, not {value!r}"
+        assert str(caught.value) == f"profile: must be one of parity, strict, team, todo, not {value!r}"
 
     def test_names_and_values(self) -> None:
         """A name gives its profile; a profile is returned as it is."""

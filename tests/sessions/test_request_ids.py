@@ -130,11 +130,16 @@ class TestRetries:
             )
 
 
+#: The built-in profiles whose ``details.phases`` is the list's own JSON.
+CORE_JSON = sorted(name for name, value in BUILTIN.items() if not value.own_json)
+
+
 @settings(max_examples=examples(150), suppress_health_check=[HealthCheck.too_slow])
-@given(call=calls(valid=True), profile=st.sampled_from(sorted(BUILTIN)))
+@given(call=calls(valid=True), profile=st.sampled_from(CORE_JSON))
 def test_a_builtin_profiles_details_list_is_its_list(call: tuple[Any, Any], profile: str) -> None:
     """What a record leaves out, it can rebuild: an unscoped call of a built-in profile shows
-    its whole list, as JSON, in ``details.phases`` (so the record need not compare the two)."""
+    its whole list, as JSON, in ``details.phases`` (so the record need not compare the two);
+    a profile with JSON of its own (``todo``) has its details kept whole instead."""
     phases, params = call
     try:
         result = run(BUILTIN[profile], params, phases, agent="lead", lead="lead", now=1.0)

@@ -531,7 +531,7 @@ class TestTeamPlans:
         body = {"expected_version": 2, "action": "unblock", "phase": 0, "task": 0, "content": "Read the test"}
         response = _edit(client, body)
         assert response.status_code == 400
-        assert "unblock is for team plans" in response.json()["message"]
+        assert "unblock is for team and todo plans" in response.json()["message"]
 
     def test_the_plan_says_whether_it_is_a_team_plan(
         self, client: TestClient, store: phasetodo.JsonlStore
@@ -548,6 +548,46 @@ class TestTeamPlans:
         body = {"expected_version": 2, "action": "status", "phase": 1, "task": 0, "status": "in_progress"}
         assert _edit(client, body).status_code == 200
         assert self._unowned_active(latest(store, "plan")) == ["Patch it"]
+
+
+class TestTodoPlans:
+    """A plan in the todo profile on the board: blocked tasks with their blockers, a person's edits."""
+
+    @staticmethod
+    def _todo(store: phasetodo.JsonlStore) -> None:
+        with phasetodo.Session.open("ship", store, profile="todo") as session:
+            session.todo_write({"op": "init", "items": ["A", "B", "C"]})
+            assert not session.todo_write({"op": "block", "task": "B", "reason": "CI is down"}).get("isError")
+
+    def test_a_blocked_task_comes_with_its_blocker(
+        self, client: TestClient, store: phasetodo.JsonlStore
+    ) -> None:
+        """The plan's JSON carries the blocker as the reason the page shows ("Blocked: …")."""
+        self._todo(store)
+        tasks = client.get("/api/sessions/ship").json()["phases"][0]["tasks"]
+        assert tasks[1] == {"content": "B", "status": "blocked", "reason": "CI is down"}
+
+    def test_unblock_from_the_board(self, client: TestClient, store: phasetodo.JsonlStore) -> None:
+        """Unblock on a todo plan runs the tool's unblock as a person's edit: pending, no blocker."""
+        self._todo(store)
+        body = {"expected_version": 2, "action": "unblock", "phase": 0, "task": 1, "content": "B"}
+        response = client.post("/api/sessions/ship/edit", json=body, headers=WRITE)
+        assert response.status_code == 200, response.text
+        task = latest(store, "ship")[0].tasks[1]
+        assert (task.status, task.reason) == (phasetodo.Status.PENDING, None)
+        assert kinds(store, "ship")[-1] == ("user_edit", "board")
+
+    def test_a_drop_from_the_board_is_a_persons(
+        self, client: TestClient, store: phasetodo.JsonlStore
+    ) -> None:
+        """Drop on the board is a person's cancel: the task is dropped by "user" (it settles)."""
+        self._todo(store)
+        body = {"expected_version": 2, "action": "status", "phase": 0, "task": 2, "content": "C",
+                "status": "abandoned"}
+        response = client.post("/api/sessions/ship/edit", json=body, headers=WRITE)
+        assert response.status_code == 200, response.text
+        task = latest(store, "ship")[0].tasks[2]
+        assert (task.status, task.owner) == (phasetodo.Status.ABANDONED, "user")
 
 
 class TestSqlite:

@@ -320,6 +320,28 @@ class TestTeamFields:
             expect(blocked.locator(".after")).to_have_text("After: Read the test")
 
 
+class TestTodoPlans:
+    def test_a_blocked_task_shows_its_blocker_and_unblocks(
+        self, page: Any, store: phasetodo.JsonlStore
+    ) -> None:
+        """On a todo plan a blocked task shows its blocker; Unblock makes it pending, as a person's edit."""
+        from playwright.sync_api import expect
+
+        with phasetodo.Session.open("ship", store, profile="todo") as session:
+            session.todo_write({"op": "init", "items": ["Build the wheel", "Upload it"]})
+            session.todo_write({"op": "block", "task": "Upload it", "reason": "waiting for the token"})
+        with running_board(store) as (url, _):
+            page.goto(f"{url}/s/ship?token={TOKEN}")
+            blocked = _task(page, "Upload it")
+            expect(blocked).to_have_attribute("data-status", "blocked")
+            expect(blocked.locator(".reason")).to_have_text("Blocked: waiting for the token")
+            blocked.get_by_role("button", name="Unblock").click()
+            expect(_task(page, "Upload it")).to_have_attribute("data-status", "pending")
+        task = latest(store, "ship")[0].tasks[1]
+        assert (task.status, task.reason) == (phasetodo.Status.PENDING, None)
+        assert kinds(store, "ship")[-1] == ("user_edit", "board")
+
+
 class TestScript:
     def test_every_page_loads_the_modules_without_a_console_error(
         self, page: Any, store: phasetodo.JsonlStore

@@ -9,11 +9,12 @@ from .parity import PARITY
 from .registry import Profile
 from .strict import STRICT
 from .team import TEAM
+from .todo import TODO
 
 __all__ = ["BUILTIN", "PROFILES", "ProfileLike", "resolve"]
 
 #: The built-in profiles by name, the default first. A new built-in profile is one entry here.
-BUILTIN: dict[str, Profile] = {p.name: p for p in (PARITY, STRICT, TEAM)}
+BUILTIN: dict[str, Profile] = {p.name: p for p in (PARITY, STRICT, TEAM, TODO)}
 
 #: Every built-in profile name, the default first.
 PROFILES: tuple[str, ...] = tuple(BUILTIN)

@@ -15,7 +15,7 @@ import attrs
 
 from .._core.engine import Outcome
 from .._core.limits import DEFAULT_LIMITS, Limits
-from .._core.model import Phase
+from .._core.model import Phase, Task
 from .result import Storage, ToolResult
 
 __all__ = ["CallContext", "Profile", "run"]
@@ -61,7 +61,17 @@ class Profile:
     * ``repair(phases)``: what a person's edit becomes in this profile (may
       raise :class:`~phasetodo.InvalidPhases`); ``None`` keeps it as it is;
     * ``read(phases, call)``: the text a read-only look at the list shows the
-      caller (``todo_read``); ``None`` means the reference's summary.
+      caller (``todo_read``); ``None`` means the reference's summary;
+    * ``settled(task)``: whether a task is finished for good: auto-clear removes
+      it once its delay passes and the stop reminder does not list it (a blocked
+      task is never listed either); ``None``: completed and abandoned tasks;
+    * ``own_json``: the params and ``details.phases`` have the profile's own JSON
+      shape (the ``todo`` profile's): a session logs what a write changed rather
+      than its ops, and keeps a write's ``details`` whole to answer its retry;
+    * ``person``: the profile a person's edits run in (the command, the board:
+      ``{"ops": [...]}``); ``None``: the team profile on a shared plan, else parity;
+    * ``load(items)``: reads a list given as JSON in the profile's own shape (``None``:
+      the engine's codec; the ``todo`` profile reads ``blocker`` and ``droppedBy``).
     """
 
     name: str
@@ -74,6 +84,14 @@ class Profile:
     shared: bool = False
     repair: Callable[[tuple[Phase, ...]], tuple[Phase, ...]] | None = attrs.field(default=None, repr=False)
     read: Callable[[tuple[Phase, ...], CallContext], str] | None = attrs.field(default=None, repr=False)
+    settled: Callable[[Task], bool] | None = attrs.field(default=None, repr=False)
+    own_json: bool = False
+    person: Profile | None = attrs.field(default=None, repr=False)
+    load: Callable[[Sequence[Any]], tuple[Phase, ...]] | None = attrs.field(default=None, repr=False)
+
+    def is_settled(self, task: Task) -> bool:
+        """Whether ``task`` is finished for good in this profile (see ``settled``)."""
+        return task.status.is_closed if self.settled is None else self.settled(task)
 
 
 #: The context of a call with no agent, lead or scope (most calls): made once.

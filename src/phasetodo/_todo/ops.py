@@ -197,6 +197,24 @@ def _append(phases: Phases, params: Params, errors: list[str]) -> Phases:
     return (*phases[:index], attrs.evolve(target, tasks=target.tasks + new), *phases[index + 1 :])
 
 
+def _user_drop(phases: Phases, params: Params, errors: list[str]) -> Phases:
+    """A person's drop: a cancel of whatever it targets, stamped ``droppedBy: "user"``."""
+
+    def change(task: TodoTask) -> TodoTask:
+        return attrs.evolve(task, status=Status.ABANDONED, blocker=None, dropped_by=USER)
+
+    return _update(phases, _targets(phases, params, errors), change)
+
+
+def _user_rm(phases: Phases, params: Params, errors: list[str]) -> Phases:
+    """A person's rm: the task goes, or every task of the phase (or of the list); phases stay."""
+    places = set(_targets(phases, params, errors))
+    return tuple(
+        attrs.evolve(phase, tasks=tuple(t for i, t in enumerate(phase.tasks) if (p, i) not in places))
+        for p, phase in enumerate(phases)
+    )
+
+
 def _view(phases: Phases, params: Params, errors: list[str]) -> Phases:
     return phases
 
@@ -214,6 +232,11 @@ _OPS: dict[str, Callable[[Phases, Params, list[str]], Phases]] = {
 }
 
 
-def apply_op(phases: Phases, params: Params, errors: list[str]) -> Phases:
-    """The list after ``params``'s op (before the in-progress pointer is settled)."""
-    return _OPS[params.op](phases, params, errors)
+#: A person's ops: ``drop`` is a cancel that settles, ``rm`` removes for real.
+_USER_OPS = {**_OPS, "drop": _user_drop, "rm": _user_rm}
+
+
+def apply_op(phases: Phases, params: Params, errors: list[str], *, by_user: bool = False) -> Phases:
+    """The list after ``params``'s op (before the in-progress pointer is settled); ``by_user``:
+    the op is a person's (see ``_USER_OPS``)."""
+    return (_USER_OPS if by_user else _OPS)[params.op](phases, params, errors)

@@ -2,28 +2,31 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
 
 from .._core.model import Status
 from .ops import apply_op
-from .schema import check
+from .schema import Params, check
 from .state import normalize_in_progress
 from .summary import format_summary
 from .values import TodoPhase, phases_to_json
 
-__all__ = ["Outcome", "run"]
+__all__ = ["Outcome", "run", "run_edits"]
 
 
 @attrs.frozen
 class Outcome:
-    """A call's result, the op's errors (``None`` when the arguments were rejected) and the list kept."""
+    """A call's result, the op's errors (``None`` when the arguments were rejected), the list
+    kept, whether it is to be saved, and the schema's lines for rejected arguments."""
 
     result: dict[str, Any]
     errors: tuple[str, ...] | None
     phases: tuple[TodoPhase, ...]
     persisted: bool
+    problems: tuple[str, ...] = ()
 
 
 def _completions(before: tuple[TodoPhase, ...], after: tuple[TodoPhase, ...]) -> list[dict[str, str]]:
@@ -50,7 +53,7 @@ def run(params: object, before: tuple[TodoPhase, ...], storage: str) -> Outcome:
     if isinstance(checked, list):
         text = "Invalid todo arguments: " + "\n".join(checked)
         rejected = {"phases": phases_to_json(before), "storage": storage}
-        return Outcome(_result(text, rejected, True), None, before, False)
+        return Outcome(_result(text, rejected, True), None, before, False, tuple(checked))
     read_only = checked.op == "view"
     errors: list[str] = []
     updated = before
@@ -64,3 +67,15 @@ def run(params: object, before: tuple[TodoPhase, ...], storage: str) -> Outcome:
         details["completedTasks"] = completed
     text = format_summary(kept, errors, read_only)
     return Outcome(_result(text, details, failed), tuple(errors), kept, not read_only and not failed)
+
+
+def run_edits(
+    edits: Sequence[Params], before: tuple[TodoPhase, ...]
+) -> tuple[tuple[TodoPhase, ...], list[str]]:
+    """A person's ops applied in order (their ``drop`` settles, their ``rm`` removes), then settled;
+    the list and the errors (the caller keeps ``before`` when there are any)."""
+    errors: list[str] = []
+    phases = before
+    for params in edits:
+        phases = apply_op(phases, params, errors, by_user=True)
+    return normalize_in_progress(phases), errors

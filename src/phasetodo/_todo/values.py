@@ -12,10 +12,10 @@ from typing import Any
 
 import attrs
 
-from .._core.model import Status
+from .._core.model import Phase, Status, Task
 from ..errors import InvalidPhases
 
-__all__ = ["TodoPhase", "TodoTask", "phases_from_json", "phases_to_json"]
+__all__ = ["TodoPhase", "TodoTask", "from_todo", "phases_from_json", "phases_to_json", "to_todo"]
 
 USER = "user"
 
@@ -81,6 +81,8 @@ def _task_from_json(value: object, where: str, problems: list[str]) -> TodoTask 
 def _phase_from_json(value: object, where: str, problems: list[str]) -> TodoPhase | None:
     if isinstance(value, TodoPhase):
         return value
+    if isinstance(value, Phase):  # a stored list (a todo session's ``phases``)
+        return to_todo((value,))[0]
     if not isinstance(value, dict):
         problems.append(f"{where}: must be an object")
         return None
@@ -97,7 +99,8 @@ def _phase_from_json(value: object, where: str, problems: list[str]) -> TodoPhas
 
 
 def phases_from_json(value: object) -> tuple[TodoPhase, ...]:
-    """Read a stored list (JSON phases, or :class:`TodoPhase` values); raise :class:`InvalidPhases`.
+    """Read a stored list (JSON phases, :class:`TodoPhase` values, or the engine's ``Phase`` values
+    of a ``todo`` session); raise :class:`InvalidPhases`.
 
     Fields other than ``content``, ``status``, ``blocker`` and ``droppedBy``
     are dropped, as the reference's copy drops them.
@@ -111,3 +114,32 @@ def phases_from_json(value: object) -> tuple[TodoPhase, ...]:
     if problems:
         raise InvalidPhases(problems)
     return tuple(phase for phase in phases if phase is not None)
+
+
+def to_todo(phases: Sequence[Phase]) -> tuple[TodoPhase, ...]:
+    """The todo tool's values for a stored list: ``reason`` is the blocker, owner ``"user"``
+    a person's drop."""
+    return tuple(
+        TodoPhase(
+            phase.name,
+            tuple(
+                TodoTask(task.content, task.status, task.reason, USER if task.owner == USER else None)
+                for task in phase.tasks
+            ),
+        )
+        for phase in phases
+    )
+
+
+def from_todo(phases: Sequence[TodoPhase]) -> tuple[Phase, ...]:
+    """The stored list for the todo tool's values (the inverse of :func:`to_todo`)."""
+    return tuple(
+        Phase(
+            phase.name,
+            tuple(
+                Task(task.content, task.status, reason=task.blocker, owner=task.dropped_by)
+                for task in phase.tasks
+            ),
+        )
+        for phase in phases
+    )

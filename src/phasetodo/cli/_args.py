@@ -74,6 +74,11 @@ def _common() -> argparse.ArgumentParser:
 
 
 def _add_reading(verb: _Verb) -> None:
+    verb(
+        "view",
+        "print the summary the agent's tool shows (on a todo plan, its view op's text; "
+        "--json adds the list as the tool writes it)",
+    )
     show = verb("show", "print the list as a tree")
     show.add_argument(
         "--collapsed",
@@ -239,7 +244,13 @@ def _add_serving(verb: _Verb) -> None:
     verb("demo", "play a short scripted agent session into the store (session 'demo')")
     mcp = verb("mcp", "serve this session over MCP on stdio (needs the 'mcp' extra)")
     mcp.add_argument(
-        "--profile", choices=PROFILES, default="parity", help="the tool's profile (default parity)"
+        "--profile", choices=PROFILES, help="the tool's profile (default: the plan's, else parity)"
+    )
+    mcp.add_argument(
+        "--tool",
+        choices=("todo_write", "todo"),
+        help="the tool to serve: todo_write (the default) or todo, the reference's current "
+        "one-op tool (the todo profile)",
     )
     mcp.add_argument(
         "--agent", metavar="NAME", help="write as this agent (for a session that belongs to one)"

@@ -164,6 +164,8 @@ def _opened(store: Store, sid: str, spec: str, args: argparse.Namespace) -> Iter
                 sid, store=store, resume="keep", profile=profile, agent=getattr(args, "agent", None),
                 lease=getattr(args, "lease", None),
             )
+        elif profile.own_json:  # a todo plan: its calls take the tool's own params, so it is made one
+            session = Session.open(sid, store=store, resume="keep", profile=profile)
         else:
             # a team plan's verbs write with profile="team" per call: the lease goes with them
             session = Session.open(sid, store=store, resume="keep", lease=getattr(args, "lease", None))

@@ -15,7 +15,7 @@ from ._args import parser
 from ._context import CLOSED_PIPE, OK, OP_ERRORS, USAGE, SafeOut, _Exit, json_text, safe
 from ._edit import run_append, run_apply, run_edit, run_import, run_undo
 from ._git import at_ref, run_git
-from ._read import run_export, run_history, run_show, run_verify
+from ._read import run_export, run_history, run_show, run_verify, run_view
 from ._serve import run_mcp, run_serve
 from ._setup import run_db, run_demo
 from ._targets import run_status
@@ -26,6 +26,7 @@ __all__ = ["main"]
 #: Each verb's function: it gets the options and the output stream, and returns the exit status.
 _VERBS: dict[str, Callable[[argparse.Namespace, IO[str]], int]] = {
     "show": run_show,
+    "view": run_view,
     "apply": run_apply,
     "edit": run_edit,
     "export": run_export,

@@ -1,4 +1,4 @@
-"""The reading verbs: ``show``, ``export``, ``history`` and ``verify``.
+"""The reading verbs: ``show``, ``view``, ``export``, ``history`` and ``verify``.
 
 They never create anything: a store or session that is not there is an error (exit 1).
 """
@@ -14,10 +14,13 @@ from typing import IO, Any
 from .._core.codec import dump_phases
 from .._core.model import Phase
 from .._planmerge import NotedConflict, noted_conflicts
+from .._profiles.registry import CallContext
 from .._views.diff import diff_phases
 from .._views.markdown import phases_to_markdown
+from .._views.summary import format_summary
 from ..errors import InvalidSessionId, PhasetodoError
 from ..gitplan import CONFLICT_SOURCE
+from ..integrations._options import make_tool
 from ..integrations.beads import phases_to_beads
 from ..stores import Verification, check_session_id
 from ._context import (
@@ -36,7 +39,7 @@ from ._context import (
 )
 from ._report import is_team, show_tree
 
-__all__ = ["run_export", "run_history", "run_show", "run_verify"]
+__all__ = ["run_export", "run_history", "run_show", "run_verify", "run_view"]
 
 
 def run_show(args: argparse.Namespace, out: IO[str]) -> int:
@@ -47,6 +50,22 @@ def run_show(args: argparse.Namespace, out: IO[str]) -> int:
             raw(out).write(json_text(dump_phases(session.phases)))
         else:
             show_tree(session.phases, args, out)
+    return OK
+
+
+def run_view(args: argparse.Namespace, out: IO[str]) -> int:
+    """``view``: what the plan's tool shows of it, read only (the todo tool's ``view`` on a todo plan)."""
+    with open_session(args, must_exist=True) as session:
+        phases = tuple(session.refresh())
+        read = session.profile.read
+        now = float(session.clock())
+        context = CallContext(session.agent, session.owner if session.profile.shared else None, None, now)
+        text = read(phases, context) if read is not None else format_summary(phases)
+        details = make_tool(session, None).details()
+    if args.json:
+        raw(out).write(json_text({"text": text, **details}))
+    else:
+        out.write(text + "\n")
     return OK
 
 

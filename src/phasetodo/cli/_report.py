@@ -97,7 +97,7 @@ def person_edit(
         outcome = person.apply_edit(session, ops, source=source, team=team)
     except InvalidParams as error:
         raise _Exit(USAGE, f"{source}: {error}\nnothing changed", error.problems) from error
-    if team and outcome.errors:  # all or nothing by the team rules: report, change nothing
+    if outcome.errors and person.all_or_nothing(session):  # team and todo plans: change nothing
         message = _tagged(source, "; ".join(outcome.errors))
         raise _Exit(OP_ERRORS, f"{message}; nothing changed", outcome.errors)
     if not args.json:

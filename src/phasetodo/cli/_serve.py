@@ -30,8 +30,11 @@ def run_mcp(args: argparse.Namespace, out: IO[str]) -> int:
         _mcp_missing()
     from ..integrations.mcp import serve
 
+    _tool_profile(args)
     with open_session(args) as session:
         try:
+            if args.tool == "todo_write" and session.profile.name == "todo":
+                usage("mcp: --tool todo_write: this plan is in the todo profile; serve it with --tool todo")
             chosen = Options(
                 args.profile or session.profile,
                 session.limits,
@@ -44,6 +47,16 @@ def run_mcp(args: argparse.Namespace, out: IO[str]) -> int:
                 _mcp_missing()
             raise
     return OK
+
+
+def _tool_profile(args: argparse.Namespace) -> None:
+    """``--tool todo`` runs the todo profile: set it, or refuse another ``--profile`` beside it."""
+    if args.tool == "todo":
+        if args.profile not in (None, "todo"):
+            usage(f"mcp: --tool todo runs the todo profile, not --profile {args.profile}")
+        args.profile = "todo"
+    elif args.tool == "todo_write" and args.profile == "todo":
+        usage("mcp: --profile todo serves the todo tool: give --tool todo")
 
 
 def run_serve(args: argparse.Namespace, out: IO[str]) -> int:

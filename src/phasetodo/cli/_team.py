@@ -1,4 +1,5 @@
-"""The verbs for team plans: ``ready`` (who is on what, what may start next), ``block`` and ``unblock``.
+"""The verbs for team plans: ``ready`` (who is on what, what may start next), ``block`` and ``unblock``
+(``block`` and ``unblock`` on ``todo`` plans too).
 
 ``block`` and ``unblock`` are a person's edits through :mod:`phasetodo.person`,
 the path the board's status changes take: ``block`` gives the task the board's
@@ -42,6 +43,15 @@ def run_ready(args: argparse.Namespace, out: IO[str]) -> int:
     return OK
 
 
+def _must_block(session: Session, verb: str) -> None:
+    """Stop with a usage error unless a person can block tasks of ``session`` (team and todo plans)."""
+    if not person.can_block(session):
+        usage(
+            f"{verb}: session {session.session_id!r} has no blocked status (blocked tasks belong to "
+            "plans written with --profile team or --profile todo); nothing changed"
+        )
+
+
 def _must_be_team(session: Session, verb: str) -> None:
     """Stop with a usage error naming how to make a team plan, unless ``session`` is one."""
     if not person.session_is_team(session):
@@ -69,7 +79,7 @@ def _blocking(args: argparse.Namespace, out: IO[str], make: _Ops) -> int:
     verb: str = args.verb
     with open_session(args, must_exist=True) as session:
         phases = tuple(session.refresh())
-        _must_be_team(session, verb)
+        _must_block(session, verb)
         target = find_target(args, phases, kinds=("task",))
         if target is None:
             usage(f"{verb}: name the TASK to {verb}")
@@ -82,5 +92,5 @@ def run_block(args: argparse.Namespace, out: IO[str]) -> int:
 
 
 def run_unblock(args: argparse.Namespace, out: IO[str]) -> int:
-    """``unblock TASK``: a blocked task may go on again (pending, unowned)."""
+    """``unblock TASK``: a blocked task may go on again (pending; unowned on a team plan)."""
     return _blocking(args, out, lambda task: [{"op": "unblock", "task": task}])

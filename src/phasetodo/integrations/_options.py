@@ -14,7 +14,7 @@ from .._core.model import Phase
 from .._profiles.options import Options
 from .._profiles.result import Storage
 from ..errors import InvalidOption
-from ..tool import MemoryState, TodoState, TodoWriteTool, ToolResult
+from ..tool import MemoryState, TodoState, TodoTool, TodoWriteTool, ToolResult, tool_class
 
 __all__ = ["chosen", "make_tool"]
 
@@ -45,18 +45,24 @@ def chosen(options: Options | None) -> Options | None:
 def make_tool(
     state: TodoState | None, options: Options | None, *, phases: Iterable[Phase | Mapping[str, Any]] = ()
 ) -> TodoWriteTool:
-    """The ``todo_write`` tool on ``state`` (a new memory list of ``phases`` when ``None``) with ``options``.
+    """The ``todo_write`` tool on ``state`` (a new memory list of ``phases`` when ``None``) with ``options``
+    (the ``todo`` tool, :class:`~phasetodo.tool.TodoTool`, for the ``todo`` profile).
 
     ``options.agent`` writes to a memory list, or to a ``Session`` call by call;
     another state must already write as that agent.
     """
     if options is None:
+        profile = getattr(state, "profile", "parity")
+        if tool_class(profile) is TodoTool:
+            return TodoTool(state)
         return TodoWriteTool(state if state is not None else MemoryState(phases))
     agent = options.agent
     if state is None:
         state = MemoryState(phases, profile=options.profile, agent=agent)
     elif agent is not None and agent != getattr(state, "agent", None):
         state = _writing_as(state, agent)
+    if tool_class(options.profile) is TodoTool:
+        return TodoTool(state, limits=options.limits)
     return TodoWriteTool(state, profile=options.profile, limits=options.limits)
 
 

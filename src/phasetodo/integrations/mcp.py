@@ -290,7 +290,8 @@ def build_server(
 
 
 def _server(tool: TodoWriteTool, gate: _Gate, bounds: _Bounds, *, gated: bool) -> Server[Any]:
-    tools = [types.Tool.model_validate(mcp_tool(tool)), types.Tool.model_validate(READ_TOOL)]
+    specs = [tool.to_mcp(), READ_TOOL] if tool.reads else [tool.to_mcp()]
+    tools = [types.Tool.model_validate(spec) for spec in specs]
 
     async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
@@ -323,7 +324,11 @@ def _server(tool: TodoWriteTool, gate: _Gate, bounds: _Bounds, *, gated: bool) -
     return Server(
         SERVER_NAME,
         version=_version(),
-        instructions="A phased todo list: plan with todo_write, recall it with todo_read.",
+        instructions=(
+            "A phased todo list: plan with todo_write, recall it with todo_read."
+            if tool.reads
+            else f"A phased todo list: plan, update and view it with {tool.name}, one operation per call."
+        ),
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
@@ -415,12 +420,11 @@ def _dispatch(
             _refresh(tool)
             result = tool.error_result(result.problems)
         return result
-    if name == READ_TOOL["name"]:
+    if name == READ_TOOL["name"] and tool.reads:
         return read_result(tool, arguments)
     _refresh(tool)
-    return tool.error_result(
-        [f"name: no tool {name!r}; the tools are todo_write and todo_read"], called=name
-    )
+    names = f"the tools are {tool.name} and {READ_TOOL['name']}" if tool.reads else f"the tool is {tool.name}"
+    return tool.error_result([f"name: no tool {name!r}; {names}"], called=name)
 
 
 def _version() -> str:

@@ -614,14 +614,15 @@ def _open_after(phases: Sequence[Mapping[str, Any]], task: Mapping[str, Any]) ->
 
 
 def _person_unblock(session: phasetodo.Session, team: bool, body: Mapping[str, Any]) -> bool:
-    """Unblock the task the page showed at ``phase``/``task`` with the team profile's ``unblock``
-    op through :mod:`phasetodo.person` (the command's path); whether a ``user_edit`` was recorded."""
-    if not team:
-        raise ValueError("action: unblock is for team plans (blocked tasks belong to them)")
+    """Unblock the task the page showed at ``phase``/``task`` with the plan's ``unblock`` op (a team
+    or todo plan's) through :mod:`phasetodo.person` (the command's path); whether a ``user_edit``
+    was recorded."""
+    if not person.can_block(session):
+        raise ValueError("action: unblock is for team and todo plans (blocked tasks belong to them)")
     current = phasetodo.dump_phases(session.phases)
     found = edits.task_at(current, body.get("phase"), body.get("task"), body.get("content"))
     ops = [{"op": "unblock", "task": found["content"]}]
-    outcome = person.apply_edit(session, ops, source="board", team=True)
+    outcome = person.apply_edit(session, ops, source="board", team=team)
     if outcome.errors and not outcome.changed:
         raise ValueError("unblock: " + "; ".join(outcome.errors))
     return outcome.changed
