@@ -147,3 +147,21 @@ class TestApplyAgreesWithTodo:
                 assert printed == expected
                 assert status == (1 if expected.get("isError") else 0)
                 phases = expected["details"]["phases"]
+
+
+class TestUnknownKeys:
+    def test_a_misspelled_key_is_refused_on_a_todo_plan(self, run: Run) -> None:
+        """apply on a todo plan refuses a key the todo tool does not take (done with "taks" would
+        finish the whole list), naming it and the keys it takes; nothing is applied."""
+        before = _view(run)["phases"]
+        status, _, err = run("apply", json.dumps({"op": "done", "taks": "Upload it"}))
+        assert status == 2
+        assert "taks: the todo tool takes no key 'taks'; it takes items, list, op, phase, reason, task" in err
+        assert _view(run)["phases"] == before
+
+    def test_the_flag_keeps_the_references_reading(self, run: Run) -> None:
+        """--allow-unknown-keys passes the call on as the reference reads it: a done with no
+        target completes the whole list."""
+        status, _, _ = run("apply", "--allow-unknown-keys", json.dumps({"op": "done", "taks": "Upload it"}))
+        assert status == 0
+        assert [t["status"] for t in _view(run)["phases"][0]["tasks"]] == ["completed"] * 3

@@ -56,6 +56,19 @@ class TestUnknownKeys:
         assert "ops[0].taks: done takes no key 'taks'; it takes op, phase, task" in _text(result)
         assert _statuses(tmp_path) == {"Parser": "in_progress", "Printer": "pending"}
 
+    def test_typo_is_refused_by_the_todo_tool(self, tmp_path: Path) -> None:
+        """With --tool todo, a key the todo tool does not take is refused the same way."""
+
+        async def run() -> CallToolResult:
+            async with _client(tmp_path, "--tool", "todo") as client:
+                await client.call_tool("todo", {"op": "init", "items": ["Parser", "Printer"]})
+                return await client.call_tool("todo", {"op": "done", "taks": "Parser"})
+
+        result = anyio.run(run)
+        assert result.is_error is True
+        assert "taks: the todo tool takes no key 'taks'" in _text(result)
+        assert _statuses(tmp_path) == {"Parser": "in_progress", "Printer": "pending"}
+
     def test_option_turns_the_guard_off(self, tmp_path: Path) -> None:
         """--allow-unknown-keys ignores the key as the reference does: done with no target completes all."""
 

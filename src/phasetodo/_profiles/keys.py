@@ -15,9 +15,10 @@ from typing import Any
 import attrs
 
 from .._core.ops import OPS, View
+from .._todo.schema import Params as TodoParams
 from .team.ops import After, Block, TeamAppend, TeamInit, Unblock
 
-__all__ = ["OP_KEYS", "unknown_key_problems"]
+__all__ = ["OP_KEYS", "TODO_KEYS", "unknown_key_problems"]
 
 
 def _keys(classes: Iterable[Any]) -> dict[str, frozenset[str]]:
@@ -34,12 +35,24 @@ OP_KEYS: Mapping[str, frozenset[str]] = _keys(
 )
 
 
+#: The keys a call of the one-op ``todo`` tool may carry: the params are the op itself.
+TODO_KEYS: frozenset[str] = frozenset(attrs.fields_dict(TodoParams))
+
+
 def unknown_key_problems(params: object) -> list[str]:
     """One problem for each key of an op that the op does not take (empty when there is none).
 
     Only ops of a known name are looked at: anything else of the wrong shape is left
-    to the profile's schema, which names it.
+    to the profile's schema, which names it. A call without ``ops`` is the ``todo``
+    tool's single op: its keys are checked against :data:`TODO_KEYS`.
     """
+    if isinstance(params, dict) and "ops" not in params:
+        names = ", ".join(sorted(TODO_KEYS))
+        return [
+            f"{key}: the todo tool takes no key {key!r}; it takes {names}"
+            for key in params
+            if key not in TODO_KEYS
+        ]
     ops = params.get("ops") if isinstance(params, dict) else None
     if not isinstance(ops, list):
         return []
