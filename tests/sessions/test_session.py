@@ -47,15 +47,20 @@ def _make_store(kind: str, where: Path) -> phasetodo.Store:
     return phasetodo.MemoryStore()
 
 
-@pytest.fixture(params=["jsonl", "sqlite", "memory", "postgres"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[phasetodo.Store]:
-    """Each store kind, fresh (PostgreSQL on a real server)."""
+def _fresh(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[phasetodo.Store]:
+    """The store kind ``request.param``, fresh (PostgreSQL on a real server), closed afterwards."""
     if request.param == "postgres":
         yield request.getfixturevalue("postgres_store")
         return
     made = _make_store(request.param, tmp_path)
     yield made
     made.close()
+
+
+@pytest.fixture(params=["jsonl", "sqlite", "memory", "postgres"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[phasetodo.Store]:
+    """Each store kind, fresh (PostgreSQL on a real server)."""
+    yield from _fresh(request, tmp_path)
 
 
 @pytest.fixture
@@ -375,12 +380,7 @@ class TestOneWriter:
 @pytest.fixture(params=["jsonl", "sqlite", "postgres"])
 def shared(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[phasetodo.Store]:
     """Each store whose logs are read by several processes (each open is its own log object)."""
-    if request.param == "postgres":
-        yield request.getfixturevalue("postgres_store")
-        return
-    made = _make_store(request.param, tmp_path)
-    yield made
-    made.close()
+    yield from _fresh(request, tmp_path)
 
 
 class TestOpeningWhileOthersWrite:
