@@ -43,12 +43,13 @@ issues (exported again as open), and the lines of a ``bd export`` that are not i
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
 
 from .._core.codec import as_phases
+from .._core.limits import DEFAULT_LIMITS, Limits
 from .._core.model import Phase, Status, Task
 from ..errors import InvalidBeads
 
@@ -318,14 +319,44 @@ def _split_kept(notes: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
 # -- import ---------------------------------------------------------------------------------------
 
 
-def beads_to_phases(text: str, *, phase: str = "Issues") -> BeadsImport:
+def beads_to_phases(
+    text: str, *, phase: str = "Issues", limits: Limits | None = DEFAULT_LIMITS
+) -> BeadsImport:
     """Read beads JSONL into a team plan. Raises :class:`~phasetodo.errors.InvalidBeads`
-    naming every line that is not a beads issue; what is not kept is in ``errors``, with the
-    records of a ``bd export`` that are not issues (its header, memories), which are skipped."""
+    naming every line that is not a beads issue, and the field that is wrong; what is not kept
+    is in ``errors``, with the records of a ``bd export`` that are not issues (its header,
+    memories), which are skipped.
+
+    ``limits`` bound the export as they bound a Markdown import (``None``: no limits): a longer
+    text, or one with more epics or issues than a plan may hold, raises
+    :class:`~phasetodo.InvalidParams` naming the limit, read no further."""
+    if limits is not None:
+        limits.check_document(len(text))
+    issues, skipped = _read(text, limits)
+    read = _phases(issues, phase, limits)
+    return attrs.evolve(read, errors=(*skipped, *read.errors)) if skipped else read
+
+
+def _lines(text: str) -> Iterator[tuple[int, str]]:
+    """The text's lines with their numbers, one at a time (JSON strings may hold U+2028)."""
+    number, start = 1, 0
+    while start <= len(text):
+        end = text.find("\n", start)
+        if end < 0:
+            end = len(text)
+        yield number, text[start:end]
+        number, start = number + 1, end + 1
+
+
+def _read(text: str, limits: Limits | None) -> tuple[list[dict[str, Any]], list[str]]:
+    """The issues of an export and the lines skipped (not issues); raises ``InvalidBeads``
+    naming every bad line, or ``InvalidParams`` once the issues pass a size limit."""
     issues: list[dict[str, Any]] = []
     problems: list[str] = []
     skipped: list[str] = []
-    for number, line in enumerate(text.split("\n"), start=1):  # JSON strings may hold U+2028
+    lines: dict[str, int] = {}
+    count = _Count(limits)
+    for number, line in _lines(text):
         if not line.strip():
             continue
         try:
@@ -340,20 +371,37 @@ def beads_to_phases(text: str, *, phase: str = "Issues") -> BeadsImport:
         if other:
             skipped.append(f"line {number}: {other}")
             continue
-        problem = _issue_problem(issue)
-        if problem:
-            problems.append(f"line {number}: {problem}")
-        else:
-            issues.append(issue)
-    seen: set[str] = set()
-    for issue in issues:
-        if issue["id"] in seen:
-            problems.append(f"issue {issue['id']!r}: the id is given twice")
-        seen.add(issue["id"])
+        found = _issue_problems(issue)
+        if not found and issue["id"] in lines:
+            found = [f"issue {issue['id']!r}: the id is given twice (first on line {lines[issue['id']]})"]
+        if found:
+            problems += [f"line {number}: {problem}" for problem in found]
+            continue
+        lines[issue["id"]] = number
+        count.add(issue)
+        issues.append(issue)
     if problems:
         raise InvalidBeads(problems)
-    read = phases_from_issues(issues, phase=phase)
-    return attrs.evolve(read, errors=(*skipped, *read.errors)) if skipped else read
+    return issues, skipped
+
+
+class _Count:
+    """The epics (phases) and issues (tasks) read so far, held to ``limits`` as they come."""
+
+    def __init__(self, limits: Limits | None) -> None:
+        self.limits = limits
+        self.phases = self.tasks = 0
+
+    def add(self, issue: Mapping[str, Any]) -> None:
+        if issue.get("status") == "tombstone":
+            return
+        if issue.get("issue_type") == "epic":
+            self.phases += 1
+        else:
+            self.tasks += 1
+        limits = self.limits
+        if limits is not None and (self.phases > limits.max_phases or self.tasks > limits.max_tasks):
+            limits.check_read(self.phases, self.tasks)
 
 
 def _other_record(record: object) -> str | None:
@@ -368,21 +416,105 @@ def _other_record(record: object) -> str | None:
     return None
 
 
-def _issue_problem(issue: object) -> str | None:
+#: The fields an import reads that must be strings when present (beads writes them so).
+_STRINGS = ("status", "assignee", "description", "notes", "close_reason")
+
+
+def _issue_problems(issue: object) -> list[str]:
+    """What is wrong with the shape of one issue, each problem naming its field."""
     if not isinstance(issue, dict):
-        return f"not a beads issue (a JSON {type(issue).__name__}, not an object)"
+        return [f"not a beads issue ({_json_kind(issue)}, not an object)"]
     for field in ("id", "title"):
         if not isinstance(issue.get(field), str) or not issue[field].strip():
-            return f"not a beads issue: {field!r} must be a non-empty string"
+            return [f"not a beads issue: {field!r} must be a non-empty string"]
+    where = f"issue {issue['id']!r}"
+    found = [
+        f"{where}: {field!r} must be a string, not {_json_kind(issue[field])}"
+        for field in _STRINGS
+        if field in issue and not isinstance(issue[field], str)
+    ]
     for field in ("dependencies", "comments", "labels"):
         if field in issue and not isinstance(issue[field], list):
-            return f"issue {issue['id']!r}: {field!r} must be a list"
-    return None
+            found.append(f"{where}: {field!r} must be a list, not {_json_kind(issue[field])}")
+    found += _entry_problems(where, "dependencies", issue, "depends_on_id", ("type",))
+    found += _entry_problems(where, "comments", issue, "text", ())
+    return found
 
 
-def phases_from_issues(issues: Iterable[Mapping[str, Any]], *, phase: str = "Issues") -> BeadsImport:
-    """beads issues (dicts, already checked) as a team plan; see the module's table."""
-    items = [dict(i) for i in issues]
+def _entry_problems(
+    where: str, field: str, issue: Mapping[str, Any], needed: str, optional: Sequence[str]
+) -> list[str]:
+    """The problems of a list of objects (links, comments): each must be an object whose
+    ``needed`` field is a string (non-empty but for a comment's text), and whose ``optional``
+    ones are strings when present."""
+    entries = issue.get(field)
+    if not isinstance(entries, list):
+        return []
+    found = []
+    for index, entry in enumerate(entries):
+        place = f"{where}: {field}[{index}]"
+        if not isinstance(entry, dict):
+            found.append(f"{place} must be an object, not {_json_kind(entry)}")
+            continue
+        value = entry.get(needed)
+        empty_ok = needed == "text"
+        if not isinstance(value, str) or not (value or empty_ok):
+            shown = _json_kind(value) if needed in entry else "missing"
+            wanted = "a string" if empty_ok else "a non-empty string"
+            found.append(f"{place}.{needed} must be {wanted}, not {shown}")
+        found += [
+            f"{place}.{name} must be a string, not {_json_kind(entry[name])}"
+            for name in optional
+            if name in entry and not isinstance(entry[name], str)
+        ]
+    return found
+
+
+def _json_kind(value: object) -> str:
+    """How a JSON value is named in an error: an object, a list, a number, …"""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "a JSON object"
+    if isinstance(value, list):
+        return "a JSON list"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "an empty string" if not value else "a string"
+    return f"a {type(value).__name__}"
+
+
+def phases_from_issues(
+    issues: Iterable[Mapping[str, Any]], *, phase: str = "Issues", limits: Limits | None = DEFAULT_LIMITS
+) -> BeadsImport:
+    """beads issues (dicts) as a team plan; see the module's table. Raises
+    :class:`~phasetodo.errors.InvalidBeads` naming every issue (``issues[N]``) of the wrong
+    shape, and :class:`~phasetodo.InvalidParams` past ``limits``, as :func:`beads_to_phases`."""
+    items: list[dict[str, Any]] = []
+    problems: list[str] = []
+    places: dict[str, int] = {}
+    count = _Count(limits)
+    for index, given in enumerate(issues):
+        issue = dict(given) if isinstance(given, Mapping) else given
+        found = _issue_problems(issue)
+        if not found and issue["id"] in places:
+            found = [f"issue {issue['id']!r}: the id is given twice (first as issues[{places[issue['id']]}])"]
+        if found:
+            problems += [f"issues[{index}]: {problem}" for problem in found]
+            continue
+        places[issue["id"]] = index
+        count.add(issue)
+        items.append(issue)
+    if problems:
+        raise InvalidBeads(problems)
+    return _phases(items, phase, limits)
+
+
+def _phases(items: Sequence[dict[str, Any]], phase: str, limits: Limits | None) -> BeadsImport:
+    """Checked issues as a team plan, held to ``limits`` (the names, contents and notes too)."""
     errors: list[str] = []
     kinds = {i["id"]: i.get("issue_type") for i in items}
     epics = [i for i in items if i.get("issue_type") == "epic" and i.get("status") != "tombstone"]
@@ -416,6 +548,9 @@ def phases_from_issues(issues: Iterable[Mapping[str, Any]], *, phase: str = "Iss
     mark = max([_mark(e) for e in epics] + [_id_number(i["id"]) for i in items], default=0)
     if phases and mark:
         phases[0] = attrs.evolve(phases[0], last_id=mark)
+    if limits is not None:
+        limits.check_read(len(phases), len(contents))
+        limits.check_texts(phases)
     return BeadsImport(tuple(phases), tuple(errors))
 
 
@@ -496,35 +631,45 @@ def _contents(items: Sequence[Mapping[str, Any]], errors: list[str]) -> dict[str
 def _waits(
     items: Sequence[Mapping[str, Any]], contents: Mapping[str, str], errors: list[str]
 ) -> dict[str, list[str]]:
-    """Issue id -> the task issues it waits for (``blocks``), leaving out a link that would
-    close a cycle (a plan's waits have none); such a link is kept with the issue, and listed."""
+    """Issue id -> the task issues it waits for (``blocks``), leaving out the links that would
+    close a cycle (a plan's waits have none); such a link is kept with the issue, and listed.
+
+    One depth-first walk over the links, from the issues in file order and each issue's links
+    in their order: a link back to an issue whose walk is still under way closes a cycle. What
+    is left has no cycle, and each link left out would close one with the links kept."""
+    links = {i["id"]: _blocks(i, contents) for i in items if i["id"] in contents}
     graph: dict[str, list[str]] = {}
-    for issue in items:
-        if issue["id"] not in contents:
+    closing: dict[str, list[str]] = {}
+    done: dict[str, bool] = {}  # False while its walk is under way, True once it is over
+    for root, targets in links.items():
+        if root in done:
             continue
-        for dep in _deps(issue):
-            target = dep.get("depends_on_id")
-            if dep.get("type") != "blocks" or target not in contents or target in graph.get(issue["id"], ()):
-                continue
-            if _reaches(graph, str(target), issue["id"]):
-                errors.append(
-                    f"issue {issue['id']!r}: waiting on {target!r} would close a cycle; kept, not enforced"
-                )
-                continue
-            graph.setdefault(issue["id"], []).append(str(target))
+        done[root] = False
+        stack = [(root, iter(targets))]
+        while stack:
+            node, rest = stack[-1]
+            for target in rest:
+                if done.get(target) is False:
+                    closing.setdefault(node, []).append(target)
+                    continue
+                graph.setdefault(node, []).append(target)
+                if target not in done:
+                    done[target] = False
+                    stack.append((target, iter(links[target])))
+                    break
+            else:
+                done[node] = True
+                stack.pop()
+    for ident in links:  # named in file order
+        for target in closing.get(ident, ()):
+            errors.append(f"issue {ident!r}: waiting on {target!r} would close a cycle; kept, not enforced")
     return graph
 
 
-def _reaches(graph: Mapping[str, Sequence[str]], start: str, goal: str) -> bool:
-    seen, todo = set(), [start]
-    while todo:
-        node = todo.pop()
-        if node == goal:
-            return True
-        if node not in seen:
-            seen.add(node)
-            todo.extend(graph.get(node, ()))
-    return False
+def _blocks(issue: Mapping[str, Any], contents: Mapping[str, str]) -> list[str]:
+    """The task issues this one names in its ``blocks`` links, once each, in their order."""
+    targets = (d["depends_on_id"] for d in _deps(issue) if d.get("type") == "blocks")
+    return list(dict.fromkeys(t for t in targets if t in contents))
 
 
 def _task(
@@ -540,9 +685,7 @@ def _task(
     description = issue.get("description")
     if isinstance(description, str) and description:
         notes.append(description)
-    comments = [
-        c for c in issue.get("comments") or () if isinstance(c, dict) and isinstance(c.get("text"), str)
-    ]
+    comments = list(issue.get("comments") or ())  # objects with a string text: checked on reading
     if comments and not notes:
         kept["description"] = description if isinstance(description, str) else None
     notes += [c["text"] for c in comments]
@@ -550,8 +693,8 @@ def _task(
         c != {"issue_id": issue["id"], "text": c["text"]} for c in comments
     ):
         kept["comments"] = comments  # an empty list, or comments with authors, times, …
-    mine = waits.get(issue["id"], ())
-    after = [contents[t] for t in mine]
+    after = [contents[t] for t in waits.get(issue["id"], ())]
+    mine = set(waits.get(issue["id"], ()))
     plain = True
     for dep in _deps(issue):
         target, kind = dep.get("depends_on_id"), dep.get("type")
