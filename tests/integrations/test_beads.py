@@ -528,6 +528,7 @@ def reaches(graph: dict[str, set[str]], start: str, goal: str) -> bool:
 
 
 class TestLongChains:
+    @pytest.mark.slow
     def test_a_long_chain_keeps_every_link(self) -> None:
         """16,000 issues each waiting on the one before: every wait is enforced, nothing listed."""
         read = beads_to_phases(chain_text(16_000, closed=False))
@@ -536,6 +537,7 @@ class TestLongChains:
         assert waits["b0"] == set()
         assert all(waits[f"b{n}"] == {f"b{n - 1}"} for n in range(1, 16_000))
 
+    @pytest.mark.slow
     def test_a_cycle_closing_a_long_chain_leaves_out_one_link(self) -> None:
         """The chain closed into a cycle: one link (where the walk comes back) is not enforced,
         named, kept with its issue and written back on export; every other wait holds."""
@@ -576,6 +578,7 @@ class TestLongChains:
 
 
 class TestSizeLimits:
+    @pytest.mark.slow
     def test_more_issues_than_a_plan_may_hold_are_refused(self) -> None:
         """Over the default max_tasks (100,000), as a Markdown import: InvalidParams naming it."""
         text = "".join(f'{{"id":"b{n}","title":"T{n}"}}\n' for n in range(100_001))
