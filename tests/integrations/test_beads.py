@@ -11,8 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import phasetodo
-from phasetodo import Phase, Status, Task
-from phasetodo._core.limits import Limits
+from phasetodo import Limits, Phase, Status, Task
 from phasetodo.errors import InvalidBeads
 from phasetodo.integrations.beads import (
     DEFAULT_PRIORITY,

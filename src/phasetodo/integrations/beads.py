@@ -38,13 +38,18 @@ What cannot be kept at all is listed in the import's non-fatal errors: a deleted
 issue, the fields of an epic that holds no issue, nested epics, a closed epic that holds open
 issues (exported again as open), and the lines of a ``bd export`` that are not issues (the
 ``_schema`` header of a canonical export, ``_type: "memory"`` records).
+
+An import is bounded: its ``blocks`` links are walked once, depth first (a link that would
+close a cycle is kept with its issue, not enforced, and listed), it is held to the size limits
+of a Markdown import (:class:`~phasetodo.Limits`, raising :class:`~phasetodo.InvalidParams`),
+and :class:`~phasetodo.errors.InvalidBeads` names the line and field of every wrong shape.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
@@ -348,41 +353,62 @@ def _lines(text: str) -> Iterator[tuple[int, str]]:
         number, start = number + 1, end + 1
 
 
+def _records(text: str) -> Iterator[tuple[int, object, str | None]]:
+    """Each line that is not blank: its number, and its JSON value or why it has none."""
+    for number, line in _lines(text):
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line), None
+        except json.JSONDecodeError as error:
+            yield number, None, f"not JSON ({error.msg})"
+        except RecursionError:
+            yield number, None, "JSON nested too deeply"
+
+
 def _read(text: str, limits: Limits | None) -> tuple[list[dict[str, Any]], list[str]]:
     """The issues of an export and the lines skipped (not issues); raises ``InvalidBeads``
     naming every bad line, or ``InvalidParams`` once the issues pass a size limit."""
+    if limits is not None and text.count("\n") >= limits.max_tasks:
+        _count_only(text, limits)  # it may be over: count first, holding one issue at a time
     issues: list[dict[str, Any]] = []
     problems: list[str] = []
     skipped: list[str] = []
     lines: dict[str, int] = {}
     count = _Count(limits)
-    for number, line in _lines(text):
-        if not line.strip():
-            continue
-        try:
-            issue = json.loads(line)
-        except json.JSONDecodeError as error:
-            problems.append(f"line {number}: not JSON ({error.msg})")
-            continue
-        except RecursionError:
-            problems.append(f"line {number}: JSON nested too deeply")
+    for number, issue, bad in _records(text):
+        if bad is not None:
+            problems.append(f"line {number}: {bad}")
             continue
         other = _other_record(issue)
         if other:
             skipped.append(f"line {number}: {other}")
             continue
         found = _issue_problems(issue)
-        if not found and issue["id"] in lines:
-            found = [f"issue {issue['id']!r}: the id is given twice (first on line {lines[issue['id']]})"]
         if found:
             problems += [f"line {number}: {problem}" for problem in found]
             continue
-        lines[issue["id"]] = number
-        count.add(issue)
-        issues.append(issue)
+        record = cast(dict[str, Any], issue)  # an object: _issue_problems says so
+        if record["id"] in lines:
+            problems.append(
+                f"line {number}: issue {record['id']!r}: the id is given twice "
+                f"(first on line {lines[record['id']]})"
+            )
+            continue
+        lines[record["id"]] = number
+        count.add(record)
+        issues.append(record)
     if problems:
         raise InvalidBeads(problems)
     return issues, skipped
+
+
+def _count_only(text: str, limits: Limits) -> None:
+    """Raise ``InvalidParams`` when the text's issues pass a size limit, keeping none of them."""
+    count = _Count(limits)
+    for _, issue, bad in _records(text):
+        if bad is None and _other_record(issue) is None and not _issue_problems(issue):
+            count.add(cast(dict[str, Any], issue))
 
 
 class _Count:
@@ -544,7 +570,7 @@ def _phases(items: Sequence[dict[str, Any]], phase: str, limits: Limits | None) 
             errors.append(f"epic {ident!r}: its title repeats another's, so its phase is '{name} [{ident}]'")
             name = f"{name} [{ident}]"
         names.add(name)
-        phases.append(Phase(name, tuple(_task(i, contents, waits, members) for i in group)))
+        phases.append(Phase(name, tuple(_task(i, contents, waits, members, ident is None) for i in group)))
     mark = max([_mark(e) for e in epics] + [_id_number(i["id"]) for i in items], default=0)
     if phases and mark:
         phases[0] = attrs.evolve(phases[0], last_id=mark)
@@ -602,7 +628,9 @@ def _default_priority(issue: Mapping[str, Any], kept: dict[str, Any]) -> None:
 
 
 def _deps(issue: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return [d for d in issue.get("dependencies") or () if isinstance(d, dict)]
+    """The issue's links: objects, as checked on reading."""
+    deps: list[dict[str, Any]] = issue.get("dependencies") or []
+    return deps
 
 
 def _parent_epic(issue: Mapping[str, Any], members: Mapping[str, object]) -> str | None:
@@ -641,25 +669,33 @@ def _waits(
     graph: dict[str, list[str]] = {}
     closing: dict[str, list[str]] = {}
     done: dict[str, bool] = {}  # False while its walk is under way, True once it is over
-    for root, targets in links.items():
+    path: list[str] = []  # the walk under way, and how far each of its issues' links got
+    at: list[int] = []
+    for root in links:
         if root in done:
             continue
         done[root] = False
-        stack = [(root, iter(targets))]
-        while stack:
-            node, rest = stack[-1]
-            for target in rest:
-                if done.get(target) is False:
-                    closing.setdefault(node, []).append(target)
-                    continue
-                graph.setdefault(node, []).append(target)
-                if target not in done:
-                    done[target] = False
-                    stack.append((target, iter(links[target])))
-                    break
-            else:
+        path.append(root)
+        at.append(0)
+        while path:
+            node, index = path[-1], at[-1]
+            targets = links[node]
+            if index == len(targets):
                 done[node] = True
-                stack.pop()
+                path.pop()
+                at.pop()
+                continue
+            at[-1] = index + 1
+            target = targets[index]
+            state = done.get(target)
+            if state is False:
+                closing.setdefault(node, []).append(target)
+                continue
+            graph.setdefault(node, []).append(target)
+            if state is None:
+                done[target] = False
+                path.append(target)
+                at.append(0)
     for ident in links:  # named in file order
         for target in closing.get(ident, ()):
             errors.append(f"issue {ident!r}: waiting on {target!r} would close a cycle; kept, not enforced")
@@ -677,7 +713,9 @@ def _task(
     contents: Mapping[str, str],
     waits: Mapping[str, Sequence[str]],
     epics: Mapping[str, object],
+    loose: bool,
 ) -> Task:
+    """The issue as a task; ``loose``: no epic holds it."""
     kept = {k: v for k, v in issue.items() if k not in _HELD}
     _default_priority(issue, kept)
     status, reason = _status(issue, kept)
@@ -695,21 +733,22 @@ def _task(
         kept["comments"] = comments  # an empty list, or comments with authors, times, …
     after = [contents[t] for t in waits.get(issue["id"], ())]
     mine = set(waits.get(issue["id"], ()))
+    deps = _deps(issue)
     plain = True
-    for dep in _deps(issue):
+    for dep in deps:
         target, kind = dep.get("depends_on_id"), dep.get("type")
         held = (kind == "blocks" and target in mine) or (kind == "parent-child" and target in epics)
         plain = plain and held and dep == {"issue_id": issue["id"], "depends_on_id": target, "type": kind}
     if not plain or issue.get("dependencies") == []:  # kept whole: other types, their times, …
-        kept["dependencies"] = _deps(issue)
+        kept["dependencies"] = list(deps)
     loose_waits = [
         d["depends_on_id"]
-        for d in _deps(issue)
+        for d in deps
         if d.get("type") == "blocks" and d.get("depends_on_id") in contents and d["depends_on_id"] not in mine
     ]
     if loose_waits:
         kept[UNENFORCED] = loose_waits
-    if _parent_epic(issue, epics) is None:
+    if loose:
         kept[LOOSE] = True
     if issue.get("assignee") == "":
         kept["assignee"] = ""
