@@ -690,3 +690,14 @@ class TestWrongShapes:
         issue = {"id": "a", "title": "A", "status": "open", "description": "d"}
         issue["comments"] = [{"issue_id": "a", "text": ""}]
         assert issues_from_phases(phases_from_issues([issue]).phases) == [issue]
+
+    def test_a_link_given_twice_is_written_back_twice(self) -> None:
+        """A repeated link is waited on once and kept as given: an export writes both again."""
+        link = {"issue_id": "a", "depends_on_id": "b", "type": "blocks"}
+        issues = [
+            {"id": "a", "title": "A", "status": "open", "dependencies": [link, link]},
+            {"id": "b", "title": "B", "status": "open"},
+        ]
+        plan = phases_from_issues(issues)
+        assert plan.phases[0].tasks[0].after == ("B",)
+        assert issues_from_phases(plan.phases)[0]["dependencies"] == [link, link]

@@ -263,13 +263,14 @@ def _dependencies(
     originals = [d for d in kept if isinstance(d, dict)] if isinstance(kept, list) else []
     tasks = set(links.tasks.values()) - set(unenforced if isinstance(unenforced, list) else ())
     wanted: set[tuple[object, object]] = set(made)
+    still = frozenset(made)  # a link given twice on import is written twice
     out = []
     for dep in originals:
         pair = (dep.get("depends_on_id"), dep.get("type"))
         ours = (pair[1] == "blocks" and pair[0] in tasks) or (
             pair[1] == "parent-child" and pair[0] not in tasks
         )
-        if not ours or pair in wanted:
+        if not ours or pair in still:
             out.append(dep)
             wanted.discard(pair)
     return out + [{"issue_id": ident, "depends_on_id": t, "type": k} for t, k in made if (t, k) in wanted]
@@ -735,10 +736,13 @@ def _task(
     mine = set(waits.get(issue["id"], ()))
     deps = _deps(issue)
     plain = True
+    pairs: set[tuple[str, str | None]] = set()
     for dep in deps:
-        target, kind = dep.get("depends_on_id"), dep.get("type")
+        target, kind = dep["depends_on_id"], dep.get("type")
         held = (kind == "blocks" and target in mine) or (kind == "parent-child" and target in epics)
-        plain = plain and held and dep == {"issue_id": issue["id"], "depends_on_id": target, "type": kind}
+        plain = plain and held and (target, kind) not in pairs  # a repeated link is kept as given
+        plain = plain and dep == {"issue_id": issue["id"], "depends_on_id": target, "type": kind}
+        pairs.add((target, kind))
     if not plain or issue.get("dependencies") == []:  # kept whole: other types, their times, …
         kept["dependencies"] = list(deps)
     loose_waits = [
