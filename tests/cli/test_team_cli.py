@@ -122,6 +122,23 @@ class TestBeads:
         assert "line 2: not JSON" in done.stderr
         assert "Parser" in team.ok("show")
 
+    def test_an_issue_of_the_wrong_shape_exits_2_naming_its_line_and_field(self, team: Cli) -> None:
+        """An object status is named with its line and field, not a traceback; nothing is imported."""
+        text = '{"id": "a", "title": "A", "status": {"name": "open"}}\n'
+        done = team.run("import", "--format", "beads", "-", stdin=text)
+        assert done.returncode == 2
+        assert "line 1: issue 'a': 'status' must be a string, not a JSON object" in done.stderr
+        assert "Traceback" not in done.stderr
+        assert "Parser" in team.ok("show")
+
+    def test_more_issues_than_a_plan_may_hold_exit_2_naming_the_limit(self, team: Cli) -> None:
+        """Past max_tasks, as a Markdown import: exit 2 naming the limit, nothing imported."""
+        text = "".join(f'{{"id":"b{n}","title":"T{n}"}}\n' for n in range(100_001))
+        done = team.run("import", "--format", "beads", "-", stdin=text)
+        assert done.returncode == 2
+        assert "over the limit max_tasks=100,000" in done.stderr
+        assert "Parser" in team.ok("show")
+
     def test_what_is_not_kept_is_said_on_stderr(self, team: Cli) -> None:
         """The import's non-fatal errors go to stderr; the plan is still imported."""
         text = '{"id": "x", "title": "Gone", "status": "tombstone"}\n{"id": "y", "title": "Kept"}\n'

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import phasetodo
-from phasetodo import Phase, Status, Task
+from phasetodo import Limits, Phase, Status, Task
 from phasetodo.errors import InvalidBeads
 from phasetodo.integrations.beads import (
     DEFAULT_PRIORITY,
@@ -462,7 +462,10 @@ class TestBadFiles:
             ("[1, 2]\n", "line 1: not a beads issue (a JSON list, not an object)"),
             ('{"id": "a"}\n', "line 1: not a beads issue: 'title' must be a non-empty string"),
             ('{"id": "a", "title": "A", "labels": "x"}\n', "line 1: issue 'a': 'labels' must be a list"),
-            ('{"id": "a", "title": "A"}\n{"id": "a", "title": "B"}\n', "issue 'a': the id is given twice"),
+            (
+                '{"id": "a", "title": "A"}\n{"id": "a", "title": "B"}\n',
+                "line 2: issue 'a': the id is given twice (first on line 1)",
+            ),
         ],
     )
     def test_a_file_that_is_not_beads_names_the_line(self, text: str, problem: str) -> None:
@@ -489,3 +492,212 @@ class TestBadFiles:
         with pytest.raises(InvalidBeads) as caught:
             beads_to_phases("x\n\n{}\n")
         assert [p.split(":")[0] for p in caught.value.problems] == ["line 1", "line 3"]
+
+
+def chain_text(issues: int, *, closed: bool) -> str:
+    """``issues`` issues, each waiting on the one before it; ``closed``: the first on the last."""
+    lines = []
+    for n in range(issues):
+        deps = []
+        if n or closed:
+            target = f"b{n - 1 if n else issues - 1}"
+            deps.append({"issue_id": f"b{n}", "depends_on_id": target, "type": "blocks"})
+        issue = {"id": f"b{n}", "title": f"T{n}", "status": "open", "dependencies": deps}
+        lines.append(json.dumps(issue))
+    return "\n".join(lines) + "\n"
+
+
+def waits_of(phases: tuple[Phase, ...]) -> dict[str, set[str]]:
+    """Task id -> the ids of the tasks it waits for."""
+    ids = {t.content: t.id for p in phases for t in p.tasks}
+    return {str(t.id): {str(ids[a]) for a in t.after} for p in phases for t in p.tasks}
+
+
+def reaches(graph: dict[str, set[str]], start: str, goal: str) -> bool:
+    """Whether ``goal`` can be reached from ``start`` along ``graph``'s links."""
+    seen, todo = set(), [start]
+    while todo:
+        node = todo.pop()
+        if node == goal:
+            return True
+        if node not in seen:
+            seen.add(node)
+            todo.extend(graph.get(node, ()))
+    return False
+
+
+class TestLongChains:
+    @pytest.mark.slow
+    def test_a_long_chain_keeps_every_link(self) -> None:
+        """16,000 issues each waiting on the one before: every wait is enforced, nothing listed."""
+        read = beads_to_phases(chain_text(16_000, closed=False))
+        waits = waits_of(read.phases)
+        assert read.errors == ()
+        assert waits["b0"] == set()
+        assert all(waits[f"b{n}"] == {f"b{n - 1}"} for n in range(1, 16_000))
+
+    @pytest.mark.slow
+    def test_a_cycle_closing_a_long_chain_leaves_out_one_link(self) -> None:
+        """The chain closed into a cycle: one link (where the walk comes back) is not enforced,
+        named, kept with its issue and written back on export; every other wait holds."""
+        text = chain_text(16_000, closed=True)
+        read = beads_to_phases(text)
+        assert read.errors == ("issue 'b1': waiting on 'b0' would close a cycle; kept, not enforced",)
+        waits = waits_of(read.phases)
+        assert waits["b1"] == set()
+        assert waits["b0"] == {"b15999"}
+        assert all(waits[f"b{n}"] == {f"b{n - 1}"} for n in range(2, 16_000))
+        written = [json.loads(line) for line in phases_to_beads(read.phases).splitlines()]
+        assert written == [json.loads(line) for line in text.splitlines()]
+
+    @given(st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=30))
+    @settings(max_examples=examples(200), deadline=None)
+    def test_the_waits_kept_have_no_cycle_and_each_left_out_closes_one(
+        self, links: list[tuple[int, int]]
+    ) -> None:
+        """Any links: what is enforced has no cycle, and every link left out would close one."""
+        deps: dict[int, list[int]] = {n: [] for n in range(8)}
+        for source, target in links:
+            deps[source].append(target)
+        issues = [
+            {
+                "id": f"b{n}",
+                "title": f"T{n}",
+                "dependencies": [
+                    {"issue_id": f"b{n}", "depends_on_id": f"b{t}", "type": "blocks"} for t in ts
+                ],
+            }
+            for n, ts in deps.items()
+        ]
+        waits = waits_of(phases_from_issues(issues).phases)
+        assert not any(reaches(waits, target, source) for source in waits for target in waits[source])
+        for source, target in links:
+            if f"b{target}" not in waits[f"b{source}"]:
+                assert reaches(waits, f"b{target}", f"b{source}")
+
+
+class TestSizeLimits:
+    @pytest.mark.slow
+    def test_more_issues_than_a_plan_may_hold_are_refused(self) -> None:
+        """Over the default max_tasks (100,000), as a Markdown import: InvalidParams naming it."""
+        text = "".join(f'{{"id":"b{n}","title":"T{n}"}}\n' for n in range(100_001))
+        with pytest.raises(phasetodo.InvalidParams) as caught:
+            beads_to_phases(text)
+        assert caught.value.problems == ("text: more than 100,000 tasks, over the limit max_tasks=100,000",)
+
+    def test_reading_stops_at_the_limit(self) -> None:
+        """The issue past the limit ends the read: a bad line after it is not reached."""
+        text = '{"id":"a","title":"A"}\n{"id":"b","title":"B"}\nnot json\n'
+        with pytest.raises(phasetodo.InvalidParams, match="max_tasks=1"):
+            beads_to_phases(text, limits=Limits(max_tasks=1))
+
+    @pytest.mark.parametrize(
+        ("limits", "problem"),
+        [
+            (Limits(max_payload=10), "text: 69 characters, over the limit max_payload=10"),
+            (Limits(max_phases=1), "text: more than 1 phases, over the limit max_phases=1"),
+            (
+                Limits(max_content=3),
+                "phases[1].tasks[0].content: 4 characters, over the limit max_content=3",
+            ),
+        ],
+    )
+    def test_each_limit_is_named(self, limits: Limits, problem: str) -> None:
+        """The text's length, the phases (an epic and the loose issues) and a title's length."""
+        text = '{"id":"e","title":"E","issue_type":"epic"}\n{"id":"a","title":"Long"}\n'
+        with pytest.raises(phasetodo.InvalidParams) as caught:
+            beads_to_phases(text, limits=limits)
+        assert caught.value.problems == (problem,)
+
+    def test_epics_count_as_phases(self) -> None:
+        """More epics than max_phases are refused while reading."""
+        text = "".join(f'{{"id":"e{n}","title":"E{n}","issue_type":"epic"}}\n' for n in range(3))
+        with pytest.raises(phasetodo.InvalidParams, match="max_phases=2"):
+            beads_to_phases(text, limits=Limits(max_phases=2))
+
+    def test_issues_given_as_dicts_are_held_to_the_limits_too(self) -> None:
+        """phases_from_issues takes the same limits."""
+        issues = [{"id": "a", "title": "A"}, {"id": "b", "title": "B"}]
+        with pytest.raises(phasetodo.InvalidParams, match="max_tasks=1"):
+            phases_from_issues(issues, limits=Limits(max_tasks=1))
+
+    def test_no_limits(self) -> None:
+        """``limits=None`` reads a text of any size."""
+        read = beads_to_phases('{"id":"a","title":"Long"}\n', limits=None)
+        assert [t.content for t in read.phases[0].tasks] == ["Long"]
+
+
+class TestWrongShapes:
+    @pytest.mark.parametrize(
+        ("fields", "problem"),
+        [
+            ({"status": {"name": "open"}}, "'status' must be a string, not a JSON object"),
+            ({"status": None}, "'status' must be a string, not null"),
+            ({"assignee": ["w1"]}, "'assignee' must be a string, not a JSON list"),
+            ({"description": 5}, "'description' must be a string, not a number"),
+            ({"notes": True}, "'notes' must be a string, not true"),
+            ({"close_reason": {}}, "'close_reason' must be a string, not a JSON object"),
+            ({"comments": {}}, "'comments' must be a list, not a JSON object"),
+            (
+                {"dependencies": [{"depends_on_id": {"id": "b"}, "type": "blocks"}]},
+                "dependencies[0].depends_on_id must be a non-empty string, not a JSON object",
+            ),
+            (
+                {"dependencies": [{"type": "blocks"}]},
+                "dependencies[0].depends_on_id must be a non-empty string, not missing",
+            ),
+            (
+                {"dependencies": [{"depends_on_id": "b", "type": ["blocks"]}]},
+                "dependencies[0].type must be a string, not a JSON list",
+            ),
+            ({"dependencies": ["b"]}, "dependencies[0] must be an object, not a string"),
+            ({"dependencies": [None]}, "dependencies[0] must be an object, not null"),
+            ({"comments": ["hi"]}, "comments[0] must be an object, not a string"),
+            ({"comments": [{"author": "w1"}]}, "comments[0].text must be a string, not missing"),
+        ],
+    )
+    def test_a_field_of_the_wrong_shape_names_its_line_and_field(
+        self, fields: dict[str, Any], problem: str
+    ) -> None:
+        """InvalidBeads, never a raw TypeError nor an entry dropped in silence."""
+        text = '{"id":"b","title":"B"}\n' + json.dumps({"id": "a", "title": "A", **fields}) + "\n"
+        with pytest.raises(InvalidBeads) as caught:
+            beads_to_phases(text)
+        assert caught.value.problems == (f"line 2: issue 'a': {problem}",)
+
+    def test_every_wrong_field_of_a_line_is_named(self) -> None:
+        """Two wrong fields on one line, two problems."""
+        issue = {"id": "a", "title": "A", "status": 1, "dependencies": [1, {"depends_on_id": "b"}, 2]}
+        with pytest.raises(InvalidBeads) as caught:
+            beads_to_phases(json.dumps(issue))
+        assert caught.value.problems == (
+            "line 1: issue 'a': 'status' must be a string, not a number",
+            "line 1: issue 'a': dependencies[0] must be an object, not a number",
+            "line 1: issue 'a': dependencies[2] must be an object, not a number",
+        )
+
+    def test_issues_given_as_dicts_name_their_place(self) -> None:
+        """phases_from_issues checks the same shapes, naming ``issues[N]``."""
+        issues = [{"id": "a", "title": "A"}, {"id": "b", "title": "B", "status": {"x": 1}}]
+        with pytest.raises(InvalidBeads) as caught:
+            phases_from_issues(issues)
+        assert caught.value.problems == (
+            "issues[1]: issue 'b': 'status' must be a string, not a JSON object",
+        )
+
+    def test_a_comment_with_an_empty_text_is_read(self) -> None:
+        """An empty comment is still a comment: kept, not refused."""
+        issue = {"id": "a", "title": "A", "status": "open", "description": "d"}
+        issue["comments"] = [{"issue_id": "a", "text": ""}]
+        assert issues_from_phases(phases_from_issues([issue]).phases) == [issue]
+
+    def test_a_link_given_twice_is_written_back_twice(self) -> None:
+        """A repeated link is waited on once and kept as given: an export writes both again."""
+        link = {"issue_id": "a", "depends_on_id": "b", "type": "blocks"}
+        issues = [
+            {"id": "a", "title": "A", "status": "open", "dependencies": [link, link]},
+            {"id": "b", "title": "B", "status": "open"},
+        ]
+        plan = phases_from_issues(issues)
+        assert plan.phases[0].tasks[0].after == ("B",)
+        assert issues_from_phases(plan.phases)[0]["dependencies"] == [link, link]

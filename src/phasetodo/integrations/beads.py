@@ -38,17 +38,23 @@ What cannot be kept at all is listed in the import's non-fatal errors: a deleted
 issue, the fields of an epic that holds no issue, nested epics, a closed epic that holds open
 issues (exported again as open), and the lines of a ``bd export`` that are not issues (the
 ``_schema`` header of a canonical export, ``_type: "memory"`` records).
+
+An import is bounded: its ``blocks`` links are walked once, depth first (a link that would
+close a cycle is kept with its issue, not enforced, and listed), it is held to the size limits
+of a Markdown import (:class:`~phasetodo.Limits`, raising :class:`~phasetodo.InvalidParams`),
+and :class:`~phasetodo.errors.InvalidBeads` names the line and field of every wrong shape.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, cast
 
 import attrs
 
 from .._core.codec import as_phases
+from .._core.limits import DEFAULT_LIMITS, Limits
 from .._core.model import Phase, Status, Task
 from ..errors import InvalidBeads
 
@@ -257,13 +263,14 @@ def _dependencies(
     originals = [d for d in kept if isinstance(d, dict)] if isinstance(kept, list) else []
     tasks = set(links.tasks.values()) - set(unenforced if isinstance(unenforced, list) else ())
     wanted: set[tuple[object, object]] = set(made)
+    still = frozenset(made)  # a link given twice on import is written twice
     out = []
     for dep in originals:
         pair = (dep.get("depends_on_id"), dep.get("type"))
         ours = (pair[1] == "blocks" and pair[0] in tasks) or (
             pair[1] == "parent-child" and pair[0] not in tasks
         )
-        if not ours or pair in wanted:
+        if not ours or pair in still:
             out.append(dep)
             wanted.discard(pair)
     return out + [{"issue_id": ident, "depends_on_id": t, "type": k} for t, k in made if (t, k) in wanted]
@@ -318,42 +325,110 @@ def _split_kept(notes: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
 # -- import ---------------------------------------------------------------------------------------
 
 
-def beads_to_phases(text: str, *, phase: str = "Issues") -> BeadsImport:
+def beads_to_phases(
+    text: str, *, phase: str = "Issues", limits: Limits | None = DEFAULT_LIMITS
+) -> BeadsImport:
     """Read beads JSONL into a team plan. Raises :class:`~phasetodo.errors.InvalidBeads`
-    naming every line that is not a beads issue; what is not kept is in ``errors``, with the
-    records of a ``bd export`` that are not issues (its header, memories), which are skipped."""
-    issues: list[dict[str, Any]] = []
-    problems: list[str] = []
-    skipped: list[str] = []
-    for number, line in enumerate(text.split("\n"), start=1):  # JSON strings may hold U+2028
+    naming every line that is not a beads issue, and the field that is wrong; what is not kept
+    is in ``errors``, with the records of a ``bd export`` that are not issues (its header,
+    memories), which are skipped.
+
+    ``limits`` bound the export as they bound a Markdown import (``None``: no limits): a longer
+    text, or one with more epics or issues than a plan may hold, raises
+    :class:`~phasetodo.InvalidParams` naming the limit, read no further."""
+    if limits is not None:
+        limits.check_document(len(text))
+    issues, skipped = _read(text, limits)
+    read = _phases(issues, phase, limits)
+    return attrs.evolve(read, errors=(*skipped, *read.errors)) if skipped else read
+
+
+def _lines(text: str) -> Iterator[tuple[int, str]]:
+    """The text's lines with their numbers, one at a time (JSON strings may hold U+2028)."""
+    number, start = 1, 0
+    while start <= len(text):
+        end = text.find("\n", start)
+        if end < 0:
+            end = len(text)
+        yield number, text[start:end]
+        number, start = number + 1, end + 1
+
+
+def _records(text: str) -> Iterator[tuple[int, object, str | None]]:
+    """Each line that is not blank: its number, and its JSON value or why it has none."""
+    for number, line in _lines(text):
         if not line.strip():
             continue
         try:
-            issue = json.loads(line)
+            yield number, json.loads(line), None
         except json.JSONDecodeError as error:
-            problems.append(f"line {number}: not JSON ({error.msg})")
-            continue
+            yield number, None, f"not JSON ({error.msg})"
         except RecursionError:
-            problems.append(f"line {number}: JSON nested too deeply")
+            yield number, None, "JSON nested too deeply"
+
+
+def _read(text: str, limits: Limits | None) -> tuple[list[dict[str, Any]], list[str]]:
+    """The issues of an export and the lines skipped (not issues); raises ``InvalidBeads``
+    naming every bad line, or ``InvalidParams`` once the issues pass a size limit."""
+    if limits is not None and text.count("\n") >= limits.max_tasks:
+        _count_only(text, limits)  # it may be over: count first, holding one issue at a time
+    issues: list[dict[str, Any]] = []
+    problems: list[str] = []
+    skipped: list[str] = []
+    lines: dict[str, int] = {}
+    count = _Count(limits)
+    for number, issue, bad in _records(text):
+        if bad is not None:
+            problems.append(f"line {number}: {bad}")
             continue
         other = _other_record(issue)
         if other:
             skipped.append(f"line {number}: {other}")
             continue
-        problem = _issue_problem(issue)
-        if problem:
-            problems.append(f"line {number}: {problem}")
-        else:
-            issues.append(issue)
-    seen: set[str] = set()
-    for issue in issues:
-        if issue["id"] in seen:
-            problems.append(f"issue {issue['id']!r}: the id is given twice")
-        seen.add(issue["id"])
+        found = _issue_problems(issue)
+        if found:
+            problems += [f"line {number}: {problem}" for problem in found]
+            continue
+        record = cast(dict[str, Any], issue)  # an object: _issue_problems says so
+        if record["id"] in lines:
+            problems.append(
+                f"line {number}: issue {record['id']!r}: the id is given twice "
+                f"(first on line {lines[record['id']]})"
+            )
+            continue
+        lines[record["id"]] = number
+        count.add(record)
+        issues.append(record)
     if problems:
         raise InvalidBeads(problems)
-    read = phases_from_issues(issues, phase=phase)
-    return attrs.evolve(read, errors=(*skipped, *read.errors)) if skipped else read
+    return issues, skipped
+
+
+def _count_only(text: str, limits: Limits) -> None:
+    """Raise ``InvalidParams`` when the text's issues pass a size limit, keeping none of them."""
+    count = _Count(limits)
+    for _, issue, bad in _records(text):
+        if bad is None and _other_record(issue) is None and not _issue_problems(issue):
+            count.add(cast(dict[str, Any], issue))
+
+
+class _Count:
+    """The epics (phases) and issues (tasks) read so far, held to ``limits`` as they come."""
+
+    def __init__(self, limits: Limits | None) -> None:
+        self.limits = limits
+        self.phases = self.tasks = 0
+
+    def add(self, issue: Mapping[str, Any]) -> None:
+        if issue.get("status") == "tombstone":
+            return
+        if issue.get("issue_type") == "epic":
+            self.phases += 1
+        else:
+            self.tasks += 1
+        limits = self.limits
+        if limits is not None and (self.phases > limits.max_phases or self.tasks > limits.max_tasks):
+            limits.check_read(self.phases, self.tasks)
 
 
 def _other_record(record: object) -> str | None:
@@ -368,21 +443,105 @@ def _other_record(record: object) -> str | None:
     return None
 
 
-def _issue_problem(issue: object) -> str | None:
+#: The fields an import reads that must be strings when present (beads writes them so).
+_STRINGS = ("status", "assignee", "description", "notes", "close_reason")
+
+
+def _issue_problems(issue: object) -> list[str]:
+    """What is wrong with the shape of one issue, each problem naming its field."""
     if not isinstance(issue, dict):
-        return f"not a beads issue (a JSON {type(issue).__name__}, not an object)"
+        return [f"not a beads issue ({_json_kind(issue)}, not an object)"]
     for field in ("id", "title"):
         if not isinstance(issue.get(field), str) or not issue[field].strip():
-            return f"not a beads issue: {field!r} must be a non-empty string"
+            return [f"not a beads issue: {field!r} must be a non-empty string"]
+    where = f"issue {issue['id']!r}"
+    found = [
+        f"{where}: {field!r} must be a string, not {_json_kind(issue[field])}"
+        for field in _STRINGS
+        if field in issue and not isinstance(issue[field], str)
+    ]
     for field in ("dependencies", "comments", "labels"):
         if field in issue and not isinstance(issue[field], list):
-            return f"issue {issue['id']!r}: {field!r} must be a list"
-    return None
+            found.append(f"{where}: {field!r} must be a list, not {_json_kind(issue[field])}")
+    found += _entry_problems(where, "dependencies", issue, "depends_on_id", ("type",))
+    found += _entry_problems(where, "comments", issue, "text", ())
+    return found
 
 
-def phases_from_issues(issues: Iterable[Mapping[str, Any]], *, phase: str = "Issues") -> BeadsImport:
-    """beads issues (dicts, already checked) as a team plan; see the module's table."""
-    items = [dict(i) for i in issues]
+def _entry_problems(
+    where: str, field: str, issue: Mapping[str, Any], needed: str, optional: Sequence[str]
+) -> list[str]:
+    """The problems of a list of objects (links, comments): each must be an object whose
+    ``needed`` field is a string (non-empty but for a comment's text), and whose ``optional``
+    ones are strings when present."""
+    entries = issue.get(field)
+    if not isinstance(entries, list):
+        return []
+    found = []
+    for index, entry in enumerate(entries):
+        place = f"{where}: {field}[{index}]"
+        if not isinstance(entry, dict):
+            found.append(f"{place} must be an object, not {_json_kind(entry)}")
+            continue
+        value = entry.get(needed)
+        empty_ok = needed == "text"
+        if not isinstance(value, str) or not (value or empty_ok):
+            shown = _json_kind(value) if needed in entry else "missing"
+            wanted = "a string" if empty_ok else "a non-empty string"
+            found.append(f"{place}.{needed} must be {wanted}, not {shown}")
+        found += [
+            f"{place}.{name} must be a string, not {_json_kind(entry[name])}"
+            for name in optional
+            if name in entry and not isinstance(entry[name], str)
+        ]
+    return found
+
+
+def _json_kind(value: object) -> str:
+    """How a JSON value is named in an error: an object, a list, a number, …"""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "a JSON object"
+    if isinstance(value, list):
+        return "a JSON list"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "an empty string" if not value else "a string"
+    return f"a {type(value).__name__}"
+
+
+def phases_from_issues(
+    issues: Iterable[Mapping[str, Any]], *, phase: str = "Issues", limits: Limits | None = DEFAULT_LIMITS
+) -> BeadsImport:
+    """beads issues (dicts) as a team plan; see the module's table. Raises
+    :class:`~phasetodo.errors.InvalidBeads` naming every issue (``issues[N]``) of the wrong
+    shape, and :class:`~phasetodo.InvalidParams` past ``limits``, as :func:`beads_to_phases`."""
+    items: list[dict[str, Any]] = []
+    problems: list[str] = []
+    places: dict[str, int] = {}
+    count = _Count(limits)
+    for index, given in enumerate(issues):
+        issue = dict(given) if isinstance(given, Mapping) else given
+        found = _issue_problems(issue)
+        if not found and issue["id"] in places:
+            found = [f"issue {issue['id']!r}: the id is given twice (first as issues[{places[issue['id']]}])"]
+        if found:
+            problems += [f"issues[{index}]: {problem}" for problem in found]
+            continue
+        places[issue["id"]] = index
+        count.add(issue)
+        items.append(issue)
+    if problems:
+        raise InvalidBeads(problems)
+    return _phases(items, phase, limits)
+
+
+def _phases(items: Sequence[dict[str, Any]], phase: str, limits: Limits | None) -> BeadsImport:
+    """Checked issues as a team plan, held to ``limits`` (the names, contents and notes too)."""
     errors: list[str] = []
     kinds = {i["id"]: i.get("issue_type") for i in items}
     epics = [i for i in items if i.get("issue_type") == "epic" and i.get("status") != "tombstone"]
@@ -412,10 +571,13 @@ def phases_from_issues(issues: Iterable[Mapping[str, Any]], *, phase: str = "Iss
             errors.append(f"epic {ident!r}: its title repeats another's, so its phase is '{name} [{ident}]'")
             name = f"{name} [{ident}]"
         names.add(name)
-        phases.append(Phase(name, tuple(_task(i, contents, waits, members) for i in group)))
+        phases.append(Phase(name, tuple(_task(i, contents, waits, members, ident is None) for i in group)))
     mark = max([_mark(e) for e in epics] + [_id_number(i["id"]) for i in items], default=0)
     if phases and mark:
         phases[0] = attrs.evolve(phases[0], last_id=mark)
+    if limits is not None:
+        limits.check_read(len(phases), len(contents))
+        limits.check_texts(phases)
     return BeadsImport(tuple(phases), tuple(errors))
 
 
@@ -467,7 +629,9 @@ def _default_priority(issue: Mapping[str, Any], kept: dict[str, Any]) -> None:
 
 
 def _deps(issue: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return [d for d in issue.get("dependencies") or () if isinstance(d, dict)]
+    """The issue's links: objects, as checked on reading."""
+    deps: list[dict[str, Any]] = issue.get("dependencies") or []
+    return deps
 
 
 def _parent_epic(issue: Mapping[str, Any], members: Mapping[str, object]) -> str | None:
@@ -496,35 +660,53 @@ def _contents(items: Sequence[Mapping[str, Any]], errors: list[str]) -> dict[str
 def _waits(
     items: Sequence[Mapping[str, Any]], contents: Mapping[str, str], errors: list[str]
 ) -> dict[str, list[str]]:
-    """Issue id -> the task issues it waits for (``blocks``), leaving out a link that would
-    close a cycle (a plan's waits have none); such a link is kept with the issue, and listed."""
+    """Issue id -> the task issues it waits for (``blocks``), leaving out the links that would
+    close a cycle (a plan's waits have none); such a link is kept with the issue, and listed.
+
+    One depth-first walk over the links, from the issues in file order and each issue's links
+    in their order: a link back to an issue whose walk is still under way closes a cycle. What
+    is left has no cycle, and each link left out would close one with the links kept."""
+    links = {i["id"]: _blocks(i, contents) for i in items if i["id"] in contents}
     graph: dict[str, list[str]] = {}
-    for issue in items:
-        if issue["id"] not in contents:
+    closing: dict[str, list[str]] = {}
+    done: dict[str, bool] = {}  # False while its walk is under way, True once it is over
+    path: list[str] = []  # the walk under way, and how far each of its issues' links got
+    at: list[int] = []
+    for root in links:
+        if root in done:
             continue
-        for dep in _deps(issue):
-            target = dep.get("depends_on_id")
-            if dep.get("type") != "blocks" or target not in contents or target in graph.get(issue["id"], ()):
+        done[root] = False
+        path.append(root)
+        at.append(0)
+        while path:
+            node, index = path[-1], at[-1]
+            targets = links[node]
+            if index == len(targets):
+                done[node] = True
+                path.pop()
+                at.pop()
                 continue
-            if _reaches(graph, str(target), issue["id"]):
-                errors.append(
-                    f"issue {issue['id']!r}: waiting on {target!r} would close a cycle; kept, not enforced"
-                )
+            at[-1] = index + 1
+            target = targets[index]
+            state = done.get(target)
+            if state is False:
+                closing.setdefault(node, []).append(target)
                 continue
-            graph.setdefault(issue["id"], []).append(str(target))
+            graph.setdefault(node, []).append(target)
+            if state is None:
+                done[target] = False
+                path.append(target)
+                at.append(0)
+    for ident in links:  # named in file order
+        for target in closing.get(ident, ()):
+            errors.append(f"issue {ident!r}: waiting on {target!r} would close a cycle; kept, not enforced")
     return graph
 
 
-def _reaches(graph: Mapping[str, Sequence[str]], start: str, goal: str) -> bool:
-    seen, todo = set(), [start]
-    while todo:
-        node = todo.pop()
-        if node == goal:
-            return True
-        if node not in seen:
-            seen.add(node)
-            todo.extend(graph.get(node, ()))
-    return False
+def _blocks(issue: Mapping[str, Any], contents: Mapping[str, str]) -> list[str]:
+    """The task issues this one names in its ``blocks`` links, once each, in their order."""
+    targets = (d["depends_on_id"] for d in _deps(issue) if d.get("type") == "blocks")
+    return list(dict.fromkeys(t for t in targets if t in contents))
 
 
 def _task(
@@ -532,7 +714,9 @@ def _task(
     contents: Mapping[str, str],
     waits: Mapping[str, Sequence[str]],
     epics: Mapping[str, object],
+    loose: bool,
 ) -> Task:
+    """The issue as a task; ``loose``: no epic holds it."""
     kept = {k: v for k, v in issue.items() if k not in _HELD}
     _default_priority(issue, kept)
     status, reason = _status(issue, kept)
@@ -540,9 +724,7 @@ def _task(
     description = issue.get("description")
     if isinstance(description, str) and description:
         notes.append(description)
-    comments = [
-        c for c in issue.get("comments") or () if isinstance(c, dict) and isinstance(c.get("text"), str)
-    ]
+    comments = list(issue.get("comments") or ())  # objects with a string text: checked on reading
     if comments and not notes:
         kept["description"] = description if isinstance(description, str) else None
     notes += [c["text"] for c in comments]
@@ -550,23 +732,27 @@ def _task(
         c != {"issue_id": issue["id"], "text": c["text"]} for c in comments
     ):
         kept["comments"] = comments  # an empty list, or comments with authors, times, …
-    mine = waits.get(issue["id"], ())
-    after = [contents[t] for t in mine]
+    after = [contents[t] for t in waits.get(issue["id"], ())]
+    mine = set(waits.get(issue["id"], ()))
+    deps = _deps(issue)
     plain = True
-    for dep in _deps(issue):
-        target, kind = dep.get("depends_on_id"), dep.get("type")
+    pairs: set[tuple[str, str | None]] = set()
+    for dep in deps:
+        target, kind = dep["depends_on_id"], dep.get("type")
         held = (kind == "blocks" and target in mine) or (kind == "parent-child" and target in epics)
-        plain = plain and held and dep == {"issue_id": issue["id"], "depends_on_id": target, "type": kind}
+        plain = plain and held and (target, kind) not in pairs  # a repeated link is kept as given
+        plain = plain and dep == {"issue_id": issue["id"], "depends_on_id": target, "type": kind}
+        pairs.add((target, kind))
     if not plain or issue.get("dependencies") == []:  # kept whole: other types, their times, …
-        kept["dependencies"] = _deps(issue)
+        kept["dependencies"] = list(deps)
     loose_waits = [
         d["depends_on_id"]
-        for d in _deps(issue)
+        for d in deps
         if d.get("type") == "blocks" and d.get("depends_on_id") in contents and d["depends_on_id"] not in mine
     ]
     if loose_waits:
         kept[UNENFORCED] = loose_waits
-    if _parent_epic(issue, epics) is None:
+    if loose:
         kept[LOOSE] = True
     if issue.get("assignee") == "":
         kept["assignee"] = ""
