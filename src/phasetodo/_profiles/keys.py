@@ -16,6 +16,7 @@ import attrs
 
 from .._core.ops import OPS, View
 from .._todo.schema import Params as TodoParams
+from .._todo.schema import check as check_todo
 from .team.ops import After, Block, TeamAppend, TeamInit, Unblock
 
 __all__ = ["OP_KEYS", "TODO_KEYS", "unknown_key_problems"]
@@ -44,9 +45,12 @@ def unknown_key_problems(params: object) -> list[str]:
 
     Only ops of a known name are looked at: anything else of the wrong shape is left
     to the profile's schema, which names it. A call without ``ops`` is the ``todo``
-    tool's single op: its keys are checked against :data:`TODO_KEYS`.
+    tool's single op: once the tool's own check takes it, its keys are checked against
+    :data:`TODO_KEYS`.
     """
     if isinstance(params, dict) and "ops" not in params:
+        if isinstance(check_todo(params, True), list):
+            return []  # the tool's own check names what is wrong first
         names = ", ".join(sorted(TODO_KEYS))
         return [
             f"{key}: the todo tool takes no key {key!r}; it takes {names}"
