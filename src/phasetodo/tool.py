@@ -22,13 +22,14 @@ from ._profiles.options import UNSET, Options, OptionsHolder, Overrides, PerCall
 from ._profiles.parity import DESCRIPTION, PARITY
 from ._profiles.registry import Profile
 from ._profiles.result import DetailsJSON, PhaseJSON, ResultJSON, Storage, TaskJSON, ToolResult
-from ._profiles.strict import STRICT_NOTE
 from ._specs import Api, anthropic_tool, mcp_tool, openai_tool, strip_nulls
 from ._views.summary import summary_parts
 from .errors import InvalidOption, InvalidParams, InvalidPhases
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
+
+    from ._profiles.strict import STRICT_NOTE
 
 __all__ = [
     "DESCRIPTION",
@@ -49,6 +50,15 @@ __all__ = [
     "call",
     "todo_write",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``STRICT_NOTE``, read from the strict profile on first use (which ``import phasetodo`` skips)."""
+    if name == "STRICT_NOTE":
+        from ._profiles.strict import STRICT_NOTE
+
+        return STRICT_NOTE
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 #: The options of a call nobody overrides (the defaults of :class:`Options`).
