@@ -10,7 +10,7 @@ does, is the one direct change.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -19,7 +19,7 @@ from ._core.model import Phase, Status
 from .session import Session
 from .tool import call
 
-__all__ = ["EditOutcome", "apply_edit", "is_team_plan", "remove_everything", "reset_to_pending", "status_ops"]
+__all__ = ["EditOutcome", "apply_edit", "remove_everything", "reset_to_pending", "status_ops"]
 
 #: The op that gives a task each status a person can choose (pending has none).
 _STATUS_OPS = {"completed": "done", "abandoned": "drop", "in_progress": "start", "blocked": "block"}
@@ -32,12 +32,6 @@ class EditOutcome:
     phases: tuple[Phase, ...]
     errors: tuple[str, ...] = ()
     changed: bool = False
-
-
-def is_team_plan(phases: Iterable[Phase], profiles: Iterable[str | None] = ()) -> bool:
-    """Whether a plan follows the team rules: a write in its log ran the team profile
-    (``profiles``: each event's), or one of its tasks carries an owner, reason or ``after``."""
-    return "team" in profiles or any(t.has_team_fields for p in phases for t in p.tasks)
 
 
 def session_is_team(session: Session) -> bool:
@@ -62,20 +56,19 @@ def apply_edit(
     ops: Sequence[Mapping[str, Any]],
     *,
     source: str,
-    team: bool | None = None,
     agent: str | None = None,
 ) -> EditOutcome:
     """Run ``ops`` as a person's edit of ``session`` and record the result as one ``user_edit``.
 
-    ``team`` says whether the plan follows the team rules (``None``: decide by
-    :func:`session_is_team`); ``agent`` is the agent a person claims a task for. Raises
-    :class:`~phasetodo.InvalidParams` for ops that break the schema; nothing is
-    recorded then, nor on a team plan when any op fails (the errors say why).
+    The ops run in the session's own profile (the one its log records); ``agent`` is
+    the agent a person claims a task for. Raises :class:`~phasetodo.InvalidParams`
+    for ops that break the schema; nothing is recorded then, nor when any op fails
+    in an all-or-nothing profile (a team or strict plan: the errors say why).
     """
     before, version = tuple(session.phases), session.version
-    team = session_is_team(session) if team is None else team
-    outcome = call({"ops": list(ops)}, before, profile="team" if team else "parity", agent=agent)
-    if team and outcome.errors:
+    profile = session.profile
+    outcome = call({"ops": list(ops)}, before, profile=profile, agent=agent)
+    if profile.atomic and outcome.errors:
         return EditOutcome(before, tuple(outcome.errors))
     return _record(session, outcome.phases, source, version, tuple(outcome.errors))
 

@@ -14,7 +14,7 @@ from typing import Union
 from ..errors import UnknownProfile
 from .registry import Profile
 
-__all__ = ["BUILTIN", "PROFILES", "ProfileLike", "resolve"]
+__all__ = ["BUILTIN", "PROFILES", "ProfileLike", "resolve", "shared_by_name"]
 
 #: Where each built-in profile lives (module of this package, name), the default first.
 #: A new built-in profile is one entry here.
@@ -65,3 +65,9 @@ def resolve(profile: ProfileLike) -> Profile:
     if isinstance(profile, str) and profile in _WHERE:
         return BUILTIN[profile]
     raise UnknownProfile(profile, BUILTIN)
+
+
+def shared_by_name(name: object) -> bool:
+    """Whether ``name``, a profile's name as a log records it, is a built-in profile many
+    agents write (a team plan's): what the board asks of a log's events."""
+    return isinstance(name, str) and name in _WHERE and BUILTIN[name].shared

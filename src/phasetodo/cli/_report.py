@@ -92,12 +92,11 @@ def person_edit(
 ) -> int:
     """Run ops as a person's edit (:mod:`phasetodo.person`); report changes and op errors."""
     before = tuple(session.phases)
-    team = person.session_is_team(session)
     try:
-        outcome = person.apply_edit(session, ops, source=source, team=team)
+        outcome = person.apply_edit(session, ops, source=source)
     except InvalidParams as error:
         raise _Exit(USAGE, f"{source}: {error}\nnothing changed", error.problems) from error
-    if team and outcome.errors:  # all or nothing by the team rules: report, change nothing
+    if session.profile.atomic and outcome.errors:  # all or nothing (team, strict): report, change nothing
         message = _tagged(source, "; ".join(outcome.errors))
         raise _Exit(OP_ERRORS, f"{message}; nothing changed", outcome.errors)
     if not args.json:

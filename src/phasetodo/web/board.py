@@ -21,6 +21,7 @@ import attrs
 import phasetodo
 
 from .. import person
+from .._profiles.builtin import shared_by_name
 from . import edits
 
 __all__ = ["MAX_PAGE", "PAGE", "Board", "Listing", "plan_changes"]
@@ -276,7 +277,7 @@ class Board:
                 for event in events:
                     if event.agent is not None:
                         entry.agents.add(event.agent)
-                    if event.profile == "team":
+                    if shared_by_name(event.profile):
                         entry.team = True
                 entry.agents_version = version
             names = set(entry.agents)
@@ -295,7 +296,7 @@ class Board:
         and the list's team fields read once per version."""
         recorded = getattr(entry.log, "profile", None)
         if isinstance(recorded, str):
-            return recorded == "team"
+            return shared_by_name(recorded)
         self._agents(entry, latest, phases)  # the same incremental scan notes the profiles
         with entry.lock:
             if entry.team:
@@ -547,7 +548,7 @@ def _person_status(session: phasetodo.Session, team: bool, body: Mapping[str, An
         outcome = person.reset_to_pending(session, found["content"], source="board")
     else:
         ops = person.status_ops(str(status) if isinstance(status, str) else "", found["content"])
-        outcome = person.apply_edit(session, ops, source="board", team=team, agent=agent)
+        outcome = person.apply_edit(session, ops, source="board", agent=agent)
     if outcome.errors and not outcome.changed:
         raise ValueError("status: " + "; ".join(outcome.errors))
     return outcome.changed
@@ -561,7 +562,7 @@ def _person_unblock(session: phasetodo.Session, team: bool, body: Mapping[str, A
     current = phasetodo.dump_phases(session.phases)
     found = edits.task_at(current, body.get("phase"), body.get("task"), body.get("content"))
     ops = [{"op": "unblock", "task": found["content"]}]
-    outcome = person.apply_edit(session, ops, source="board", team=True)
+    outcome = person.apply_edit(session, ops, source="board")
     if outcome.errors and not outcome.changed:
         raise ValueError("unblock: " + "; ".join(outcome.errors))
     return outcome.changed
