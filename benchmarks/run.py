@@ -1,7 +1,7 @@
 """Run the shared benchmark workloads and print per-call figures beside the reference's.
 
 Usage: ``python -m benchmarks.run [--rounds N] [--only NAME] [--scaling] [--team [--team-rounds N]]
-[--sessions [--dsn DSN]] [--wall]``.
+[--sessions [--dsn DSN]] [--wall] [--import]``.
 
 Each workload is measured end to end, as the reference was: validate the
 params, apply them to a copy of ``before``, normalize, format the summary and
@@ -26,12 +26,13 @@ then ``dicts`` over ``floor`` and ``dicts`` over the reference's figures (from
 :mod:`benchmarks.reference`, dated), and whether the floor (a fraction of the
 reference's fastest figure, :data:`benchmarks.reference.GOAL`) is met. Times are the process's CPU time
 (``--wall`` for wall-clock), the median of ``--rounds`` rounds. ``--scaling`` adds 100 vs 1,000 ``done``
-ops on the 10,000-task list; ``--team`` adds one agent's write (a note, ``done`` and
-``start``) through ``Session.todo_write`` in the team and the parity profile on the same
-list, on 10,000 and 100,000 tasks, on each store (``memory:``, ``jsonl:``, ``sqlite:`` in a
-temporary folder; PostgreSQL only when ``$PHASETODO_BENCH_PG`` holds a DSN: no server is
-started), one row per store and size: wall-clock min and range of each profile's writes
-(``--team-rounds``, default 15 on 10,000 tasks, a third of that on 100,000), with each
+ops on the 10,000-task list; ``--import`` the CPU time of ``import phasetodo`` in fresh
+interpreters (goal: :data:`benchmarks.reference.IMPORT_GOAL_MS`, on the median); ``--team``
+adds one agent's write (a note, ``done`` and ``start``) through ``Session.todo_write`` in
+the team and the parity profile on the same list, on 10,000 and 100,000 tasks, on each store
+(``memory:``, ``jsonl:``, ``sqlite:`` in a temporary folder; PostgreSQL only when ``$PHASETODO_BENCH_PG``
+holds a DSN: no server is started), one row per store and size: wall-clock min and range of
+each profile's writes (``--team-rounds``, default 15 on 10,000 tasks, a third of that on 100,000), with each
 store's checkpoint cost spread over its writes, and team over parity on the minima, on
 the medians and on the minimal CPU times (see :func:`benchmarks.sessions.team_vs_parity`);
 ``--sessions`` adds ``Session.todo_write`` of w2 on a 10,000-task list on each store
@@ -45,6 +46,8 @@ import argparse
 import json
 import platform
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -55,7 +58,7 @@ import phasetodo
 from phasetodo._core.model import Status, make_tasks
 from phasetodo.tool import call
 
-from .reference import GOAL, MEASURED, REFERENCE_US, SCALING_GOAL
+from .reference import GOAL, IMPORT_GOAL_MS, MEASURED, REFERENCE_US, SCALING_GOAL
 
 WORKLOADS = Path(__file__).parent / "workloads"
 
@@ -325,6 +328,22 @@ def scaling(rounds: int) -> tuple[float, float]:
     )
 
 
+#: Run in a fresh interpreter: the CPU time of ``import phasetodo`` alone, in ms.
+_TIME_IMPORT = (
+    "import time; start = time.process_time(); import phasetodo; "
+    "print((time.process_time() - start) * 1e3)"
+)
+
+
+def import_ms(runs: int) -> list[float]:
+    """CPU ms of ``import phasetodo`` in ``runs`` fresh interpreters, sorted."""
+    return sorted(
+        float(subprocess.run([sys.executable, "-c", _TIME_IMPORT], check=True, capture_output=True,
+                             text=True).stdout)
+        for _ in range(runs)
+    )
+
+
 def sessions(calls: int, dsn: str | None) -> dict[str, float]:
     """Wall-clock µs of w2's call on its 10,000-task list: ``todo_write``, then ``Session.todo_write``.
 
@@ -382,6 +401,10 @@ def main(argv: list[str] | None = None) -> None:
         help="--team: timed writes per profile on 10k tasks (100k: a third, at least 3)",
     )
     parser.add_argument("--wall", action="store_true", help="wall-clock time instead of CPU time")
+    parser.add_argument(
+        "--import", dest="imports", action="store_true",
+        help="also the CPU time of `import phasetodo` in fresh interpreters (one per round, at least 9)",
+    )
     parser.add_argument("--dsn", help="--sessions: the PostgreSQL server (default: a throwaway one)")
     args = parser.parse_args(argv)
     CLOCK[0] = time.perf_counter if args.wall else time.process_time
@@ -412,6 +435,13 @@ def main(argv: list[str] | None = None) -> None:
         print(
             f"scaling: 100 ops {small:,.0f} µs, 1,000 ops {large:,.0f} µs, ratio {large / small:.2f}"
             f" (<={SCALING_GOAL} {verdict})"
+        )
+    if args.imports:
+        times = import_ms(max(9, args.rounds))
+        verdict = "met" if statistics.median(times) <= IMPORT_GOAL_MS else "MISSED"
+        print(
+            f"import phasetodo: {times[0]:.0f}-{times[-1]:.0f} ms CPU, median {statistics.median(times):.0f}"
+            f" over {len(times)} fresh interpreters (<={IMPORT_GOAL_MS} {verdict})"
         )
     if args.team:
         import os

@@ -10,21 +10,20 @@ does, is the one direct change.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
 
 from ._core.model import Phase, Status
-from ._profiles.builtin import resolve
 from ._profiles.registry import Profile
 from .errors import InvalidParams
 from .session import Session
 from .tool import call
 
 __all__ = [
-    "EditOutcome", "all_or_nothing", "apply_edit", "can_block", "edit_profile", "is_team_plan",
-    "remove_everything", "reset_to_pending", "status_ops",
+    "EditOutcome", "all_or_nothing", "apply_edit", "can_block", "edit_profile", "remove_everything",
+    "reset_to_pending", "status_ops",
 ]
 
 #: The op that gives a task each status a person can choose (pending has none).
@@ -40,12 +39,6 @@ class EditOutcome:
     changed: bool = False
 
 
-def is_team_plan(phases: Iterable[Phase], profiles: Iterable[str | None] = ()) -> bool:
-    """Whether a plan follows the team rules: a write in its log ran the team profile
-    (``profiles``: each event's), or one of its tasks carries an owner, reason or ``after``."""
-    return "team" in profiles or any(t.has_team_fields for p in phases for t in p.tasks)
-
-
 def session_is_team(session: Session) -> bool:
     """Whether the session is a team plan: its profile, which :meth:`Session.open` took from the
     log (:func:`phasetodo.session.recorded_profile`, the one place old logs are inferred)."""
@@ -54,14 +47,14 @@ def session_is_team(session: Session) -> bool:
 
 def edit_profile(session: Session) -> Profile:
     """The profile a person's edits of ``session`` run in: its profile's ``person`` when it has
-    one (``todo``), else team on a shared plan and parity on any other."""
+    one (``todo``: the tool's ops as a person's), else the session's own profile."""
     own = session.profile
-    return own.person or resolve("team" if own.shared else "parity")
+    return own.person or own
 
 
 def all_or_nothing(session: Session) -> bool:
-    """Whether a person's edit with any op error changes nothing (team and todo plans)."""
-    return session_is_team(session) or edit_profile(session).atomic
+    """Whether a person's edit with any op error changes nothing (team, strict and todo plans)."""
+    return edit_profile(session).atomic
 
 
 def can_block(session: Session) -> bool:
@@ -90,23 +83,21 @@ def apply_edit(
     ops: Sequence[Mapping[str, Any]],
     *,
     source: str,
-    team: bool | None = None,
     agent: str | None = None,
 ) -> EditOutcome:
     """Run ``ops`` as a person's edit of ``session`` and record the result as one ``user_edit``.
 
-    The ops run in the profile's :attr:`~phasetodo.Profile.person` when it has one (a
-    ``todo`` plan: the tool's ops as a person's, all or nothing). ``team`` says whether
-    the plan follows the team rules (``None``: decide by :func:`session_is_team`);
+    The ops run in the session's own profile (the one its log records), or in its
+    ``person`` profile when it has one (a ``todo`` plan: the tool's ops as a person's);
     ``agent`` is the agent a person claims a task for. Raises
     :class:`~phasetodo.InvalidParams` for ops that break the schema; nothing is recorded
-    then, nor on a team plan (or an all-or-nothing profile) when any op fails.
+    then, nor when any op fails in an all-or-nothing profile (a team, strict or todo
+    plan: the errors say why).
     """
     before, version = tuple(session.phases), session.version
-    team = session_is_team(session) if team is None else team
-    chosen = session.profile.person or resolve("team" if team else "parity")
-    outcome = call({"ops": list(ops)}, before, profile=chosen, agent=agent)  # see edit_profile
-    if (team or chosen.atomic) and outcome.errors:
+    profile = edit_profile(session)
+    outcome = call({"ops": list(ops)}, before, profile=profile, agent=agent)
+    if profile.atomic and outcome.errors:
         return EditOutcome(before, tuple(outcome.errors))
     return _record(session, outcome.phases, source, version, tuple(outcome.errors))
 

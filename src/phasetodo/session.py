@@ -16,15 +16,12 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from operator import is_
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-import attrs
-
 from ._core.codec import as_phases
-from ._core.engine import Outcome
 from ._core.limits import DEFAULT_LIMITS, Limits
 from ._core.model import Phase, keep_id_mark
 from ._profiles.builtin import BUILTIN, ProfileLike
@@ -872,8 +869,6 @@ async def run_auto_clear(session: Session, *, poll: float = 1.0) -> None:
         await asyncio.sleep(wait)
 
 
-#: How many of the plan's phases the error of a missing scope phase names.
-_NAMED_PHASES = 10
 
 
 def recorded_profile(log: Log) -> str | None:
@@ -918,38 +913,6 @@ def _lists(options: Options | None) -> bool:
     if options is None or options.scope is not None:
         return False
     return _builtin(options.profile) and not options.profile.own_json
-
-
-def _missing_phase(scope: str, phases: Sequence[Phase]) -> str:
-    """The error of a call scoped to ``scope`` on a plan without that phase (naming at
-    most ten of the plan's phases: what a model reads back stays bounded)."""
-    names = ", ".join(f'"{phase.name}"' for phase in phases[:_NAMED_PHASES])
-    more = len(phases) - _NAMED_PHASES
-    have = f"its phases: {names}{f' and {more} more' if more > 0 else ''}"
-    if not phases:
-        have = "it has no phases yet"
-    return (
-        f'Phase "{scope}", the one you work on, is not in the plan ({have}); '
-        "the plan's lead adds it (init or append), or your host gives you one of the plan's phases"
-    )
-
-
-def _phase_must_exist(profile: Profile) -> Profile:
-    """``profile`` whose scoped calls on a plan without their phase apply nothing and fail.
-
-    The check is part of ``apply``, so it runs on the version the call is applied
-    to, under the store's writer lock: a phase another agent just added counts.
-    """
-    apply = profile.apply
-
-    def checked(phases: tuple[Phase, ...], ops: Sequence[Any], call: CallContext) -> Outcome:
-        scope = call.scope
-        if scope is None or any(phase.name == scope for phase in phases):
-            return apply(phases, ops, call)
-        outcome = apply(phases, (), call)  # the plan as it is, for the report
-        return attrs.evolve(outcome, errors=(_missing_phase(scope, phases), *outcome.errors))
-
-    return attrs.evolve(profile, apply=checked)
 
 
 class ScopedSession:
@@ -1005,8 +968,6 @@ class ScopedSession:
     ) -> ToolResult:
         """One call as this handle's agent, limited to its phase (an error result
         if the plan does not have the phase); ``request_id`` as in :meth:`Session.todo_write`."""
-        chosen = self.parent.options.per_call(given).profile
-        given["profile"] = _phase_must_exist(chosen)
         return self.parent.write(
             params, agent=self.agent, expected_version=expected_version, scope=self.phase,
             request_id=request_id, **given,

@@ -22,7 +22,6 @@ from ._profiles.options import UNSET, Options, OptionsHolder, Overrides, PerCall
 from ._profiles.parity import DESCRIPTION, PARITY
 from ._profiles.registry import Profile
 from ._profiles.result import DetailsJSON, PhaseJSON, ResultJSON, Storage, TaskJSON, ToolResult
-from ._profiles.strict import STRICT_NOTE
 from ._profiles.todo import TODO, TODO_DETAILS_SCHEMA, to_todo
 from ._specs import Api, anthropic_tool, mcp_tool, openai_tool, strip_nulls
 from ._todo.values import phases_to_json
@@ -31,6 +30,8 @@ from .errors import InvalidOption, InvalidParams, InvalidPhases
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
+
+    from ._profiles.strict import STRICT_NOTE
 
 __all__ = [
     "DESCRIPTION",
@@ -53,6 +54,15 @@ __all__ = [
     "todo_write",
     "tool_class",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``STRICT_NOTE``, read from the strict profile on first use (which ``import phasetodo`` skips)."""
+    if name == "STRICT_NOTE":
+        from ._profiles.strict import STRICT_NOTE
+
+        return STRICT_NOTE
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 #: The options of a call nobody overrides (the defaults of :class:`Options`).
@@ -87,6 +97,7 @@ def todo_write(
     limits: Limits | None = DEFAULT_LIMITS,
     agent: str | None = None,
     lead: str | None = None,
+    options: Options | None = None,
 ) -> ResultJSON:
     """One ``todo_write`` call on a memory-backed list.
 
@@ -100,17 +111,37 @@ def todo_write(
     ``"isError": true`` and the unchanged list); ``dry_run=True`` adds what the
     call would change (``details.diff``) and marks the result as not saved.
     ``profile="team"`` runs the call as ``agent`` (``None``: a person) on a
-    plan led by ``lead``.
+    plan led by ``lead``. ``options`` gives all of these as one :class:`Options`
+    instead (as ``Session.open``, ``TodoWriteTool`` and the integrations take it);
+    giving both is an :class:`~phasetodo.errors.InvalidOption`.
     """
-    fast = None if dry_run else _parity_on_columns(params, phases, profile, limits)
-    if fast is not None:
-        return fast
-    options = Options(profile, limits, dry_run, agent, lead)
+    if options is None:
+        fast = None if dry_run else _parity_on_columns(params, phases, profile, limits)
+        if fast is not None:
+            return fast
+        options = Options(profile, limits, dry_run, agent, lead)
+    else:
+        _only_options(profile != "parity" or dry_run or limits is not DEFAULT_LIMITS or agent or lead)
+        fast = None
+        if not options.dry_run:
+            fast = _parity_on_columns(params, phases, options.profile, options.limits, options.storage)
+        if fast is not None:
+            return fast
     return options.run(params, _phases_arg(phases, options.profile)).to_json()
 
 
+def _only_options(loose: object) -> None:
+    """Refuse options given both as one value and as keywords beside it."""
+    if loose:
+        raise InvalidOption("options: give profile, limits, dry_run and agent in it, not beside it")
+
+
 def _parity_on_columns(
-    params: Mapping[str, Any], phases: object, profile: ProfileLike, limits: Limits | None
+    params: Mapping[str, Any],
+    phases: object,
+    profile: ProfileLike,
+    limits: Limits | None,
+    storage: Storage = "memory",
 ) -> ResultJSON | None:
     """A parity call run straight on columns (see ``phasetodo._core.columns``), or ``None``.
 
@@ -134,7 +165,7 @@ def _parity_on_columns(
     if grows:
         assert limits is not None
         limits.check_sizes(work.before_phases, work.before_tasks, len(work.cols), work.count)
-    text, details = summary_parts(work)
+    text, details = summary_parts(work, storage)
     return {"content": [{"type": "text", "text": text}], "details": details}  # type: ignore[return-value]
 
 
@@ -187,7 +218,8 @@ class MemoryState(OptionsHolder):
 
     ``profile`` and ``limits`` are the defaults of its calls (``limits=None``:
     no limits). ``agent`` is who writes (a team plan's agent, and its lead).
-    All of them are held as one :class:`Options`, :attr:`options`.
+    All of them are held as one :class:`Options`, :attr:`options`; ``options``
+    gives that value instead of the keywords (not both).
     """
 
     def __init__(
@@ -197,9 +229,12 @@ class MemoryState(OptionsHolder):
         profile: ProfileLike = "parity",
         limits: Limits | None = DEFAULT_LIMITS,
         agent: str | None = None,
+        options: Options | None = None,
     ) -> None:
+        if options is not None:
+            _only_options(profile != "parity" or limits is not DEFAULT_LIMITS or agent is not None)
         #: The defaults of every call: profile, limits, and the agent as writer and lead.
-        self.options = Options(profile, limits, agent=agent, lead=agent)
+        self.options = Options(profile, limits, agent=agent, lead=agent) if options is None else options
         self._phases: tuple[Phase, ...] = _phases_arg(list(phases), self.options.profile)
 
     @property
@@ -248,7 +283,8 @@ class TodoWriteTool:
     tool), else parity. ``limits`` left out means the state's own. ``execute`` never
     raises for bad arguments: it returns an error result listing the problems,
     so the model can correct itself. ``agent`` names who writes to the memory
-    list (a team plan's agent); a session carries its own agent.
+    list (a team plan's agent); a session carries its own agent. ``options``
+    gives profile, limits and agent as one :class:`Options` instead (not beside them).
     """
 
     name: ClassVar[str] = "todo_write"
@@ -270,7 +306,11 @@ class TodoWriteTool:
         profile: ProfileLike | None = None,
         limits: Limits | Unset | None = UNSET,
         agent: str | None = None,
+        options: Options | None = None,
     ) -> None:
+        if options is not None:
+            _only_options(profile is not None or limits is not UNSET or agent is not None)
+            profile, limits, agent = options.profile, options.limits, options.agent
         if profile is None:
             own = getattr(session, "profile", None)
             profile = own if isinstance(own, Profile) else "parity"

@@ -41,11 +41,12 @@ def python_steps(call: Callable[[], object]) -> int:
             steps += 1
         return trace
 
+    previous = sys.gettrace()  # a coverage run's tracer: put back, or the rest of the run goes unmeasured
     sys.settrace(trace)
     try:
         call()
     finally:
-        sys.settrace(None)
+        sys.settrace(previous)
     return steps
 
 

@@ -136,6 +136,52 @@ class TestSessionDefaults:
             assert not TodoWriteTool(session, limits=None).execute(MORE).is_error
 
 
+class TestOneValueEverywhere:
+    """todo_write, MemoryState and TodoWriteTool take options= as Session.open does."""
+
+    def test_todo_write(self) -> None:
+        """todo_write(options=...) runs the call with that value's profile, limits and storage."""
+        with pytest.raises(InvalidParams):
+            phasetodo.todo_write(INIT, options=Options(limits=Limits(max_tasks=1)))
+        result = phasetodo.todo_write(INIT, options=Options(storage="jsonl"))
+        assert result["details"]["storage"] == "jsonl"
+        strict = phasetodo.todo_write({"ops": [{"op": "done", "task": "nope"}]}, options=Options("strict"))
+        assert strict["isError"] is True
+
+    def test_todo_write_dry_run(self) -> None:
+        """A dry run given in options says what would change."""
+        assert "diff" in phasetodo.todo_write(INIT, options=Options(dry_run=True))["details"]
+
+    def test_memory_state(self) -> None:
+        """MemoryState(options=...) holds the value as its calls' defaults."""
+        chosen = Options("strict", TIGHT, agent="bot")
+        state = MemoryState(options=chosen)
+        assert state.options is chosen
+        state.write(INIT)
+        with pytest.raises(InvalidParams):
+            state.write(MORE)
+
+    def test_tool(self) -> None:
+        """TodoWriteTool(options=...) takes its profile and limits from the value."""
+        tool = TodoWriteTool(options=Options("strict", TIGHT))
+        assert tool.profile is phasetodo.STRICT
+        tool.execute(INIT)
+        assert tool.execute(MORE).is_error
+
+    @pytest.mark.parametrize(
+        "make",
+        [
+            lambda: phasetodo.todo_write(INIT, options=Options(), profile="strict"),
+            lambda: MemoryState(options=Options(), limits=None),
+            lambda: TodoWriteTool(options=Options(), agent="bot"),
+        ],
+    )
+    def test_not_beside_keywords(self, make: Any) -> None:
+        """options= together with the loose keywords is refused, as in Session.open."""
+        with pytest.raises(InvalidOption, match="options"):
+            make()
+
+
 class TestNoLimits:
     """limits=None still means no limits, everywhere."""
 

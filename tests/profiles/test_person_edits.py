@@ -140,12 +140,27 @@ class TestLibrary:
             assert session.phases[0].tasks[1].owner is None
             assert session.phases[0].tasks[1].status is phasetodo.Status.PENDING
 
-    def test_the_team_rule_is_one_function(self) -> None:
-        """A plan is a team plan when its log ran the team profile or a task has team fields."""
-        plain = phasetodo.load_phases([{"name": "W", "tasks": [{"content": "a", "status": "pending"}]}])
-        owned = phasetodo.load_phases(
-            [{"name": "W", "tasks": [{"content": "a", "status": "pending", "owner": "w1"}]}]
-        )
-        assert not person.is_team_plan(plain, ["parity", None])
-        assert person.is_team_plan(plain, ["parity", "team"])
-        assert person.is_team_plan(owned)
+    def test_a_strict_plan_is_edited_all_or_nothing(self) -> None:
+        """A person's edit runs in the plan's own profile: on a strict plan one failing op
+        keeps every op from applying, and nothing is recorded."""
+        store = phasetodo.MemoryStore()
+        with phasetodo.Session.open("s", store, profile="strict") as session:
+            session.todo_write(init({"Work": ["one", "two"]}))
+        with phasetodo.Session.open("s", store, resume="keep") as session:
+            version = session.version
+            ops = [*person.status_ops("completed", "one"), *person.status_ops("completed", "nope")]
+            outcome = person.apply_edit(session, ops, source="library")
+            assert not outcome.changed
+            assert outcome.errors
+            assert session.version == version
+            assert [t.status.value for t in session.phases[0].tasks] == ["in_progress", "pending"]
+
+    def test_a_parity_plan_applies_what_it_can(self) -> None:
+        """On a parity plan the same edit applies the op that can and lists the other's error."""
+        store = phasetodo.MemoryStore()
+        _solo(store)
+        with phasetodo.Session.open("s", store, resume="keep") as session:
+            ops = [*person.status_ops("completed", "one"), *person.status_ops("completed", "nope")]
+            outcome = person.apply_edit(session, ops, source="library")
+            assert outcome.changed
+            assert outcome.errors == ('Task "nope" not found',)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import phasetodo
 from phasetodo import Phase, Status, Task
-from phasetodo._profiles.team import team_call, team_text
+from phasetodo._profiles.team import team_text
 from phasetodo._profiles.team.engine import apply_team, team_problems
 from phasetodo._profiles.team.schema import parse_team_params
 from phasetodo._profiles.team.summary import TEXT_LIMIT, format_team_summary
@@ -106,13 +106,13 @@ class TestHundredThousand:
     @pytest.mark.slow  # works a 100,000-task plan
     def test_a_100000_task_plan_reads_in_under_4000_characters(self) -> None:
         """On 100,000 tasks the summary stays bounded and details.phases holds every task."""
-        plan = team_call({"ops": [{"op": "note", "task": "t30000", "text": "x"}]},
-                         phasetodo.load_phases(_big_plan(100_000)), agent="agent-1")
+        plan = phasetodo.tool.call({"ops": [{"op": "note", "task": "t30000", "text": "x"}]},
+                                   phasetodo.load_phases(_big_plan(100_000)), profile="team",
+                                   agent="agent-1", limits=None).to_json()
         phases = plan["details"]["phases"]
         assert sum(len(p["tasks"]) for p in phases) == 100_000
-        text = team_call({"ops": [{"op": "start"}]}, phasetodo.load_phases(phases), agent="w-new")[
-            "content"
-        ][0]["text"]
+        text = phasetodo.tool.call({"ops": [{"op": "start"}]}, phasetodo.load_phases(phases),
+                                   profile="team", agent="w-new", limits=None).text
         assert len(text) <= TEXT_LIMIT
         assert text.startswith("You (w-new) are on t")
         for section in ("Ready (", "On it:", "Blocked ("):

@@ -17,7 +17,7 @@ import phasetodo
 from phasetodo import InvalidParams
 from phasetodo._core.codec import dump_phases
 from phasetodo._profiles.builtin import BUILTIN
-from phasetodo._profiles.registry import run
+from phasetodo._profiles.options import Options
 from phasetodo.cli import main
 from phasetodo.errors import InvalidOption, RequestIdReused
 from phasetodo.stores._requests import WINDOW
@@ -142,7 +142,7 @@ def test_a_builtin_profiles_details_list_is_its_list(call: tuple[Any, Any], prof
     a profile with JSON of its own (``todo``) has its details kept whole instead."""
     phases, params = call
     try:
-        result = run(BUILTIN[profile], params, phases, agent="lead", lead="lead", now=1.0)
+        result = Options(BUILTIN[profile], agent="lead", lead="lead", now=1.0).run(params, phases)
     except InvalidParams:
         return
     assert result.details["phases"] == dump_phases(result.phases)

@@ -19,7 +19,7 @@ from .._core.limits import DEFAULT_LIMITS, Limits
 from .._core.model import Phase
 from .builtin import ProfileLike, resolve
 from .parity import PARITY
-from .registry import Profile, run
+from .registry import CallContext, Profile
 from .result import Storage, ToolResult
 
 if TYPE_CHECKING:
@@ -108,14 +108,39 @@ class Options:
             raise TypeError(f"unexpected keyword argument {unknown[0]!r}")
         return self.override(**given)
 
+    @property
+    def context(self) -> CallContext:
+        """Who makes the call and on what, as the profile's ``apply`` takes it."""
+        if (
+            self.agent is None and self.lead is None and self.scope is None and self.now is None
+            and self.lease is None and self.seen is None
+        ):
+            return _NOBODY
+        return CallContext(self.agent, self.lead, self.scope, self.now, self.lease, self.seen)
+
     def run(self, params: object, phases: Sequence[Phase] = ()) -> ToolResult:
-        """One call on ``phases`` with these options: the typed result (see ``registry.run``)."""
+        """One call with these options, arguments to result: the one pipeline every entry takes.
+
+        Parse the arguments, check them against the limits, apply them for the call's
+        :attr:`context`, report. Raises :class:`~phasetodo.InvalidParams` (nothing
+        applied) for arguments that break the profile's schema or the limits. ``phases``
+        is never modified. A dry run's result says what the call would change; saving
+        it is the caller's choice (sessions do not).
+        """
         current = phases if isinstance(phases, tuple) else tuple(phases)
-        return run(
-            self.profile, params, current, limits=self.limits, storage=self.storage,
-            dry_run=self.dry_run, agent=self.agent, lead=self.lead, scope=self.scope,
-            now=self.now, lease=self.lease, seen=self.seen,
-        )
+        profile, limits = self.profile, self.limits
+        ops = profile.parse(params)
+        grows = limits is not None and limits.check_ops(ops)
+        outcome = profile.apply(current, ops, self.context)
+        if grows:
+            assert limits is not None
+            limits.check_result(current, outcome.phases)
+        result = profile.report(outcome, self.storage)
+        return result.as_dry_run(current) if self.dry_run else result
+
+
+#: The context of a call with no agent, lead or scope (most calls): made once.
+_NOBODY = CallContext()
 
 
 class OptionsHolder:

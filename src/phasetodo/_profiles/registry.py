@@ -1,9 +1,10 @@
 """A profile is a value: how one ``todo_write`` call is parsed, applied and reported.
 
 Every entry point takes ``profile=`` as a :class:`Profile` or a built-in name
-(resolved by :func:`phasetodo._profiles.builtin.resolve`) and hands it to
-:func:`run`; nothing else tells profiles apart. A new profile is one new
-value (its own schema, prompt, parse, apply and report) plus its tests.
+(resolved by :func:`phasetodo._profiles.builtin.resolve`), and every call runs
+through :meth:`~phasetodo.tool.Options.run`; nothing else tells profiles apart.
+A new profile is one new value (its own schema, prompt, parse, apply and report)
+plus its tests.
 """
 
 from __future__ import annotations
@@ -14,11 +15,10 @@ from typing import Any
 import attrs
 
 from .._core.engine import Outcome
-from .._core.limits import DEFAULT_LIMITS, Limits
 from .._core.model import Phase, Task
 from .result import Storage, ToolResult
 
-__all__ = ["CallContext", "Profile", "run"]
+__all__ = ["CallContext", "Profile"]
 
 
 @attrs.frozen
@@ -93,46 +93,3 @@ class Profile:
         """Whether ``task`` is finished for good in this profile (see ``settled``)."""
         return task.status.is_closed if self.settled is None else self.settled(task)
 
-
-#: The context of a call with no agent, lead or scope (most calls): made once.
-_NOBODY = CallContext()
-
-
-def run(
-    profile: Profile,
-    params: object,
-    phases: tuple[Phase, ...],
-    *,
-    limits: Limits | None = DEFAULT_LIMITS,
-    storage: Storage = "memory",
-    dry_run: bool = False,
-    agent: str | None = None,
-    lead: str | None = None,
-    scope: str | None = None,
-    now: float | None = None,
-    lease: float | None = None,
-    seen: tuple[Phase, ...] | None = None,
-) -> ToolResult:
-    """One call, arguments to result: parse, check ``limits``, apply, report.
-
-    Raises :class:`~phasetodo.InvalidParams` (nothing applied) for arguments
-    that break the profile's schema or ``limits`` (``None``: no limits).
-    ``phases`` is never modified. With ``dry_run`` the result says what the
-    call would change; saving it is the caller's choice (sessions do not).
-    ``agent``, ``lead``, ``scope``, ``now``, ``lease`` and ``seen`` are handed
-    to the profile's ``apply`` as its :class:`CallContext`.
-    """
-    ops = profile.parse(params)
-    grows = limits is not None and limits.check_ops(ops)
-    context = (
-        _NOBODY
-        if agent is None and lead is None and scope is None and now is None and lease is None
-        and seen is None
-        else CallContext(agent, lead, scope, now, lease, seen)
-    )
-    outcome = profile.apply(phases, ops, context)
-    if grows:
-        assert limits is not None
-        limits.check_result(phases, outcome.phases)
-    result = profile.report(outcome, storage)
-    return result.as_dry_run(phases) if dry_run else result

@@ -92,12 +92,11 @@ def person_edit(
 ) -> int:
     """Run ops as a person's edit (:mod:`phasetodo.person`); report changes and op errors."""
     before = tuple(session.phases)
-    team = person.session_is_team(session)
     try:
-        outcome = person.apply_edit(session, ops, source=source, team=team)
+        outcome = person.apply_edit(session, ops, source=source)
     except InvalidParams as error:
         raise _Exit(USAGE, f"{source}: {error}\nnothing changed", error.problems) from error
-    if outcome.errors and person.all_or_nothing(session):  # team and todo plans: change nothing
+    if outcome.errors and person.all_or_nothing(session):  # team, strict and todo plans: change nothing
         message = _tagged(source, "; ".join(outcome.errors))
         raise _Exit(OP_ERRORS, f"{message}; nothing changed", outcome.errors)
     if not args.json:

@@ -23,6 +23,7 @@ import attrs
 import phasetodo
 
 from .. import person
+from .._profiles.builtin import shared_by_name
 from ..stores._base import Head, newest_of
 from . import edits
 
@@ -318,7 +319,7 @@ class Board:
                 for event in events:
                     if event.agent is not None:
                         entry.agents.add(event.agent)
-                    if event.profile == "team":
+                    if shared_by_name(event.profile):
                         entry.team = True
                 entry.agents_version = version
             names = set(entry.agents)
@@ -337,7 +338,7 @@ class Board:
         and the list's team fields read once per version."""
         recorded = getattr(entry.log, "profile", None)
         if isinstance(recorded, str):
-            return recorded == "team"
+            return shared_by_name(recorded)
         self._agents(entry, latest, phases)  # the same incremental scan notes the profiles
         with entry.lock:
             if entry.team:
@@ -547,15 +548,14 @@ class Board:
             raise ValueError(f"action: must be one of {', '.join(['status', 'unblock', *_ACTIONS])}")
         with self._use(session_id):  # unknown ids fail here: Session.open would create them
             session = phasetodo.Session.open(session_id, self.store, resume="keep", clear_delay=-1)
-        team = session.profile.shared  # the plan's own profile, as its log records it
         with session:
             if session.version != expected:
                 raise phasetodo.VersionConflict(session_id, expected, session.version)
             if action == "status":  # a person's status change: the same path as the command's
-                changed, waited = _person_status(session, team, body)
+                changed, waited = _person_status(session, body)
                 return {"changed": changed, "plan": self.plan(session_id), "waited_for": waited}
             if action == "unblock":  # the team engine's own op, as ``phasetodo unblock`` runs it
-                changed = _person_unblock(session, team, body)
+                changed = _person_unblock(session, body)
                 return {"changed": changed, "plan": self.plan(session_id)}
             current = phasetodo.dump_phases(session.phases)
             assert make is not None
@@ -580,9 +580,7 @@ class Board:
 _Make = Callable[[Board, str, list[dict[str, Any]], Mapping[str, Any]], list[dict[str, Any]]]
 
 
-def _person_status(
-    session: phasetodo.Session, team: bool, body: Mapping[str, Any]
-) -> tuple[bool, list[str]]:
+def _person_status(session: phasetodo.Session, body: Mapping[str, Any]) -> tuple[bool, list[str]]:
     """Give the task the page showed at ``phase``/``task`` the status ``status`` through
     :mod:`phasetodo.person`: whether a ``user_edit`` was recorded, and for a Done on a task that
     still waited for others, those (a person may close it anyway; the page says so). A refused
@@ -598,7 +596,7 @@ def _person_status(
         outcome = person.reset_to_pending(session, found["content"], source="board")
     else:
         ops = person.status_ops(str(status) if isinstance(status, str) else "", found["content"])
-        outcome = person.apply_edit(session, ops, source="board", team=team, agent=agent)
+        outcome = person.apply_edit(session, ops, source="board", agent=agent)
     if outcome.errors and not outcome.changed:
         raise ValueError("status: " + "; ".join(outcome.errors))
     return outcome.changed, waited if outcome.changed else []
@@ -613,7 +611,7 @@ def _open_after(phases: Sequence[Mapping[str, Any]], task: Mapping[str, Any]) ->
     return [t["content"] for t in found if t is not None and t.get("status") not in _CLOSED]
 
 
-def _person_unblock(session: phasetodo.Session, team: bool, body: Mapping[str, Any]) -> bool:
+def _person_unblock(session: phasetodo.Session, body: Mapping[str, Any]) -> bool:
     """Unblock the task the page showed at ``phase``/``task`` with the plan's ``unblock`` op (a team
     or todo plan's) through :mod:`phasetodo.person` (the command's path); whether a ``user_edit``
     was recorded."""
@@ -622,7 +620,7 @@ def _person_unblock(session: phasetodo.Session, team: bool, body: Mapping[str, A
     current = phasetodo.dump_phases(session.phases)
     found = edits.task_at(current, body.get("phase"), body.get("task"), body.get("content"))
     ops = [{"op": "unblock", "task": found["content"]}]
-    outcome = person.apply_edit(session, ops, source="board", team=team)
+    outcome = person.apply_edit(session, ops, source="board")
     if outcome.errors and not outcome.changed:
         raise ValueError("unblock: " + "; ".join(outcome.errors))
     return outcome.changed

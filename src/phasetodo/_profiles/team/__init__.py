@@ -9,7 +9,7 @@ what the agent reads in :mod:`.summary`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ..._core.engine import Outcome
@@ -27,10 +27,8 @@ __all__ = [
     "TEAM_DESCRIPTION",
     "read_team_plan",
     "repair_team_plan",
-    "team_call",
     "team_details",
     "team_report",
-    "team_result",
     "team_text",
 ]
 
@@ -112,37 +110,6 @@ def _details(
     if outcome.errors:
         details["errors"] = list(outcome.errors)
     return details
-
-
-def team_call(
-    params: object,
-    phases: Iterable[Phase] = (),
-    *,
-    agent: str | None = None,
-    lead: str | None = None,
-    scope: str | None = None,
-    storage: str = "memory",
-) -> dict[str, Any]:
-    """One team call on values, as JSON-ready data (``isError`` set on a refused call).
-
-    Raises :class:`~phasetodo.InvalidParams` for arguments that break the schema.
-    """
-    ops = parse_team_params(params)
-    outcome = apply_team(tuple(phases), ops, agent=agent, lead=lead, scope=scope)
-    return team_result(outcome, storage, agent, scope)
-
-
-def team_result(
-    outcome: Outcome, storage: str, agent: str | None, scope: str | None = None
-) -> dict[str, Any]:
-    """A team outcome as the JSON tool result (``isError`` always present)."""
-    view = _view(outcome, agent, scope)
-    result: Mapping[str, Any] = {
-        "content": [{"type": "text", "text": view.text}],
-        "details": _details(outcome, view, storage, agent, scope),
-        "isError": bool(outcome.errors),
-    }
-    return dict(result)
 
 
 def team_report(outcome: Outcome, storage: Storage) -> ToolResult:

@@ -56,6 +56,7 @@ __all__ = [
     "apply_team",
     "find_cycle",
     "format_time",
+    "missing_scope",
     "normalize_team",
     "ready_tasks",
     "team_problems",
@@ -1021,6 +1022,24 @@ def find_cycle(graph: dict[str, tuple[str, ...]], starts: Iterable[str]) -> list
     return None
 
 
+#: How many of the plan's phases the error of a missing scope phase names.
+_NAMED_PHASES = 10
+
+
+def missing_scope(scope: str, phases: Sequence[Phase]) -> str:
+    """The error of a call scoped to ``scope`` on a plan without that phase (naming at
+    most ten of the plan's phases: what a model reads back stays bounded)."""
+    names = ", ".join(f'"{phase.name}"' for phase in phases[:_NAMED_PHASES])
+    more = len(phases) - _NAMED_PHASES
+    have = f"its phases: {names}{f' and {more} more' if more > 0 else ''}"
+    if not phases:
+        have = "it has no phases yet"
+    return (
+        f'Phase "{scope}", the one you work on, is not in the plan ({have}); '
+        "the plan's lead adds it (init or append), or your host gives you one of the plan's phases"
+    )
+
+
 def apply_team(
     phases: Iterable[Phase],
     ops: Iterable[TeamOp],
@@ -1044,12 +1063,17 @@ def apply_team(
     long after the call. With ``seen`` (the plan as the caller last saw it) the
     outcome tells what changed since (:func:`~.changes.changes_since`).
     ``phases`` is never modified.
+    A call scoped to a phase the plan does not have applies nothing and fails
+    (:func:`missing_scope`): the lead adds the phase (``init`` or ``append``).
     """
     before = tuple(phases)
     changes = tuple(changes_since(seen, before)) if seen is not None else ()
     work = TeamWork(before, agent, lead, scope, now, lease)
-    for op in ops:
-        work.run(op)
+    if scope is not None and not any(phase.name == scope for phase in before):
+        work.errors.append(missing_scope(scope, before))  # nothing applies, whatever the ops
+    else:
+        for op in ops:
+            work.run(op)
     if work.errors:
         errors = tuple(work.errors)
         work = TeamWork(before, agent, lead, scope, now)
