@@ -188,7 +188,12 @@ def _within(tasks: Sequence[Task]) -> list[tuple[Any, ...]]:
 
 class _Merged:
     """The merged list being built: phases (by an identity of their own) in order, each with
-    its name and tasks."""
+    its name and tasks.
+
+    Every change to a phase's tasks goes through :meth:`touch`, so that the indexes (task id
+    to phase, the agents holding tasks in progress, each phase frozen) are rebuilt for the
+    phases an event changed only: an event costs what it changed, not the plan's size.
+    """
 
     def __init__(self, phases: Sequence[Phase]) -> None:
         self.order: list[int] = list(range(len(phases)))
@@ -196,11 +201,67 @@ class _Merged:
         self.tasks: dict[int, list[Task]] = {i: list(p.tasks) for i, p in enumerate(phases)}
         self.next = len(phases)
         self.mark = _mark(phases)
+        self.where: dict[str, int] = {}  # each task id: the phase holding it
+        self.held: dict[int, list[str]] = {}  # each phase: the ids ``where`` has for it
+        self.owners: dict[int, list[str]] = {}  # each phase: the agents of its tasks in progress
+        self.busy: Counter[str] = Counter()  # each agent: its tasks in progress
+        self.frozen: dict[int, Phase] = {}
+        self.source: dict[int, tuple[Task, ...]] = {}  # the side's tasks a phase was last set to
+        self.first: tuple[Phase, int, Phase] | None = None  # the first phase with the mark on it
+        self.dirty: set[int] = set(self.tasks)  # phases changed since the indexes were built
+        self.unmarked: set[int] = set(self.tasks)  # phases changed since the mark was taken
+
+    def touch(self, pid: int) -> None:
+        """Phase ``pid``'s tasks changed (or it was removed): its indexes are rebuilt when next read."""
+        self.dirty.add(pid)
+        self.unmarked.add(pid)
+        self.frozen.pop(pid, None)
+        self.source.pop(pid, None)
+
+    def sync(self) -> None:
+        """Rebuild the indexes of the phases changed since they were last built."""
+        for pid in self.dirty:
+            for task_id in self.held.pop(pid, ()):
+                if self.where.get(task_id) == pid:
+                    del self.where[task_id]
+            self.busy.subtract(self.owners.pop(pid, ()))
+        for pid in self.dirty:
+            tasks = self.tasks.get(pid, ())
+            ids = [t.id for t in tasks if t.id is not None]
+            for task_id in ids:
+                self.where[task_id] = pid
+            self.held[pid] = ids
+            owners = [t.owner for t in tasks if t.status is Status.IN_PROGRESS and t.owner is not None]
+            self.owners[pid] = owners
+            self.busy.update(owners)
+        self.dirty.clear()
+
+    def doubled(self) -> bool:
+        """Whether some agent holds two tasks in progress."""
+        self.sync()
+        return any(count > 1 for count in self.busy.values())
+
+    def new_mark(self) -> int:
+        """The highest id number of the tasks of the phases changed since the last call (the
+        others' were taken before)."""
+        top = 0
+        for pid in self.unmarked:
+            for task in self.tasks.get(pid, ()):
+                top = max(top, _id_number(task.id) or 0)
+        self.unmarked.clear()
+        return top
 
     def freeze(self) -> tuple[Phase, ...]:
-        out = [Phase(self.names[pid], tuple(self.tasks[pid])) for pid in self.order]
+        out: list[Phase] = []
+        for pid in self.order:
+            phase = self.frozen.get(pid)
+            if phase is None or phase.name != self.names[pid]:
+                phase = self.frozen[pid] = Phase(self.names[pid], tuple(self.tasks[pid]))
+            out.append(phase)
         if out and self.mark:
-            out[0] = attrs.evolve(out[0], last_id=self.mark)
+            if self.first is None or self.first[0] is not out[0] or self.first[1] != self.mark:
+                self.first = (out[0], self.mark, attrs.evolve(out[0], last_id=self.mark))
+            out[0] = self.first[2]
         return tuple(out)
 
     def alive(self, pid: int) -> bool:
@@ -218,6 +279,7 @@ class _Merged:
         if pid in self.tasks:
             return
         self.tasks[pid] = []
+        self.touch(pid)
         index = list(order).index(pid) if pid in order else len(order)
         at = len(self.order)
         for prior in reversed(order[:index]):
@@ -235,12 +297,16 @@ class _Merged:
         if pid in self.tasks:
             self.order.remove(pid)
             del self.tasks[pid]
+            self.touch(pid)
 
     def find_id(self, task_id: str) -> tuple[int, int] | None:
-        for pid in self.order:
-            for i, task in enumerate(self.tasks[pid]):
-                if task.id == task_id:
-                    return pid, i
+        self.sync()
+        pid = self.where.get(task_id)
+        if pid is None:
+            return None
+        for i, task in enumerate(self.tasks[pid]):
+            if task.id == task_id:
+                return pid, i
         return None
 
     def find_content(self, pid: int | None, content: str, copy: int) -> tuple[int, int] | None:
@@ -253,8 +319,9 @@ class _Merged:
                 copy -= 1
         return None
 
-    def ids(self) -> set[str]:
-        return {t.id for pid in self.order for t in self.tasks[pid] if t.id is not None}
+    def has_id(self, task_id: str) -> bool:
+        self.sync()
+        return task_id in self.where
 
     def named(self, name: str, besides: Sequence[int]) -> int | None:
         return next((p for p in self.order if self.names[p] == name and p not in besides), None)
@@ -262,6 +329,7 @@ class _Merged:
     def insert(self, pid: int, task: Task, after: Task | None, order: Sequence[int]) -> None:
         self.place(pid, order)
         tasks = self.tasks[pid]
+        self.touch(pid)
         at = len(tasks)
         if after is None:
             at = 0
@@ -309,8 +377,7 @@ class _Merge:
             return task
         ids = self.sides[side].ids
         if task.id not in ids:
-            taken = self.merged.ids() | set(self.sides[1 - side].ids.values())
-            if task.id in taken:
+            if self.merged.has_id(task.id) or task.id in self.sides[1 - side].ids.values():
                 self.fresh += 1
                 ids[task.id] = f"t{self.fresh}"
             else:
@@ -337,14 +404,33 @@ class _Merge:
         step = _Step(self, side, before, event)
         prior = self.merged.freeze()
         found = step.run()
-        if not found and _bare(prior) == _bare(before):
+        if not found and _same_list(prior, before):
             step.exactly()  # the merged list was this side's: the event's list is the result
         self.sides[side].phases = dict(zip(_slots(event.phases), step.apids, strict=True))
         return found
 
 
-def _bare(phases: Sequence[Phase]) -> tuple[tuple[str, tuple[Task, ...]], ...]:
-    return tuple((p.name, p.tasks) for p in phases)
+def _same_list(one: Sequence[Phase], other: Sequence[Phase]) -> bool:
+    """Whether two lists have the same phases (by name) with the same tasks (``last_id`` aside)."""
+    return len(one) == len(other) and all(
+        a.name == b.name and (a.tasks is b.tasks or a.tasks == b.tasks) for a, b in zip(one, other, strict=True)
+    )
+
+
+class _Marks:
+    """The id mark of lists (:func:`_mark`), each phase's taken once: lists share their unchanged phases."""
+
+    def __init__(self) -> None:
+        self.seen: dict[int, tuple[Phase, int]] = {}
+
+    def of(self, phases: Sequence[Phase]) -> int:
+        top = 0
+        for phase in phases:
+            known = self.seen.get(id(phase))
+            if known is None or known[0] is not phase:
+                known = self.seen[id(phase)] = (phase, _mark((phase,)))
+            top = max(top, known[1])
+        return top
 
 
 class _Step:
@@ -481,6 +567,7 @@ class _Step:
         current = self.merged.tasks[where[0]][where[1]]
         if current == self.merge.translate(self.side, task):
             del self.merged.tasks[where[0]][where[1]]
+            self.merged.touch(where[0])
         else:
             self.conflict(where[0], "removed", _what(task, current), "", _label(current))
 
@@ -502,11 +589,13 @@ class _Step:
         updated = self.updated(self.merged.tasks[where[0]][where[1]], was, task, mine)
         if self.pmap.get(a) == r or where[0] == target:
             self.merged.tasks[where[0]][where[1]] = updated
+            self.merged.touch(where[0])
             return
         if where[0] != self.bpids[r]:  # the other side moved it to another phase: the later move wins
             now = self.merged.names[where[0]]
             self.conflict(target, "phase", self.after[a].name, now, _label(updated))
         del self.merged.tasks[where[0]][where[1]]
+        self.merged.touch(where[0])
         self.merged.insert(target, updated, anchor, self.apids)
 
     def updated(self, current: Task, was: Task, task: Task, mine: Task) -> Task:
@@ -551,6 +640,7 @@ class _Step:
             self.conflict(pid, "order", _listed(kept), _listed(lost), _label(by_key[key]))
             self.found[-1] = attrs.evolve(self.found[-1], phase=self.merged.names[pid])
         self.merged.tasks[pid] = [by_key[k] for k in current]
+        self.merged.touch(pid)
 
     def fetch(self, pid: int, key: tuple[Any, ...], current: list[Any], by_key: dict[Any, Task]) -> None:
         """Bring back a task this side moved within phase ``pid`` that the other side moved to
@@ -559,6 +649,7 @@ class _Step:
         if where is None or where[0] == pid:
             return
         task = self.merged.tasks[where[0]].pop(where[1])
+        self.merged.touch(where[0])
         self.conflict(None, "phase", self.merged.names[pid], self.merged.names[where[0]], _label(task))
         current.append(key)
         by_key[key] = task
@@ -570,8 +661,12 @@ class _Step:
             return
         for pid, phase in zip(self.apids, self.after, strict=True):
             merged.names[pid] = phase.name
-            merged.tasks[pid] = [self.merge.translate(self.side, t) for t in phase.tasks]
-        for pid in [p for p in merged.order if p not in set(self.apids)]:
+            if merged.source.get(pid) is not phase.tasks:  # else it holds them, as merged
+                merged.tasks[pid] = [self.merge.translate(self.side, t) for t in phase.tasks]
+                merged.touch(pid)
+                merged.source[pid] = phase.tasks
+        kept = set(self.apids)
+        for pid in [p for p in merged.order if p not in kept]:
             merged.remove(pid)
         merged.order = list(self.apids)
 
@@ -616,6 +711,7 @@ def _note(merged: _Merged, conflict: Conflict) -> None:
         for i, task in enumerate(tasks):
             if task.id == conflict.task or (task.id is None and task.content == conflict.task):
                 tasks[i] = attrs.evolve(task, notes=(*task.notes, conflict.text()))
+                merged.touch(pid)
                 return
 
 
@@ -724,7 +820,8 @@ def merge_events(base: Sequence[Event], ours: Sequence[Event], theirs: Sequence[
     start = tuple(ours[common - 1].phases) if common else ()
     signs: dict[int, frozenset[str]] = {}  # each later event's signature, by the event's id()
     later = _later(start, ours[common:], theirs[common:], signs)
-    top = max([_mark(start), *(_mark(item[1].phases) for item in later)])
+    marks = _Marks()
+    top = max([marks.of(start), *(marks.of(item[1].phases) for item in later)])
     merge = _Merge(start, top)
     merged = merge.merged
     out: list[Event] = list(ours[:common])
@@ -747,12 +844,12 @@ def merge_events(base: Sequence[Event], ours: Sequence[Event], theirs: Sequence[
         prior = merged.freeze()
         found = merge.apply(side, before, event)
         found.extend(_one_active(merged, prior, event.time))
-        merged.mark = max([merged.mark, _mark(event.phases), *(_id_number(i) or 0 for i in merged.ids())])
+        merged.mark = max(merged.mark, marks.of(event.phases), merged.new_mark())
         after = merged.freeze()
         for _, other, other_before, other_side in members:
             if other is not event:
                 _map_copies(merge, event, side, other, other_side, other_before)
-        keep_ops = event.ops is not None and _bare(prior) == _bare(before) and after == event.phases
+        keep_ops = event.ops is not None and _same_list(prior, before) and after == event.phases
         out.append(
             Event(
                 len(out) + 1,
@@ -789,9 +886,9 @@ def _one_active(merged: _Merged, prior: Sequence[Phase], time: float) -> list[Co
     holding two (claimed on two branches) keeps the one claimed by the event just applied (the
     later claim; the first in the list when that tells none) and the other is released to
     pending, a conflict."""
-    held = _active([t for pid in merged.order for t in merged.tasks[pid]])
-    if all(len(tasks) < 2 for tasks in held.values()):
+    if not merged.doubled():
         return []
+    held = _active([t for pid in merged.order for t in merged.tasks[pid]])
     before = {_ident(t) for tasks in _active([t for p in prior for t in p.tasks]).values() for t in tasks}
     found: list[Conflict] = []
     for owner, tasks in sorted(held.items()):
@@ -814,6 +911,7 @@ def _release(merged: _Merged, task: Task) -> None:
         for i, other in enumerate(tasks):
             if other is task:
                 tasks[i] = attrs.evolve(task, status=Status.PENDING, owner=None, lease=None)
+                merged.touch(pid)
                 return
 
 
