@@ -115,11 +115,14 @@ _Key = tuple[Any, ...]
 
 
 def _slots(phases: Sequence[Phase]) -> list[_Slot]:
-    seen: Counter[str] = Counter()
+    names = [phase.name for phase in phases]
+    if len(set(names)) == len(names):  # no name twice: each phase is the first of its name
+        return [(name, 0) for name in names]
+    seen: dict[str, int] = {}
     out: list[_Slot] = []
-    for phase in phases:
-        out.append((phase.name, seen[phase.name]))
-        seen[phase.name] += 1
+    for name in names:
+        out.append((name, seen.get(name, 0)))
+        seen[name] = out[-1][1] + 1
     return out
 
 
@@ -131,8 +134,15 @@ def phase_map(before: Sequence[Phase], after: Sequence[Phase]) -> dict[int, int]
     """Which phase of ``before`` each phase of ``after`` is (by index): the one of the same
     name, else, for a phase whose name is new, the unmatched phase of ``before`` that held
     most of its tasks (a rename; ties to the earlier phases). A new phase maps to none."""
-    where = {slot: i for i, slot in enumerate(_slots(before))}
-    out = {a: where[slot] for a, slot in enumerate(_slots(after)) if slot in where}
+    return _phase_map(before, after, _slots(before), _slots(after))
+
+
+def _phase_map(
+    before: Sequence[Phase], after: Sequence[Phase], bslots: Sequence[_Slot], aslots: Sequence[_Slot]
+) -> dict[int, int]:
+    """:func:`phase_map` given both lists' slots."""
+    where = {slot: i for i, slot in enumerate(bslots)}
+    out = {a: where[slot] for a, slot in enumerate(aslots) if slot in where}
     taken = set(out.values())
     home = {_ident(t): r for r, p in enumerate(before) if r not in taken for t in p.tasks}
     scores: Counter[tuple[int, int]] = Counter()
@@ -149,12 +159,15 @@ def phase_map(before: Sequence[Phase], after: Sequence[Phase]) -> dict[int, int]
     return out
 
 
-def _keys(phases: Sequence[Phase], slots: Sequence[_Slot]) -> dict[_Key, tuple[int, Task]]:
-    """Each task by its key (its id, else phase slot, content and which copy), with its phase's index."""
+def _keys(
+    phases: Sequence[Phase], slots: Sequence[_Slot], indexes: Sequence[int]
+) -> dict[_Key, tuple[int, Task]]:
+    """Each task of the phases at ``indexes`` by its key (its id, else phase slot, content and
+    which copy), with its phase's index."""
     out: dict[_Key, tuple[int, Task]] = {}
     seen: Counter[tuple[_Slot, str]] = Counter()
-    for index, phase in enumerate(phases):
-        for task in phase.tasks:
+    for index in indexes:
+        for task in phases[index].tasks:
             if task.id is not None:
                 out[("id", task.id)] = (index, task)
             else:
@@ -164,10 +177,9 @@ def _keys(phases: Sequence[Phase], slots: Sequence[_Slot]) -> dict[_Key, tuple[i
     return out
 
 
-def _frames(before: Sequence[Phase], after: Sequence[Phase], pmap: dict[int, int]) -> list[_Slot]:
+def _frames(bslots: Sequence[_Slot], aslots: Sequence[_Slot], pmap: dict[int, int]) -> list[_Slot]:
     """The slot each phase of ``after`` goes by in its event's diff: its phase's in ``before``."""
-    bslots, aslots = _slots(before), _slots(after)
-    return [bslots[pmap[a]] if a in pmap else aslots[a] for a in range(len(after))]
+    return [bslots[pmap[a]] if a in pmap else aslots[a] for a in range(len(aslots))]
 
 
 def _within(tasks: Sequence[Task]) -> list[tuple[Any, ...]]:
@@ -399,14 +411,16 @@ class _Merge:
         _, slot, content, copy = key
         return self.merged.find_content(self.sides[side].phases.get(slot), content, copy)
 
-    def apply(self, side: int, before: tuple[Phase, ...], event: Event) -> list[Conflict]:
-        """Apply what ``event`` changed on its side (from ``before``) to the merged list; its conflicts."""
+    def apply(
+        self, side: int, before: tuple[Phase, ...], event: Event, prior: tuple[Phase, ...]
+    ) -> list[Conflict]:
+        """Apply what ``event`` changed on its side (from ``before``) to the merged list (``prior``
+        until then); its conflicts."""
         step = _Step(self, side, before, event)
-        prior = self.merged.freeze()
         found = step.run()
         if not found and _same_list(prior, before):
             step.exactly()  # the merged list was this side's: the event's list is the result
-        self.sides[side].phases = dict(zip(_slots(event.phases), step.apids, strict=True))
+        self.sides[side].phases = dict(zip(step.aslots, step.apids, strict=True))
         return found
 
 
@@ -440,9 +454,10 @@ class _Step:
     def __init__(self, merge: _Merge, side: int, before: tuple[Phase, ...], event: Event) -> None:
         self.merge, self.merged, self.side = merge, merge.merged, side
         self.before, self.after, self.time = before, event.phases, event.time
-        self.pmap = phase_map(before, event.phases)
+        self.bslots, self.aslots = _slots(before), _slots(event.phases)
+        self.pmap = _phase_map(before, event.phases, self.bslots, self.aslots)
         own = merge.sides[side].phases
-        self.bpids = [merge.pid_for(own, slot) for slot in _slots(before)]
+        self.bpids = [merge.pid_for(own, slot) for slot in self.bslots]
         self.apids: list[int] = []
         self.found: list[Conflict] = []
 
@@ -455,7 +470,8 @@ class _Step:
             if self.merged.alive(pid) and not self.merged.tasks[pid]:
                 self.merged.remove(pid)
         for a, r in sorted(self.pmap.items()):
-            self.reorder_tasks(a, r)
+            if self.before[r].tasks is not self.after[a].tasks:
+                self.reorder_tasks(a, r)
         self.reorder_phases()
         return self.found
 
@@ -538,13 +554,17 @@ class _Step:
 
     def tasks(self) -> None:
         """Removals, additions, changes and moves between phases, as the event made them."""
-        frames = _frames(self.before, self.after, self.pmap)
-        old, new = _keys(self.before, _slots(self.before)), _keys(self.after, frames)
+        frames = _frames(self.bslots, self.aslots, self.pmap)
+        kept = {a: r for a, r in self.pmap.items() if self.before[r].tasks is self.after[a].tasks}
+        unchanged = set(kept.values())  # phases whose tasks the event left as they were
+        olds = [r for r in range(len(self.before)) if r not in unchanged]
+        news = [a for a in range(len(self.after)) if a not in kept]
+        old, new = _keys(self.before, self.bslots, olds), _keys(self.after, frames, news)
         for key, (_, task) in old.items():
             if key not in new:
                 self.removed(key, task)
         previous: dict[int, Task | None] = {}
-        for listed in self.after:
+        for listed in (self.after[a] for a in news):
             last: Task | None = None
             for task in listed.tasks:
                 previous[id(task)] = last
@@ -554,7 +574,7 @@ class _Step:
         for key, (a, task) in new.items():
             known = old.get(key)
             same_phase = known is not None and self.pmap.get(a) == known[0]
-            if known is not None and known[1] == task and same_phase:
+            if known is not None and (known[1] is task or known[1] == task) and same_phase:
                 continue  # unchanged on this side: nothing to look up
             prior = previous[id(task)]
             anchor = prior if prior is None or prior is _LAST else self.merge.translate(self.side, prior)
@@ -742,10 +762,62 @@ def _places(phases: Sequence[Phase]) -> dict[str, tuple[Any, ...]]:
     for phase in phases:
         prior = None
         for task in phase.tasks:
-            values = (task.status, task.notes, task.owner, task.reason, task.after, task.lease)
-            out.setdefault(task.content, (phase.name, prior, values))
+            out.setdefault(task.content, (phase.name, prior, _values(task)))
             prior = task.content
     return out
+
+
+def _values(task: Task) -> tuple[Any, ...]:
+    return (task.status, task.notes, task.owner, task.reason, task.after, task.lease)
+
+
+class _Signs:
+    """Events' signatures (:func:`_signature`) told from the phases each changed: lists share
+    their unchanged phases, whose tasks' places stay as they were."""
+
+    def __init__(self) -> None:
+        self.seen: dict[int, tuple[Phase, dict[str, tuple[Any, ...]]]] = {}
+
+    def sign(self, before: Sequence[Phase], after: Sequence[Phase]) -> frozenset[str]:
+        """:func:`_signature` of ``before`` and ``after``, in time for the phases not in both."""
+        in_before, in_after = {id(p) for p in before}, {id(p) for p in after}
+        kept_before = [p for p in before if id(p) in in_after]
+        kept_after = [p for p in after if id(p) in in_before]
+        if len(kept_before) != len(kept_after) or any(
+            b is not a for b, a in zip(kept_before, kept_after, strict=True)
+        ):
+            return _signature(before, after)  # the phases kept were moved: every place may change
+        changed = [p for p in before if id(p) not in in_after] + [p for p in after if id(p) not in in_before]
+        contents = {t.content for p in changed for t in p.tasks}
+        old, new = self.places(before, contents), self.places(after, contents)
+        out = {content for content, place in new.items() if old.get(content) != place}
+        out.update(content for content in old if content not in new)
+        return frozenset(out)
+
+    def places(self, phases: Sequence[Phase], contents: set[str]) -> dict[str, tuple[Any, ...]]:
+        """:func:`_places` of ``phases`` for the tasks of ``contents`` only."""
+        out: dict[str, tuple[Any, ...]] = {}
+        left = set(contents)
+        for phase in phases:
+            if not left:
+                break
+            within = self.within(phase)
+            for content in within.keys() & left:
+                out[content] = within[content]
+                left.discard(content)
+        return out
+
+    def within(self, phase: Phase) -> dict[str, tuple[Any, ...]]:
+        """Each content's first place in ``phase`` (as :func:`_places` tells it), once per phase."""
+        known = self.seen.get(id(phase))
+        if known is None or known[0] is not phase:
+            places: dict[str, tuple[Any, ...]] = {}
+            prior = None
+            for task in phase.tasks:
+                places.setdefault(task.content, (phase.name, prior, _values(task)))
+                prior = task.content
+            known = self.seen[id(phase)] = (phase, places)
+        return known[1]
 
 
 def _rank(event: Event) -> str:
@@ -759,7 +831,11 @@ def same_event(event: Event) -> tuple[Any, ...]:
 
 
 def _later(
-    start: tuple[Phase, ...], ours: Sequence[Event], theirs: Sequence[Event], signs: dict[int, frozenset[str]]
+    start: tuple[Phase, ...],
+    ours: Sequence[Event],
+    theirs: Sequence[Event],
+    signs: dict[int, frozenset[str]],
+    signer: _Signs,
 ) -> list[_Item]:
     """Both sides' later events in the merged order, each with its side's list before it."""
     later: list[_Item] = []
@@ -770,7 +846,7 @@ def _later(
             if event.source == CONFLICT_SOURCE:  # a previous merge's record stays after its change
                 key = (key[0], key[1], key[2], key[3] + 1)
             else:
-                signs[id(event)] = _signature(before, event.phases)
+                signs[id(event)] = signer.sign(before, event.phases)
                 listed = sorted(signs[id(event)])
                 key = (event.time, _rank(event), hashlib.sha256(repr(listed).encode()).hexdigest(), 0)
             later.append((key, event, before, side))
@@ -780,7 +856,7 @@ def _later(
 
 
 def _groups(
-    later: Sequence[_Item], signs: dict[int, frozenset[str]]
+    later: Sequence[_Item], signs: dict[int, frozenset[str]], signer: _Signs
 ) -> tuple[dict[int, list[int]], dict[int, int]]:
     """Copies of one event that a previous merge already brought over (same kind, time, agent,
     source and request id, on the other side, touching a task it touched, or one of them
@@ -790,7 +866,7 @@ def _groups(
     candidates: dict[tuple[Any, ...], list[tuple[int, frozenset[str]]]] = {}
     for number, item in enumerate(later):
         sign = signs.get(id(item[1]))
-        same, sign = same_event(item[1]), sign if sign is not None else _signature(item[2], item[1].phases)
+        same, sign = same_event(item[1]), sign if sign is not None else signer.sign(item[2], item[1].phases)
         for leader, other_sign in candidates.get(same, []):
             sides_in = {later[i][3] for i in groups[leader]}
             if item[3] not in sides_in and (sign & other_sign or not sign or not other_sign):
@@ -819,14 +895,15 @@ def merge_events(base: Sequence[Event], ours: Sequence[Event], theirs: Sequence[
         common += 1
     start = tuple(ours[common - 1].phases) if common else ()
     signs: dict[int, frozenset[str]] = {}  # each later event's signature, by the event's id()
-    later = _later(start, ours[common:], theirs[common:], signs)
+    signer = _Signs()
+    later = _later(start, ours[common:], theirs[common:], signs, signer)
     marks = _Marks()
     top = max([marks.of(start), *(marks.of(item[1].phases) for item in later)])
     merge = _Merge(start, top)
     merged = merge.merged
     out: list[Event] = list(ours[:common])
     conflicts: list[Conflict] = []
-    groups, group_of = _groups(later, signs)
+    groups, group_of = _groups(later, signs, signer)
     done: set[int] = set()
     for number in range(len(later)):
         leader = group_of[number]
@@ -842,7 +919,7 @@ def merge_events(base: Sequence[Event], ours: Sequence[Event], theirs: Sequence[
             )
         )
         prior = merged.freeze()
-        found = merge.apply(side, before, event)
+        found = merge.apply(side, before, event, prior)
         found.extend(_one_active(merged, prior, event.time))
         merged.mark = max(merged.mark, marks.of(event.phases), merged.new_mark())
         after = merged.freeze()
