@@ -436,14 +436,19 @@ class _Marks:
 
     def __init__(self) -> None:
         self.seen: dict[int, tuple[Phase, int]] = {}
+        self.lists: dict[int, tuple[Sequence[Phase], int]] = {}
 
     def of(self, phases: Sequence[Phase]) -> int:
+        listed = self.lists.get(id(phases))
+        if listed is not None and listed[0] is phases:
+            return listed[1]
         top = 0
         for phase in phases:
             known = self.seen.get(id(phase))
             if known is None or known[0] is not phase:
                 known = self.seen[id(phase)] = (phase, _mark((phase,)))
             top = max(top, known[1])
+        self.lists[id(phases)] = (phases, top)
         return top
 
 
@@ -778,18 +783,32 @@ class _Signs:
     def __init__(self) -> None:
         self.seen: dict[int, tuple[Phase, dict[str, tuple[Any, ...]]]] = {}
 
-    def sign(self, before: Sequence[Phase], after: Sequence[Phase]) -> frozenset[str]:
-        """:func:`_signature` of ``before`` and ``after``, in time for the phases not in both."""
+    def sign(
+        self, before: Sequence[Phase], after: Sequence[Phase], counts: Counter[str] | None = None
+    ) -> frozenset[str]:
+        """:func:`_signature` of ``before`` and ``after``, in time for the phases not in both.
+        ``counts``, when given, counts the contents of ``before``'s tasks, and is made ``after``'s."""
         in_before, in_after = {id(p) for p in before}, {id(p) for p in after}
         kept_before = [p for p in before if id(p) in in_after]
         kept_after = [p for p in after if id(p) in in_before]
+        gone = [p for p in before if id(p) not in in_after]
+        made = [p for p in after if id(p) not in in_before]
+        old_counts = Counter(t.content for p in gone for t in p.tasks)
+        new_counts = Counter(t.content for p in made for t in p.tasks)
+        if counts is not None:
+            # a content no kept phase holds has its places in the changed phases alone
+            alone = {c for c in old_counts.keys() | new_counts.keys() if counts[c] == old_counts[c]}
+            counts.subtract(old_counts)
+            counts.update(new_counts)
+        else:
+            alone = set()
         if len(kept_before) != len(kept_after) or any(
             b is not a for b, a in zip(kept_before, kept_after, strict=True)
         ):
             return _signature(before, after)  # the phases kept were moved: every place may change
-        changed = [p for p in before if id(p) not in in_after] + [p for p in after if id(p) not in in_before]
-        contents = {t.content for p in changed for t in p.tasks}
-        old, new = self.places(before, contents), self.places(after, contents)
+        shared = (old_counts.keys() | new_counts.keys()) - alone
+        old = {**self.places(gone, alone), **self.places(before, shared)}
+        new = {**self.places(made, alone), **self.places(after, shared)}
         out = {content for content, place in new.items() if old.get(content) != place}
         out.update(content for content in old if content not in new)
         return frozenset(out)
@@ -798,10 +817,12 @@ class _Signs:
         """:func:`_places` of ``phases`` for the tasks of ``contents`` only."""
         out: dict[str, tuple[Any, ...]] = {}
         left = set(contents)
+        seen = self.seen
         for phase in phases:
             if not left:
                 break
-            within = self.within(phase)
+            known = seen.get(id(phase))
+            within = known[1] if known is not None and known[0] is phase else self.within(phase)
             for content in within.keys() & left:
                 out[content] = within[content]
                 left.discard(content)
@@ -841,12 +862,13 @@ def _later(
     later: list[_Item] = []
     for side, events in ((0, ours), (1, theirs)):
         before = start
+        counts = Counter(t.content for p in start for t in p.tasks)
         key: _Place = (-math.inf, "", "", 0)  # the shared history comes first
         for event in events:
+            signs[id(event)] = signer.sign(before, event.phases, counts)
             if event.source == CONFLICT_SOURCE:  # a previous merge's record stays after its change
                 key = (key[0], key[1], key[2], key[3] + 1)
             else:
-                signs[id(event)] = signer.sign(before, event.phases)
                 listed = sorted(signs[id(event)])
                 key = (event.time, _rank(event), hashlib.sha256(repr(listed).encode()).hexdigest(), 0)
             later.append((key, event, before, side))
@@ -880,6 +902,36 @@ def _groups(
     return groups, group_of
 
 
+#: The fields of an event its equality compares, but its list.
+_EVENT_FIELDS = tuple(f.name for f in attrs.fields(Event) if f.eq and f.name != "phases")
+
+
+def _shared(ours: Sequence[Event], theirs: Sequence[Event]) -> int:
+    """How many events the two histories share (equal events from the first on). Each pair of
+    phases is compared once: a log's lists share their unchanged phases."""
+    equal: dict[tuple[int, int], tuple[Phase, Phase]] = {}
+
+    def same(one: Phase, other: Phase) -> bool:
+        known = equal.get((id(one), id(other)))
+        if one is other or (known is not None and known[0] is one and known[1] is other):
+            return True
+        if one != other:
+            return False
+        equal[(id(one), id(other))] = (one, other)
+        return True
+
+    common = 0
+    for one, other in zip(ours, theirs):
+        if one is not other and (
+            any(getattr(one, name) != getattr(other, name) for name in _EVENT_FIELDS)
+            or len(one.phases) != len(other.phases)
+            or not all(same(a, b) for a, b in zip(one.phases, other.phases, strict=True))
+        ):
+            break
+        common += 1
+    return common
+
+
 def merge_events(base: Sequence[Event], ours: Sequence[Event], theirs: Sequence[Event]) -> MergeResult:
     """Merge two histories of one session that grew from a common one.
 
@@ -890,9 +942,7 @@ def merge_events(base: Sequence[Event], ours: Sequence[Event], theirs: Sequence[
     two sides themselves, so a base that is no prefix of theirs (a rebase) still merges.
     """
     del base  # the sides' own shared prefix is what counts
-    common = 0
-    while common < min(len(ours), len(theirs)) and ours[common] == theirs[common]:
-        common += 1
+    common = _shared(ours, theirs)
     start = tuple(ours[common - 1].phases) if common else ()
     signs: dict[int, frozenset[str]] = {}  # each later event's signature, by the event's id()
     signer = _Signs()
