@@ -213,8 +213,8 @@ class _Merged:
         self.tasks: dict[int, list[Task]] = {i: list(p.tasks) for i, p in enumerate(phases)}
         self.next = len(phases)
         self.mark = _mark(phases)
-        self.where: dict[str, int] = {}  # each task id: the phase holding it
-        self.held: dict[int, list[str]] = {}  # each phase: the ids ``where`` has for it
+        self.where: dict[str, set[int]] = {}  # each task id: the phases holding it
+        self.held: dict[int, set[str]] = {}  # each phase: the ids ``where`` has for it
         self.owners: dict[int, list[str]] = {}  # each phase: the agents of its tasks in progress
         self.busy: Counter[str] = Counter()  # each agent: its tasks in progress
         self.frozen: dict[int, Phase] = {}
@@ -234,14 +234,16 @@ class _Merged:
         """Rebuild the indexes of the phases changed since they were last built."""
         for pid in self.dirty:
             for task_id in self.held.pop(pid, ()):
-                if self.where.get(task_id) == pid:
+                holders = self.where[task_id]
+                holders.discard(pid)
+                if not holders:
                     del self.where[task_id]
             self.busy.subtract(self.owners.pop(pid, ()))
         for pid in self.dirty:
             tasks = self.tasks.get(pid, ())
-            ids = [t.id for t in tasks if t.id is not None]
+            ids = {t.id for t in tasks if t.id is not None}
             for task_id in ids:
-                self.where[task_id] = pid
+                self.where.setdefault(task_id, set()).add(pid)
             self.held[pid] = ids
             owners = [t.owner for t in tasks if t.status is Status.IN_PROGRESS and t.owner is not None]
             self.owners[pid] = owners
@@ -313,9 +315,10 @@ class _Merged:
 
     def find_id(self, task_id: str) -> tuple[int, int] | None:
         self.sync()
-        pid = self.where.get(task_id)
-        if pid is None:
+        holders = self.where.get(task_id)
+        if not holders:
             return None
+        pid = next(iter(holders)) if len(holders) == 1 else next(p for p in self.order if p in holders)
         for i, task in enumerate(self.tasks[pid]):
             if task.id == task_id:
                 return pid, i
@@ -381,6 +384,8 @@ class _Merge:
         self.fresh = top  # the next id a collision gets is above every id either side issued
         #: Which side last moved each task (by phase and key) or phase (by None and identity).
         self.moves: dict[tuple[int | None, Any], int] = {}
+        #: The events (by ``id``) whose list before or after holds a task id twice.
+        self.twice: set[int] = set()
 
     def translate(self, side: int, task: Task) -> Task:
         """``task`` of ``side`` with its id as the merged list names it."""
@@ -458,7 +463,7 @@ class _Step:
 
     def __init__(self, merge: _Merge, side: int, before: tuple[Phase, ...], event: Event) -> None:
         self.merge, self.merged, self.side = merge, merge.merged, side
-        self.before, self.after, self.time = before, event.phases, event.time
+        self.before, self.after, self.time, self.event = before, event.phases, event.time, event
         self.bslots, self.aslots = _slots(before), _slots(event.phases)
         self.pmap = _phase_map(before, event.phases, self.bslots, self.aslots)
         own = merge.sides[side].phases
@@ -561,6 +566,8 @@ class _Step:
         """Removals, additions, changes and moves between phases, as the event made them."""
         frames = _frames(self.bslots, self.aslots, self.pmap)
         kept = {a: r for a, r in self.pmap.items() if self.before[r].tasks is self.after[a].tasks}
+        if id(self.event) in self.merge.twice:
+            kept = {}  # an id held twice: the last place of each tells it, as the whole lists do
         unchanged = set(kept.values())  # phases whose tasks the event left as they were
         olds = [r for r in range(len(self.before)) if r not in unchanged]
         news = [a for a in range(len(self.after)) if a not in kept]
@@ -851,21 +858,46 @@ def same_event(event: Event) -> tuple[Any, ...]:
     return (event.kind, event.time, event.agent, event.source, event.request.id if event.request else None)
 
 
+class _Twice:
+    """The task ids of a side's list that it holds twice, kept as the list changes phase by phase."""
+
+    def __init__(self, phases: Sequence[Phase]) -> None:
+        self.counts = Counter(t.id for p in phases for t in p.tasks if t.id is not None)
+        self.twice = sum(1 for n in self.counts.values() if n > 1)
+
+    def change(self, before: Sequence[Phase], after: Sequence[Phase]) -> bool:
+        """Make it ``after``'s (from ``before``'s); whether either holds an id twice."""
+        held = self.twice > 0
+        in_before, in_after = {id(p) for p in before}, {id(p) for p in after}
+        for task in (t for p in before if id(p) not in in_after for t in p.tasks if t.id is not None):
+            self.twice -= self.counts[task.id] == 2
+            self.counts[task.id] -= 1
+        for task in (t for p in after if id(p) not in in_before for t in p.tasks if t.id is not None):
+            self.counts[task.id] += 1
+            self.twice += self.counts[task.id] == 2
+        return held or self.twice > 0
+
+
 def _later(
     start: tuple[Phase, ...],
     ours: Sequence[Event],
     theirs: Sequence[Event],
     signs: dict[int, frozenset[str]],
     signer: _Signs,
+    twice: set[int],
 ) -> list[_Item]:
-    """Both sides' later events in the merged order, each with its side's list before it."""
+    """Both sides' later events in the merged order, each with its side's list before it
+    (``twice`` gets those whose lists hold an id twice)."""
     later: list[_Item] = []
     for side, events in ((0, ours), (1, theirs)):
         before = start
         counts = Counter(t.content for p in start for t in p.tasks)
+        ids = _Twice(start)
         key: _Place = (-math.inf, "", "", 0)  # the shared history comes first
         for event in events:
             signs[id(event)] = signer.sign(before, event.phases, counts)
+            if ids.change(before, event.phases):
+                twice.add(id(event))
             if event.source == CONFLICT_SOURCE:  # a previous merge's record stays after its change
                 key = (key[0], key[1], key[2], key[3] + 1)
             else:
@@ -946,10 +978,12 @@ def merge_events(base: Sequence[Event], ours: Sequence[Event], theirs: Sequence[
     start = tuple(ours[common - 1].phases) if common else ()
     signs: dict[int, frozenset[str]] = {}  # each later event's signature, by the event's id()
     signer = _Signs()
-    later = _later(start, ours[common:], theirs[common:], signs, signer)
+    twice: set[int] = set()
+    later = _later(start, ours[common:], theirs[common:], signs, signer, twice)
     marks = _Marks()
     top = max([marks.of(start), *(marks.of(item[1].phases) for item in later)])
     merge = _Merge(start, top)
+    merge.twice = twice
     merged = merge.merged
     out: list[Event] = list(ours[:common])
     conflicts: list[Conflict] = []
