@@ -432,7 +432,8 @@ class _Merge:
 def _same_list(one: Sequence[Phase], other: Sequence[Phase]) -> bool:
     """Whether two lists have the same phases (by name) with the same tasks (``last_id`` aside)."""
     return len(one) == len(other) and all(
-        a.name == b.name and (a.tasks is b.tasks or a.tasks == b.tasks) for a, b in zip(one, other, strict=True)
+        a.name == b.name and (a.tasks is b.tasks or a.tasks == b.tasks)
+        for a, b in zip(one, other, strict=True)
     )
 
 
@@ -869,12 +870,14 @@ class _Twice:
         """Make it ``after``'s (from ``before``'s); whether either holds an id twice."""
         held = self.twice > 0
         in_before, in_after = {id(p) for p in before}, {id(p) for p in after}
-        for task in (t for p in before if id(p) not in in_after for t in p.tasks if t.id is not None):
-            self.twice -= self.counts[task.id] == 2
-            self.counts[task.id] -= 1
-        for task in (t for p in after if id(p) not in in_before for t in p.tasks if t.id is not None):
-            self.counts[task.id] += 1
-            self.twice += self.counts[task.id] == 2
+        for task_id in (t.id for p in before if id(p) not in in_after for t in p.tasks):
+            if task_id is not None:
+                self.twice -= self.counts[task_id] == 2
+                self.counts[task_id] -= 1
+        for task_id in (t.id for p in after if id(p) not in in_before for t in p.tasks):
+            if task_id is not None:
+                self.counts[task_id] += 1
+                self.twice += self.counts[task_id] == 2
         return held or self.twice > 0
 
 
@@ -953,7 +956,7 @@ def _shared(ours: Sequence[Event], theirs: Sequence[Event]) -> int:
         return True
 
     common = 0
-    for one, other in zip(ours, theirs):
+    for one, other in zip(ours, theirs, strict=False):
         if one is not other and (
             any(getattr(one, name) != getattr(other, name) for name in _EVENT_FIELDS)
             or len(one.phases) != len(other.phases)
