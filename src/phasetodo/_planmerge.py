@@ -819,6 +819,8 @@ class _Signs:
         new = {**self.places(made, alone), **self.places(after, shared)}
         out = {content for content, place in new.items() if old.get(content) != place}
         out.update(content for content in old if content not in new)
+        for phase in gone:  # kept for the lists to come only: a long history holds no dead places
+            self.seen.pop(id(phase), None)
         return frozenset(out)
 
     def places(self, phases: Sequence[Phase], contents: set[str]) -> dict[str, tuple[Any, ...]]:
