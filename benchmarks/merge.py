@@ -1,12 +1,14 @@
 """The merge driver's cost: two branches of small writes on one large plan.
 
-Usage: ``python -m benchmarks.merge [--tasks 2000] [--writes 1000] [--repeat 1] [--profile]``
+Usage: ``python -m benchmarks.merge [--tasks 2000] [--per-phase 20] [--writes 1000] [--repeat 1] [--profile]``
 
-Builds a plan of ``--tasks`` tasks (phases of 20), then two branches of ``--writes``
+Builds a plan of ``--tasks`` tasks (phases of ``--per-phase``), then two branches of ``--writes``
 writes each (one note on a task per write, each branch on its own tasks), and times
 ``merge_events`` on them (the driver's merge without the file reading and writing).
 Prints the events merged and the seconds, per repeat; ``--profile`` prints cProfile's
-top entries by cumulative time. Issue 32 asks for 1,000 + 1,000 on 2,000 tasks in 2 s.
+top entries by cumulative time. Issue 32 asks for 1,000 + 1,000 on 2,000 tasks in 2 s. An
+event costs about the size of the phases it changed, so ``--per-phase 2000`` (one phase)
+shows the slowest case: every note rewrites the one phase.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ def _plan(tasks: int, per_phase: int = 20) -> list[dict[str, Any]]:
     return phases
 
 
-def histories(tasks: int, writes: int) -> tuple[tuple[Event, ...], ...]:
+def histories(tasks: int, writes: int, per_phase: int = 20) -> tuple[tuple[Event, ...], ...]:
     """The base (the plan made) and two branches that grew from it by ``writes`` notes each."""
     clock = iter(range(1, 10**9))
 
@@ -44,7 +46,7 @@ def histories(tasks: int, writes: int) -> tuple[tuple[Event, ...], ...]:
         top = Path(folder)
         store = phasetodo.JsonlStore(top / "base", fsync=False)
         with phasetodo.Session.open("default", store=store, profile="team", agent="lead", clock=tick) as s:
-            s.todo_write({"ops": [{"op": "init", "list": _plan(tasks)}]})
+            s.todo_write({"ops": [{"op": "init", "list": _plan(tasks, per_phase)}]})
         paths = [store.path_for("default")]
         for side in (0, 1):
             (top / f"side{side}").mkdir()
@@ -65,11 +67,12 @@ def main() -> None:
     """Run the benchmark and print its figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=2000)
+    parser.add_argument("--per-phase", type=int, default=20)
     parser.add_argument("--writes", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
-    base, ours, theirs = histories(args.tasks, args.writes)
+    base, ours, theirs = histories(args.tasks, args.writes, args.per_phase)
     for _ in range(args.repeat):
         profile = cProfile.Profile() if args.profile else None
         began = time.perf_counter()
@@ -80,8 +83,8 @@ def main() -> None:
             profile.disable()
         took = time.perf_counter() - began
         print(
-            f"tasks {args.tasks}  writes {args.writes}+{args.writes}  events {len(result.events)}  "
-            f"conflicts {len(result.conflicts)}  seconds {took:.2f}"
+            f"tasks {args.tasks}  per phase {args.per_phase}  writes {args.writes}+{args.writes}  "
+            f"events {len(result.events)}  conflicts {len(result.conflicts)}  seconds {took:.2f}"
         )
         if profile is not None:
             pstats.Stats(profile).sort_stats("cumulative").print_stats(25)

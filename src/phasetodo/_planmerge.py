@@ -157,11 +157,14 @@ _Key = tuple[Any, ...]
 
 
 def _slots(phases: Sequence[Phase]) -> list[_Slot]:
-    seen: Counter[str] = Counter()
+    names = [phase.name for phase in phases]
+    if len(set(names)) == len(names):  # no name twice: each phase is the first of its name
+        return [(name, 0) for name in names]
+    seen: dict[str, int] = {}
     out: list[_Slot] = []
-    for phase in phases:
-        out.append((phase.name, seen[phase.name]))
-        seen[phase.name] += 1
+    for name in names:
+        out.append((name, seen.get(name, 0)))
+        seen[name] = out[-1][1] + 1
     return out
 
 
@@ -173,8 +176,15 @@ def phase_map(before: Sequence[Phase], after: Sequence[Phase]) -> dict[int, int]
     """Which phase of ``before`` each phase of ``after`` is (by index): the one of the same
     name, else, for a phase whose name is new, the unmatched phase of ``before`` that held
     most of its tasks (a rename; ties to the earlier phases). A new phase maps to none."""
-    where = {slot: i for i, slot in enumerate(_slots(before))}
-    out = {a: where[slot] for a, slot in enumerate(_slots(after)) if slot in where}
+    return _phase_map(before, after, _slots(before), _slots(after))
+
+
+def _phase_map(
+    before: Sequence[Phase], after: Sequence[Phase], bslots: Sequence[_Slot], aslots: Sequence[_Slot]
+) -> dict[int, int]:
+    """:func:`phase_map` given both lists' slots."""
+    where = {slot: i for i, slot in enumerate(bslots)}
+    out = {a: where[slot] for a, slot in enumerate(aslots) if slot in where}
     taken = set(out.values())
     home = {_ident(t): r for r, p in enumerate(before) if r not in taken for t in p.tasks}
     scores: Counter[tuple[int, int]] = Counter()
@@ -191,12 +201,15 @@ def phase_map(before: Sequence[Phase], after: Sequence[Phase]) -> dict[int, int]
     return out
 
 
-def _keys(phases: Sequence[Phase], slots: Sequence[_Slot]) -> dict[_Key, tuple[int, Task]]:
-    """Each task by its key (its id, else phase slot, content and which copy), with its phase's index."""
+def _keys(
+    phases: Sequence[Phase], slots: Sequence[_Slot], indexes: Sequence[int]
+) -> dict[_Key, tuple[int, Task]]:
+    """Each task of the phases at ``indexes`` by its key (its id, else phase slot, content and
+    which copy), with its phase's index."""
     out: dict[_Key, tuple[int, Task]] = {}
     seen: Counter[tuple[_Slot, str]] = Counter()
-    for index, phase in enumerate(phases):
-        for task in phase.tasks:
+    for index in indexes:
+        for task in phases[index].tasks:
             if task.id is not None:
                 out[("id", task.id)] = (index, task)
             else:
@@ -206,10 +219,9 @@ def _keys(phases: Sequence[Phase], slots: Sequence[_Slot]) -> dict[_Key, tuple[i
     return out
 
 
-def _frames(before: Sequence[Phase], after: Sequence[Phase], pmap: dict[int, int]) -> list[_Slot]:
+def _frames(bslots: Sequence[_Slot], aslots: Sequence[_Slot], pmap: dict[int, int]) -> list[_Slot]:
     """The slot each phase of ``after`` goes by in its event's diff: its phase's in ``before``."""
-    bslots, aslots = _slots(before), _slots(after)
-    return [bslots[pmap[a]] if a in pmap else aslots[a] for a in range(len(after))]
+    return [bslots[pmap[a]] if a in pmap else aslots[a] for a in range(len(aslots))]
 
 
 def _within(tasks: Sequence[Task]) -> list[tuple[Any, ...]]:
@@ -230,7 +242,12 @@ def _within(tasks: Sequence[Task]) -> list[tuple[Any, ...]]:
 
 class _Merged:
     """The merged list being built: phases (by an identity of their own) in order, each with
-    its name and tasks."""
+    its name and tasks.
+
+    Every change to a phase's tasks goes through :meth:`touch`, so that the indexes (task id
+    to phase, the agents holding tasks in progress, each phase frozen) are rebuilt for the
+    phases an event changed only: an event costs what it changed, not the plan's size.
+    """
 
     def __init__(self, phases: Sequence[Phase]) -> None:
         self.order: list[int] = list(range(len(phases)))
@@ -238,11 +255,69 @@ class _Merged:
         self.tasks: dict[int, list[Task]] = {i: list(p.tasks) for i, p in enumerate(phases)}
         self.next = len(phases)
         self.mark = _mark(phases)
+        self.where: dict[str, set[int]] = {}  # each task id: the phases holding it
+        self.held: dict[int, set[str]] = {}  # each phase: the ids ``where`` has for it
+        self.owners: dict[int, list[str]] = {}  # each phase: the agents of its tasks in progress
+        self.busy: Counter[str] = Counter()  # each agent: its tasks in progress
+        self.frozen: dict[int, Phase] = {}
+        self.source: dict[int, tuple[Task, ...]] = {}  # the side's tasks a phase was last set to
+        self.first: tuple[Phase, int, Phase] | None = None  # the first phase with the mark on it
+        self.dirty: set[int] = set(self.tasks)  # phases changed since the indexes were built
+        self.unmarked: set[int] = set(self.tasks)  # phases changed since the mark was taken
+
+    def touch(self, pid: int) -> None:
+        """Phase ``pid``'s tasks changed (or it was removed): its indexes are rebuilt when next read."""
+        self.dirty.add(pid)
+        self.unmarked.add(pid)
+        self.frozen.pop(pid, None)
+        self.source.pop(pid, None)
+
+    def sync(self) -> None:
+        """Rebuild the indexes of the phases changed since they were last built."""
+        for pid in self.dirty:
+            for task_id in self.held.pop(pid, ()):
+                holders = self.where[task_id]
+                holders.discard(pid)
+                if not holders:
+                    del self.where[task_id]
+            self.busy.subtract(self.owners.pop(pid, ()))
+        for pid in self.dirty:
+            tasks = self.tasks.get(pid, ())
+            ids = {t.id for t in tasks if t.id is not None}
+            for task_id in ids:
+                self.where.setdefault(task_id, set()).add(pid)
+            self.held[pid] = ids
+            owners = [t.owner for t in tasks if t.status is Status.IN_PROGRESS and t.owner is not None]
+            self.owners[pid] = owners
+            self.busy.update(owners)
+        self.dirty.clear()
+
+    def doubled(self) -> bool:
+        """Whether some agent holds two tasks in progress."""
+        self.sync()
+        return any(count > 1 for count in self.busy.values())
+
+    def new_mark(self) -> int:
+        """The highest id number of the tasks of the phases changed since the last call (the
+        others' were taken before)."""
+        top = 0
+        for pid in self.unmarked:
+            for task in self.tasks.get(pid, ()):
+                top = max(top, _id_number(task.id) or 0)
+        self.unmarked.clear()
+        return top
 
     def freeze(self) -> tuple[Phase, ...]:
-        out = [Phase(self.names[pid], tuple(self.tasks[pid])) for pid in self.order]
+        out: list[Phase] = []
+        for pid in self.order:
+            phase = self.frozen.get(pid)
+            if phase is None or phase.name != self.names[pid]:
+                phase = self.frozen[pid] = Phase(self.names[pid], tuple(self.tasks[pid]))
+            out.append(phase)
         if out and self.mark:
-            out[0] = attrs.evolve(out[0], last_id=self.mark)
+            if self.first is None or self.first[0] is not out[0] or self.first[1] != self.mark:
+                self.first = (out[0], self.mark, attrs.evolve(out[0], last_id=self.mark))
+            out[0] = self.first[2]
         return tuple(out)
 
     def alive(self, pid: int) -> bool:
@@ -260,6 +335,7 @@ class _Merged:
         if pid in self.tasks:
             return
         self.tasks[pid] = []
+        self.touch(pid)
         index = list(order).index(pid) if pid in order else len(order)
         at = len(self.order)
         for prior in reversed(order[:index]):
@@ -277,12 +353,17 @@ class _Merged:
         if pid in self.tasks:
             self.order.remove(pid)
             del self.tasks[pid]
+            self.touch(pid)
 
     def find_id(self, task_id: str) -> tuple[int, int] | None:
-        for pid in self.order:
-            for i, task in enumerate(self.tasks[pid]):
-                if task.id == task_id:
-                    return pid, i
+        self.sync()
+        holders = self.where.get(task_id)
+        if not holders:
+            return None
+        pid = next(iter(holders)) if len(holders) == 1 else next(p for p in self.order if p in holders)
+        for i, task in enumerate(self.tasks[pid]):
+            if task.id == task_id:
+                return pid, i
         return None
 
     def find_content(self, pid: int | None, content: str, copy: int) -> tuple[int, int] | None:
@@ -295,8 +376,9 @@ class _Merged:
                 copy -= 1
         return None
 
-    def ids(self) -> set[str]:
-        return {t.id for pid in self.order for t in self.tasks[pid] if t.id is not None}
+    def has_id(self, task_id: str) -> bool:
+        self.sync()
+        return task_id in self.where
 
     def named(self, name: str, besides: Sequence[int]) -> int | None:
         return next((p for p in self.order if self.names[p] == name and p not in besides), None)
@@ -304,6 +386,7 @@ class _Merged:
     def insert(self, pid: int, task: Task, after: Task | None, order: Sequence[int]) -> None:
         self.place(pid, order)
         tasks = self.tasks[pid]
+        self.touch(pid)
         at = len(tasks)
         if after is None:
             at = 0
@@ -343,6 +426,8 @@ class _Merge:
         self.fresh = top  # the next id a collision gets is above every id either side issued
         #: Which side last moved each task (by phase and key) or phase (by None and identity).
         self.moves: dict[tuple[int | None, Any], int] = {}
+        #: The events (by ``id``) whose list before or after holds a task id twice.
+        self.twice: set[int] = set()
 
     def translate(self, side: int, task: Task) -> Task:
         """``task`` of ``side`` with its id as the merged list names it."""
@@ -351,8 +436,7 @@ class _Merge:
             return task
         ids = self.sides[side].ids
         if task.id not in ids:
-            taken = self.merged.ids() | set(self.sides[1 - side].ids.values())
-            if task.id in taken:
+            if self.merged.has_id(task.id) or task.id in self.sides[1 - side].ids.values():
                 self.fresh += 1
                 ids[task.id] = f"t{self.fresh}"
             else:
@@ -374,19 +458,46 @@ class _Merge:
         _, slot, content, copy = key
         return self.merged.find_content(self.sides[side].phases.get(slot), content, copy)
 
-    def apply(self, side: int, before: tuple[Phase, ...], event: Event) -> list[Conflict]:
-        """Apply what ``event`` changed on its side (from ``before``) to the merged list; its conflicts."""
+    def apply(
+        self, side: int, before: tuple[Phase, ...], event: Event, prior: tuple[Phase, ...]
+    ) -> list[Conflict]:
+        """Apply what ``event`` changed on its side (from ``before``) to the merged list (``prior``
+        until then); its conflicts."""
         step = _Step(self, side, before, event)
-        prior = self.merged.freeze()
         found = step.run()
-        if not found and _bare(prior) == _bare(before):
+        if not found and _same_list(prior, before):
             step.exactly()  # the merged list was this side's: the event's list is the result
-        self.sides[side].phases = dict(zip(_slots(event.phases), step.apids, strict=True))
+        self.sides[side].phases = dict(zip(step.aslots, step.apids, strict=True))
         return found
 
 
-def _bare(phases: Sequence[Phase]) -> tuple[tuple[str, tuple[Task, ...]], ...]:
-    return tuple((p.name, p.tasks) for p in phases)
+def _same_list(one: Sequence[Phase], other: Sequence[Phase]) -> bool:
+    """Whether two lists have the same phases (by name) with the same tasks (``last_id`` aside)."""
+    return len(one) == len(other) and all(
+        a.name == b.name and (a.tasks is b.tasks or a.tasks == b.tasks)
+        for a, b in zip(one, other, strict=True)
+    )
+
+
+class _Marks:
+    """The id mark of lists (:func:`_mark`), each phase's taken once: lists share their unchanged phases."""
+
+    def __init__(self) -> None:
+        self.seen: dict[int, tuple[Phase, int]] = {}
+        self.lists: dict[int, tuple[Sequence[Phase], int]] = {}
+
+    def of(self, phases: Sequence[Phase]) -> int:
+        listed = self.lists.get(id(phases))
+        if listed is not None and listed[0] is phases:
+            return listed[1]
+        top = 0
+        for phase in phases:
+            known = self.seen.get(id(phase))
+            if known is None or known[0] is not phase:
+                known = self.seen[id(phase)] = (phase, _mark((phase,)))
+            top = max(top, known[1])
+        self.lists[id(phases)] = (phases, top)
+        return top
 
 
 class _Step:
@@ -395,10 +506,11 @@ class _Step:
 
     def __init__(self, merge: _Merge, side: int, before: tuple[Phase, ...], event: Event) -> None:
         self.merge, self.merged, self.side = merge, merge.merged, side
-        self.before, self.after, self.time = before, event.phases, event.time
-        self.pmap = phase_map(before, event.phases)
+        self.before, self.after, self.time, self.event = before, event.phases, event.time, event
+        self.bslots, self.aslots = _slots(before), _slots(event.phases)
+        self.pmap = _phase_map(before, event.phases, self.bslots, self.aslots)
         own = merge.sides[side].phases
-        self.bpids = [merge.pid_for(own, slot) for slot in _slots(before)]
+        self.bpids = [merge.pid_for(own, slot) for slot in self.bslots]
         self.apids: list[int] = []
         self.found: list[Conflict] = []
 
@@ -411,7 +523,8 @@ class _Step:
             if self.merged.alive(pid) and not self.merged.tasks[pid]:
                 self.merged.remove(pid)
         for a, r in sorted(self.pmap.items()):
-            self.reorder_tasks(a, r)
+            if self.before[r].tasks is not self.after[a].tasks:
+                self.reorder_tasks(a, r)
         self.reorder_phases()
         return self.found
 
@@ -494,13 +607,19 @@ class _Step:
 
     def tasks(self) -> None:
         """Removals, additions, changes and moves between phases, as the event made them."""
-        frames = _frames(self.before, self.after, self.pmap)
-        old, new = _keys(self.before, _slots(self.before)), _keys(self.after, frames)
+        frames = _frames(self.bslots, self.aslots, self.pmap)
+        kept = {a: r for a, r in self.pmap.items() if self.before[r].tasks is self.after[a].tasks}
+        if id(self.event) in self.merge.twice:
+            kept = {}  # an id held twice: the last place of each tells it, as the whole lists do
+        unchanged = set(kept.values())  # phases whose tasks the event left as they were
+        olds = [r for r in range(len(self.before)) if r not in unchanged]
+        news = [a for a in range(len(self.after)) if a not in kept]
+        old, new = _keys(self.before, self.bslots, olds), _keys(self.after, frames, news)
         for key, (_, task) in old.items():
             if key not in new:
                 self.removed(key, task)
         previous: dict[int, Task | None] = {}
-        for listed in self.after:
+        for listed in (self.after[a] for a in news):
             last: Task | None = None
             for task in listed.tasks:
                 previous[id(task)] = last
@@ -510,7 +629,7 @@ class _Step:
         for key, (a, task) in new.items():
             known = old.get(key)
             same_phase = known is not None and self.pmap.get(a) == known[0]
-            if known is not None and known[1] == task and same_phase:
+            if known is not None and (known[1] is task or known[1] == task) and same_phase:
                 continue  # unchanged on this side: nothing to look up
             prior = previous[id(task)]
             anchor = prior if prior is None or prior is _LAST else self.merge.translate(self.side, prior)
@@ -523,6 +642,7 @@ class _Step:
         current = self.merged.tasks[where[0]][where[1]]
         if current == self.merge.translate(self.side, task):
             del self.merged.tasks[where[0]][where[1]]
+            self.merged.touch(where[0])
         else:
             self.conflict(where[0], "removed", _what(task, current), "", _label(current))
 
@@ -544,11 +664,13 @@ class _Step:
         updated = self.updated(self.merged.tasks[where[0]][where[1]], was, task, mine)
         if self.pmap.get(a) == r or where[0] == target:
             self.merged.tasks[where[0]][where[1]] = updated
+            self.merged.touch(where[0])
             return
         if where[0] != self.bpids[r]:  # the other side moved it to another phase: the later move wins
             now = self.merged.names[where[0]]
             self.conflict(target, "phase", self.after[a].name, now, _label(updated))
         del self.merged.tasks[where[0]][where[1]]
+        self.merged.touch(where[0])
         self.merged.insert(target, updated, anchor, self.apids)
 
     def updated(self, current: Task, was: Task, task: Task, mine: Task) -> Task:
@@ -593,6 +715,7 @@ class _Step:
             self.conflict(pid, "order", _listed(kept), _listed(lost), _label(by_key[key]))
             self.found[-1] = attrs.evolve(self.found[-1], phase=self.merged.names[pid])
         self.merged.tasks[pid] = [by_key[k] for k in current]
+        self.merged.touch(pid)
 
     def fetch(self, pid: int, key: tuple[Any, ...], current: list[Any], by_key: dict[Any, Task]) -> None:
         """Bring back a task this side moved within phase ``pid`` that the other side moved to
@@ -601,6 +724,7 @@ class _Step:
         if where is None or where[0] == pid:
             return
         task = self.merged.tasks[where[0]].pop(where[1])
+        self.merged.touch(where[0])
         self.conflict(None, "phase", self.merged.names[pid], self.merged.names[where[0]], _label(task))
         current.append(key)
         by_key[key] = task
@@ -612,8 +736,12 @@ class _Step:
             return
         for pid, phase in zip(self.apids, self.after, strict=True):
             merged.names[pid] = phase.name
-            merged.tasks[pid] = [self.merge.translate(self.side, t) for t in phase.tasks]
-        for pid in [p for p in merged.order if p not in set(self.apids)]:
+            if merged.source.get(pid) is not phase.tasks:  # else it holds them, as merged
+                merged.tasks[pid] = [self.merge.translate(self.side, t) for t in phase.tasks]
+                merged.touch(pid)
+                merged.source[pid] = phase.tasks
+        kept = set(self.apids)
+        for pid in [p for p in merged.order if p not in kept]:
             merged.remove(pid)
         merged.order = list(self.apids)
 
@@ -658,6 +786,7 @@ def _note(merged: _Merged, conflict: Conflict) -> None:
         for i, task in enumerate(tasks):
             if task.id == conflict.task or (task.id is None and task.content == conflict.task):
                 tasks[i] = attrs.evolve(task, notes=(*task.notes, conflict.text()))
+                merged.touch(pid)
                 return
 
 
@@ -688,10 +817,80 @@ def _places(phases: Sequence[Phase]) -> dict[str, tuple[Any, ...]]:
     for phase in phases:
         prior = None
         for task in phase.tasks:
-            values = (task.status, task.notes, task.owner, task.reason, task.after, task.lease)
-            out.setdefault(task.content, (phase.name, prior, values))
+            out.setdefault(task.content, (phase.name, prior, _values(task)))
             prior = task.content
     return out
+
+
+def _values(task: Task) -> tuple[Any, ...]:
+    return (task.status, task.notes, task.owner, task.reason, task.after, task.lease)
+
+
+class _Signs:
+    """Events' signatures (:func:`_signature`) told from the phases each changed: lists share
+    their unchanged phases, whose tasks' places stay as they were."""
+
+    def __init__(self) -> None:
+        self.seen: dict[int, tuple[Phase, dict[str, tuple[Any, ...]]]] = {}
+
+    def sign(
+        self, before: Sequence[Phase], after: Sequence[Phase], counts: Counter[str] | None = None
+    ) -> frozenset[str]:
+        """:func:`_signature` of ``before`` and ``after``, in time for the phases not in both.
+        ``counts``, when given, counts the contents of ``before``'s tasks, and is made ``after``'s."""
+        in_before, in_after = {id(p) for p in before}, {id(p) for p in after}
+        kept_before = [p for p in before if id(p) in in_after]
+        kept_after = [p for p in after if id(p) in in_before]
+        gone = [p for p in before if id(p) not in in_after]
+        made = [p for p in after if id(p) not in in_before]
+        old_counts = Counter(t.content for p in gone for t in p.tasks)
+        new_counts = Counter(t.content for p in made for t in p.tasks)
+        if counts is not None:
+            # a content no kept phase holds has its places in the changed phases alone
+            alone = {c for c in old_counts.keys() | new_counts.keys() if counts[c] == old_counts[c]}
+            counts.subtract(old_counts)
+            counts.update(new_counts)
+        else:
+            alone = set()
+        if len(kept_before) != len(kept_after) or any(
+            b is not a for b, a in zip(kept_before, kept_after, strict=True)
+        ):
+            return _signature(before, after)  # the phases kept were moved: every place may change
+        shared = (old_counts.keys() | new_counts.keys()) - alone
+        old = {**self.places(gone, alone), **self.places(before, shared)}
+        new = {**self.places(made, alone), **self.places(after, shared)}
+        out = {content for content, place in new.items() if old.get(content) != place}
+        out.update(content for content in old if content not in new)
+        for phase in gone:  # kept for the lists to come only: a long history holds no dead places
+            self.seen.pop(id(phase), None)
+        return frozenset(out)
+
+    def places(self, phases: Sequence[Phase], contents: set[str]) -> dict[str, tuple[Any, ...]]:
+        """:func:`_places` of ``phases`` for the tasks of ``contents`` only."""
+        out: dict[str, tuple[Any, ...]] = {}
+        left = set(contents)
+        seen = self.seen
+        for phase in phases:
+            if not left:
+                break
+            known = seen.get(id(phase))
+            within = known[1] if known is not None and known[0] is phase else self.within(phase)
+            for content in within.keys() & left:
+                out[content] = within[content]
+                left.discard(content)
+        return out
+
+    def within(self, phase: Phase) -> dict[str, tuple[Any, ...]]:
+        """Each content's first place in ``phase`` (as :func:`_places` tells it), once per phase."""
+        known = self.seen.get(id(phase))
+        if known is None or known[0] is not phase:
+            places: dict[str, tuple[Any, ...]] = {}
+            prior = None
+            for task in phase.tasks:
+                places.setdefault(task.content, (phase.name, prior, _values(task)))
+                prior = task.content
+            known = self.seen[id(phase)] = (phase, places)
+        return known[1]
 
 
 def _rank(event: Event) -> str:
@@ -704,19 +903,51 @@ def same_event(event: Event) -> tuple[Any, ...]:
     return (event.kind, event.time, event.agent, event.source, event.request.id if event.request else None)
 
 
+class _Twice:
+    """The task ids of a side's list that it holds twice, kept as the list changes phase by phase."""
+
+    def __init__(self, phases: Sequence[Phase]) -> None:
+        self.counts = Counter(t.id for p in phases for t in p.tasks if t.id is not None)
+        self.twice = sum(1 for n in self.counts.values() if n > 1)
+
+    def change(self, before: Sequence[Phase], after: Sequence[Phase]) -> bool:
+        """Make it ``after``'s (from ``before``'s); whether either holds an id twice."""
+        held = self.twice > 0
+        in_before, in_after = {id(p) for p in before}, {id(p) for p in after}
+        for task_id in (t.id for p in before if id(p) not in in_after for t in p.tasks):
+            if task_id is not None:
+                self.twice -= self.counts[task_id] == 2
+                self.counts[task_id] -= 1
+        for task_id in (t.id for p in after if id(p) not in in_before for t in p.tasks):
+            if task_id is not None:
+                self.counts[task_id] += 1
+                self.twice += self.counts[task_id] == 2
+        return held or self.twice > 0
+
+
 def _later(
-    start: tuple[Phase, ...], ours: Sequence[Event], theirs: Sequence[Event], signs: dict[int, frozenset[str]]
+    start: tuple[Phase, ...],
+    ours: Sequence[Event],
+    theirs: Sequence[Event],
+    signs: dict[int, frozenset[str]],
+    signer: _Signs,
+    twice: set[int],
 ) -> list[_Item]:
-    """Both sides' later events in the merged order, each with its side's list before it."""
+    """Both sides' later events in the merged order, each with its side's list before it
+    (``twice`` gets those whose lists hold an id twice)."""
     later: list[_Item] = []
     for side, events in ((0, ours), (1, theirs)):
         before = start
+        counts = Counter(t.content for p in start for t in p.tasks)
+        ids = _Twice(start)
         key: _Place = (-math.inf, "", "", 0)  # the shared history comes first
         for event in events:
+            signs[id(event)] = signer.sign(before, event.phases, counts)
+            if ids.change(before, event.phases):
+                twice.add(id(event))
             if event.source == CONFLICT_SOURCE:  # a previous merge's record stays after its change
                 key = (key[0], key[1], key[2], key[3] + 1)
             else:
-                signs[id(event)] = _signature(before, event.phases)
                 listed = sorted(signs[id(event)])
                 key = (event.time, _rank(event), hashlib.sha256(repr(listed).encode()).hexdigest(), 0)
             later.append((key, event, before, side))
@@ -726,7 +957,7 @@ def _later(
 
 
 def _groups(
-    later: Sequence[_Item], signs: dict[int, frozenset[str]]
+    later: Sequence[_Item], signs: dict[int, frozenset[str]], signer: _Signs
 ) -> tuple[dict[int, list[int]], dict[int, int]]:
     """Copies of one event that a previous merge already brought over (same kind, time, agent,
     source and request id, on the other side, touching a task it touched, or one of them
@@ -736,7 +967,7 @@ def _groups(
     candidates: dict[tuple[Any, ...], list[tuple[int, frozenset[str]]]] = {}
     for number, item in enumerate(later):
         sign = signs.get(id(item[1]))
-        same, sign = same_event(item[1]), sign if sign is not None else _signature(item[2], item[1].phases)
+        same, sign = same_event(item[1]), sign if sign is not None else signer.sign(item[2], item[1].phases)
         for leader, other_sign in candidates.get(same, []):
             sides_in = {later[i][3] for i in groups[leader]}
             if item[3] not in sides_in and (sign & other_sign or not sign or not other_sign):
@@ -750,6 +981,36 @@ def _groups(
     return groups, group_of
 
 
+#: The fields of an event its equality compares, but its list.
+_EVENT_FIELDS = tuple(f.name for f in attrs.fields(Event) if f.eq and f.name != "phases")
+
+
+def _shared(ours: Sequence[Event], theirs: Sequence[Event]) -> int:
+    """How many events the two histories share (equal events from the first on). Each pair of
+    phases is compared once: a log's lists share their unchanged phases."""
+    equal: dict[tuple[int, int], tuple[Phase, Phase]] = {}
+
+    def same(one: Phase, other: Phase) -> bool:
+        known = equal.get((id(one), id(other)))
+        if one is other or (known is not None and known[0] is one and known[1] is other):
+            return True
+        if one != other:
+            return False
+        equal[(id(one), id(other))] = (one, other)
+        return True
+
+    common = 0
+    for one, other in zip(ours, theirs, strict=False):
+        if one is not other and (
+            any(getattr(one, name) != getattr(other, name) for name in _EVENT_FIELDS)
+            or len(one.phases) != len(other.phases)
+            or not all(same(a, b) for a, b in zip(one.phases, other.phases, strict=True))
+        ):
+            break
+        common += 1
+    return common
+
+
 def merge_events(base: Sequence[Event], ours: Sequence[Event], theirs: Sequence[Event]) -> MergeResult:
     """Merge two histories of one session that grew from a common one.
 
@@ -760,18 +1021,20 @@ def merge_events(base: Sequence[Event], ours: Sequence[Event], theirs: Sequence[
     two sides themselves, so a base that is no prefix of theirs (a rebase) still merges.
     """
     del base  # the sides' own shared prefix is what counts
-    common = 0
-    while common < min(len(ours), len(theirs)) and ours[common] == theirs[common]:
-        common += 1
+    common = _shared(ours, theirs)
     start = tuple(ours[common - 1].phases) if common else ()
     signs: dict[int, frozenset[str]] = {}  # each later event's signature, by the event's id()
-    later = _later(start, ours[common:], theirs[common:], signs)
-    top = max([_mark(start), *(_mark(item[1].phases) for item in later)])
+    signer = _Signs()
+    twice: set[int] = set()
+    later = _later(start, ours[common:], theirs[common:], signs, signer, twice)
+    marks = _Marks()
+    top = max([marks.of(start), *(marks.of(item[1].phases) for item in later)])
     merge = _Merge(start, top)
+    merge.twice = twice
     merged = merge.merged
     out: list[Event] = list(ours[:common])
     conflicts: list[Conflict] = []
-    groups, group_of = _groups(later, signs)
+    groups, group_of = _groups(later, signs, signer)
     done: set[int] = set()
     for number in range(len(later)):
         leader = group_of[number]
@@ -787,14 +1050,14 @@ def merge_events(base: Sequence[Event], ours: Sequence[Event], theirs: Sequence[
             )
         )
         prior = merged.freeze()
-        found = merge.apply(side, before, event)
+        found = merge.apply(side, before, event, prior)
         found.extend(_one_active(merged, prior, event.time))
-        merged.mark = max([merged.mark, _mark(event.phases), *(_id_number(i) or 0 for i in merged.ids())])
+        merged.mark = max(merged.mark, marks.of(event.phases), merged.new_mark())
         after = merged.freeze()
         for _, other, other_before, other_side in members:
             if other is not event:
                 _map_copies(merge, event, side, other, other_side, other_before)
-        keep_ops = event.ops is not None and _bare(prior) == _bare(before) and after == event.phases
+        keep_ops = event.ops is not None and _same_list(prior, before) and after == event.phases
         out.append(
             Event(
                 len(out) + 1,
@@ -831,9 +1094,9 @@ def _one_active(merged: _Merged, prior: Sequence[Phase], time: float) -> list[Co
     holding two (claimed on two branches) keeps the one claimed by the event just applied (the
     later claim; the first in the list when that tells none) and the other is released to
     pending, a conflict."""
-    held = _active([t for pid in merged.order for t in merged.tasks[pid]])
-    if all(len(tasks) < 2 for tasks in held.values()):
+    if not merged.doubled():
         return []
+    held = _active([t for pid in merged.order for t in merged.tasks[pid]])
     before = {_ident(t) for tasks in _active([t for p in prior for t in p.tasks]).values() for t in tasks}
     found: list[Conflict] = []
     for owner, tasks in sorted(held.items()):
@@ -856,6 +1119,7 @@ def _release(merged: _Merged, task: Task) -> None:
         for i, other in enumerate(tasks):
             if other is task:
                 tasks[i] = attrs.evolve(task, status=Status.PENDING, owner=None, lease=None)
+                merged.touch(pid)
                 return
 
 

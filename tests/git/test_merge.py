@@ -496,3 +496,65 @@ def test_merge_property(
     assert [attrs.evolve(e, phases=()) for e in read_log(paths[1])] == [
         attrs.evolve(e, phases=()) for e in one.events
     ]
+
+
+#: A plan of six phases: most writes leave most phases as they were, which the merge skips.
+MANY = {
+    "op": "init",
+    "list": [{"phase": f"P{p}", "items": [f"task {p}.{i}" for i in range(3)]} for p in range(6)],
+}
+_many_task = st.sampled_from([f"task {p}.{i}" for p in range(6) for i in range(3)])
+_many_verb = st.sampled_from(["start", "done", "drop", "rm"])
+_many_op = st.one_of(
+    st.builds(lambda o, t: {"op": o, "task": t}, _many_verb, _many_task),
+    st.builds(lambda t, n: {"op": "note", "task": t, "text": n}, _many_task, st.sampled_from(["a", "b"])),
+    st.builds(
+        lambda p, n: {"op": "append", "phase": f"P{p}", "items": [n]},
+        st.integers(0, 5),
+        st.sampled_from(["New", "Other"]),
+    ),
+)
+_many_step = st.one_of(st.tuples(st.lists(_many_op, min_size=1, max_size=2), _agent), _edit)
+
+
+class TestMergeOfLogsReadBack:
+    @given(
+        common=st.lists(st.lists(_many_op, min_size=1, max_size=2), max_size=3),
+        a=st.lists(_many_step, max_size=6),
+        b=st.lists(_many_step, max_size=6),
+        offset=st.integers(0, 3),
+    )
+    @settings(
+        max_examples=examples(40),
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture],
+    )
+    def test_files_merge_as_events_do(
+        self,
+        tmp_path_factory: pytest.TempPathFactory,
+        common: list[list[dict[str, Any]]],
+        a: list[tuple[list[dict[str, Any]], str | None] | Edit],
+        b: list[tuple[list[dict[str, Any]], str | None] | Edit],
+        offset: int,
+    ) -> None:
+        """Histories on a six-phase plan merge the same from their files (each side read on its
+        own, as git hands them over) as from the events in memory, in either direction, and the
+        merged log verifies."""
+        base: list[Event] = []
+        write(base, [MANY], 1.0)
+        for i, ops in enumerate(common):
+            write(base, ops, 2.0 + i)
+        ours, theirs = list(base), list(base)
+        for i, step in enumerate(a):
+            _take(ours, step, 10.0 + 2 * i)
+        for i, step in enumerate(b):
+            _take(theirs, step, 10.0 + 2 * i + offset)
+        folder = tmp_path_factory.mktemp("readback")
+        paths = [save(folder / name, events) for name, events in (("b", base), ("o", ours), ("t", theirs))]
+        logs = [read_log(path) for path in paths]
+        in_memory = merge_events(base, ours, theirs)
+        read_back, swapped = merge_events(*logs), merge_events(logs[0], logs[2], logs[1])
+        assert read_back.events == swapped.events == in_memory.events
+        assert read_back.conflicts == swapped.conflicts == in_memory.conflicts
+        merge_files(*paths)
+        assert JsonlStore(folder / "o").verify("plan").ok
