@@ -675,8 +675,8 @@ class SqliteLog(RowLog[SqliteStore]):
                 found = first_break(rows, start=start, previous=previous)
             finally:
                 cursor.close()
-        if not newest or newest[-1][0] < start:
-            return found, mark  # nothing after the mark
+        if found is not None or not newest or type(newest[-1][0]) is not int or newest[-1][0] < start:
+            return found, mark  # a break (named by first_break), or nothing after the mark
         before = newest[0][1] if len(newest) == 2 else previous
         return found, _checked.mark_of(0, newest[-1][0], newest[-1][1], before)
 
