@@ -168,7 +168,8 @@ class _Entry:
         self.log = log  # the store's Log: ``latest()`` reads the newest event only
         self.lock = threading.Lock()
         self.users = 0
-        self.head: Head | None = None  # the history read last (see :func:`head_id`)
+        self.head: Head | None = None  # the history read last
+        self.ident = head_id(Head(0))  # its head id (see :func:`head_id`), what pages send back
         self.making = threading.Lock()  # held while ``text`` is made, so it is made once
         self.forget()
 
@@ -250,11 +251,10 @@ class Board:
         with entry.lock:
             if entry.head is not None and head != entry.head and head.version <= entry.head.version:
                 entry.forget()
-            entry.head = head
+            entry.head, entry.ident = head, head_id(head)
             if latest is not None:
-                ident = head_id(head)
-                entry.lists[ident] = latest.phases
-                entry.lists.move_to_end(ident)
+                entry.lists[entry.ident] = latest.phases
+                entry.lists.move_to_end(entry.ident)
                 while len(entry.lists) > RECENT_LISTS:
                     entry.lists.popitem(last=False)
         return latest
@@ -264,7 +264,7 @@ class Board:
         with self._use(session_id) as entry:
             self._latest(entry)
             with entry.lock:
-                return head_id(entry.head or Head(0))
+                return entry.ident
 
     def version(self, session_id: str, *, listed: bool = False) -> int:
         """The session's newest version in the log (another process may have written)."""
@@ -406,7 +406,7 @@ class Board:
     ) -> dict[str, Any]:
         """Everything :meth:`plan` tells but the list itself."""
         with entry.lock:
-            head = head_id(entry.head or Head(0))
+            head = entry.ident
         return {
             "id": session_id,
             "head": head,
@@ -437,7 +437,7 @@ class Board:
             latest = self._latest(entry)
             with entry.lock:
                 before = entry.lists.get(since)
-                now = head_id(entry.head or Head(0))
+                now = entry.ident
             if latest is None or before is None or now == since:
                 return None
             total = sum(len(phase.tasks) for phase in latest.phases)
@@ -455,7 +455,7 @@ class Board:
         with self._use(session_id) as entry, entry.making:
             self._latest(entry)
             with entry.lock:
-                now = head_id(entry.head or Head(0))
+                now = entry.ident
             cached = entry.text
             if cached is not None and cached[0] == now:
                 return cached
