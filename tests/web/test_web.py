@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -23,6 +24,7 @@ from phasetodo.web import Board, create_app
 from phasetodo.web.access import Access
 from phasetodo.web.edits import add_task, rename
 
+from ..stores.test_plan_header import OLD_LOGS
 from ..web_support import TOKEN, init, kinds, latest, running_board, write_from_another_process
 
 BASE = "http://127.0.0.1:8765"
@@ -540,6 +542,19 @@ class TestTeamPlans:
         self._crew(store)
         assert client.get("/api/sessions/crew").json()["team"] is True
         assert client.get("/api/sessions/plan").json()["team"] is False
+
+    def test_an_old_team_plan_is_a_team_plan_on_the_board(self, tmp_path: Path) -> None:
+        """A team plan written before the profile was recorded is a team plan on the board, by
+        the same one inference the library and the command make."""
+        folder = tmp_path / "old"
+        folder.mkdir()
+        shutil.copy(OLD_LOGS / "team_plan.jsonl", folder / "s.jsonl")
+        store = phasetodo.JsonlStore(folder)
+        with _client(store) as client:
+            plan = client.get("/api/sessions/s").json()
+        assert plan["team"] is True
+        assert plan["agents"] == ["lead"]
+        store.close()
 
     def test_a_plan_with_no_team_writes_keeps_the_reference_rules(
         self, client: TestClient, store: phasetodo.JsonlStore

@@ -24,6 +24,7 @@ import phasetodo
 
 from .. import person
 from .._profiles.builtin import shared_by_name
+from ..session import recorded_profile
 from ..stores._base import Head, newest_of
 from . import edits
 
@@ -48,32 +49,23 @@ def _counts(phases: Sequence[Mapping[str, Any]]) -> dict[str, int]:
     return counts
 
 
-#: The keys a dumped task has only on team plans (what ``Task.has_team_fields`` tells).
-_TEAM_KEYS = frozenset(("owner", "reason", "after", "id", "lease"))
-
-
 @attrs.frozen
 class _Facts:
-    """What the board reads off one version's list, once: its task owners, whether a task
-    carries a team's field, and the counts by status."""
+    """What the board reads off one version's list, once: its task owners and the counts by status."""
 
     version: int
     owners: frozenset[str]
-    team_fields: bool
     counts: Mapping[str, int]
 
 
 def _facts_of(version: int, phases: Sequence[Mapping[str, Any]]) -> _Facts:
     owners: set[str] = set()
-    team = False
     for phase in phases:
         for task in phase.get("tasks", []):
-            if not _TEAM_KEYS.isdisjoint(task):
-                team = True
-                owner = task.get("owner")
-                if isinstance(owner, str):
-                    owners.add(owner)
-    return _Facts(version, frozenset(owners), team, _counts(phases))
+            owner = task.get("owner")
+            if isinstance(owner, str):
+                owners.add(owner)
+    return _Facts(version, frozenset(owners), _counts(phases))
 
 
 def _combine(version: int, parts: Sequence[_Facts]) -> _Facts:
@@ -83,7 +75,7 @@ def _combine(version: int, parts: Sequence[_Facts]) -> _Facts:
     for part in parts:
         owners |= part.owners
         counts.update(part.counts)
-    return _Facts(version, frozenset(owners), any(p.team_fields for p in parts), {**_counts([]), **counts})
+    return _Facts(version, frozenset(owners), {**_counts([]), **counts})
 
 
 def plan_changes(
@@ -177,7 +169,6 @@ class _Entry:
         """Drop what was read of the log: it was replaced by another history (lock held)."""
         self.agents: set[str] = set()
         self.agents_version = 0
-        self.team = False  # a write in the log was a team call (its recorded profile)
         self.facts: _Facts | None = None  # the newest version's owners and team fields
         self.facts_of: tuple[phasetodo.Phase, ...] | None = None  # the list ``facts`` were read off
         self.text: tuple[str, str] | None = None  # the newest plan as JSON, with its head id
@@ -276,7 +267,7 @@ class Board:
     def _facts(
         entry: _Entry, latest: phasetodo.Event | None, phases: Sequence[Mapping[str, Any]] | None = None
     ) -> _Facts:
-        """The owners and team fields of the newest list (``phases``, its dump, when at hand),
+        """The owners and counts of the newest list (``phases``, its dump, when at hand),
         read once per version."""
         version = latest.version if latest is not None else 0
         with entry.lock:
@@ -319,8 +310,6 @@ class Board:
                 for event in events:
                     if event.agent is not None:
                         entry.agents.add(event.agent)
-                    if shared_by_name(event.profile):
-                        entry.team = True
                 entry.agents_version = version
             names = set(entry.agents)
         if latest is not None:
@@ -329,21 +318,10 @@ class Board:
         names.discard(owner)
         return ([owner] if owner else []) + sorted(names)
 
-    def _is_team(
-        self, entry: _Entry, latest: phasetodo.Event | None, phases: Sequence[Mapping[str, Any]] | None = None
-    ) -> bool:
-        """Whether the plan is a team plan: the profile its log records (as
-        :func:`phasetodo.session.recorded_profile` reads it); for a log written before the
-        profile was recorded, the same inference, with the log's profiles scanned incrementally
-        and the list's team fields read once per version."""
-        recorded = getattr(entry.log, "profile", None)
-        if isinstance(recorded, str):
-            return shared_by_name(recorded)
-        self._agents(entry, latest, phases)  # the same incremental scan notes the profiles
-        with entry.lock:
-            if entry.team:
-                return True
-        return latest is not None and self._facts(entry, latest, phases).team_fields
+    def _is_team(self, entry: _Entry) -> bool:
+        """Whether the plan is a team plan: the profile its log records, or for a log written
+        before profiles were recorded the one inference of :func:`phasetodo.session.recorded_profile`."""
+        return shared_by_name(recorded_profile(entry.log))
 
     def summary(self, session_id: str, *, listed: bool = False) -> dict[str, Any]:
         """One session for the sessions page: progress, agents, last change."""
@@ -412,7 +390,7 @@ class Board:
             "head": head,
             "owner": entry.log.owner,
             "agents": self._agents(entry, latest, phases),
-            "team": self._is_team(entry, latest, phases),
+            "team": self._is_team(entry),
             "read_only": self.read_only,
             "counts": dict(self._facts(entry, latest, phases).counts),
             **_event_head(latest),
