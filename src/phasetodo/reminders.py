@@ -105,7 +105,7 @@ def stop_reminder(
             f"You are about to stop, but the todo list has incomplete tasks "
             f"(reminder {attempt}/{max_attempts}):",
             *listed,
-            "Carry on with them, or record with todo_write that they are done or dropped.",
+            f"Carry on with them, or record with {resolve(profile).tool} that they are done or dropped.",
         ]
     )
 

@@ -189,6 +189,7 @@ class TestSettling:
                 assert listed in text
             for left_out in ("person", "waiting", "- done"):
                 assert left_out not in text
+            assert "record with todo that they are done or dropped" in text  # the tool it has
 
     def test_the_default_profile_still_settles_every_abandon(self) -> None:
         """In parity an abandoned task is settled: the reminder does not list it."""

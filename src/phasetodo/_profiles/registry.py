@@ -71,7 +71,9 @@ class Profile:
     * ``person``: the profile a person's edits run in (the command, the board:
       ``{"ops": [...]}``); ``None``: the team profile on a shared plan, else parity;
     * ``load(items)``: reads a list given as JSON in the profile's own shape (``None``:
-      the engine's codec; the ``todo`` profile reads ``blocker`` and ``droppedBy``).
+      the engine's codec; the ``todo`` profile reads ``blocker`` and ``droppedBy``);
+    * ``tool``: the name of the tool the model calls (``todo_write``; the ``todo``
+      profile's tool is ``todo``), what reminders and servers tell the model to call.
     """
 
     name: str
@@ -88,6 +90,7 @@ class Profile:
     own_json: bool = False
     person: Profile | None = attrs.field(default=None, repr=False)
     load: Callable[[Sequence[Any]], tuple[Phase, ...]] | None = attrs.field(default=None, repr=False)
+    tool: str = "todo_write"
 
     def is_settled(self, task: Task) -> bool:
         """Whether ``task`` is finished for good in this profile (see ``settled``)."""

@@ -10,6 +10,7 @@ import importlib.util
 import sqlite3
 from typing import IO, NoReturn
 
+from .._profiles.builtin import resolve
 from .._profiles.options import Options
 from ..errors import PhasetodoError, install_hint
 from ._context import OK, open_session, open_store, store_text, usage
@@ -33,8 +34,12 @@ def run_mcp(args: argparse.Namespace, out: IO[str]) -> int:
     _tool_profile(args)
     with open_session(args) as session:
         try:
-            if args.tool == "todo_write" and session.profile.name == "todo":
-                usage("mcp: --tool todo_write: this plan is in the todo profile; serve it with --tool todo")
+            own = session.profile
+            if args.tool not in (None, own.tool):
+                usage(
+                    f"mcp: --tool {args.tool}: this plan is in the {own.name} profile; "
+                    f"serve it with --tool {own.tool}"
+                )
             chosen = Options(
                 args.profile or session.profile,
                 session.limits,
@@ -49,14 +54,22 @@ def run_mcp(args: argparse.Namespace, out: IO[str]) -> int:
     return OK
 
 
+#: The profile a tool runs when ``--profile`` names none (None: the plan's own, or parity).
+_TOOL_DEFAULTS: dict[str | None, str | None] = {None: None, "todo_write": None, "todo": "todo"}
+
+
 def _tool_profile(args: argparse.Namespace) -> None:
-    """``--tool todo`` runs the todo profile: set it, or refuse another ``--profile`` beside it."""
+    """``--tool`` picks the profile when ``--profile`` names none; a named one must serve that
+    tool (no ``--tool``: the named profile's own)."""
+    if args.profile is None or args.tool is None:
+        args.profile = args.profile or _TOOL_DEFAULTS[args.tool]
+        return
+    tool = resolve(args.profile).tool
+    if tool == args.tool:
+        return
     if args.tool == "todo":
-        if args.profile not in (None, "todo"):
-            usage(f"mcp: --tool todo runs the todo profile, not --profile {args.profile}")
-        args.profile = "todo"
-    elif args.tool == "todo_write" and args.profile == "todo":
-        usage("mcp: --profile todo serves the todo tool: give --tool todo")
+        usage(f"mcp: --tool todo runs the todo profile, not --profile {args.profile}")
+    usage(f"mcp: --profile {args.profile} serves the {tool} tool: give --tool {tool}")
 
 
 def run_serve(args: argparse.Namespace, out: IO[str]) -> int:
