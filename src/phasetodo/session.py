@@ -14,13 +14,15 @@ version first, so they are never stale; :meth:`Session.watch` follows new events
 from __future__ import annotations
 
 import math
-import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from operator import is_
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+import attrs
+
+from . import _watching
 from ._core.codec import as_phases
 from ._core.limits import DEFAULT_LIMITS, Limits
 from ._core.model import Phase, keep_id_mark
@@ -55,7 +57,6 @@ from .stores._requests import (
 from .stores._url import default_directory, store_from_url, warn_if_at_former_default
 
 if TYPE_CHECKING:
-    from concurrent.futures import ThreadPoolExecutor
 
     from typing_extensions import Unpack
 
@@ -74,30 +75,6 @@ __all__ = [
 ResumePolicy = Literal["strip", "keep"]
 
 _T = TypeVar("_T")
-
-
-#: How long one :meth:`Session.awatch` wait holds a thread before it hands it back.
-_AWATCH_SLICE = 0.25
-#: The threads awatch waits use, shared by every session of the process.
-_AWATCH_THREADS = 32
-
-_awatch_pool: ThreadPoolExecutor | None = None
-_awatch_pool_lock = threading.Lock()
-
-
-def _awatch_executor() -> ThreadPoolExecutor:
-    """The session layer's own pool for awatch waits, made on first use.
-
-    Waits never run on the loop's default pool, so watchers cannot starve the
-    ``to_thread`` work of the application (or the write a watcher waits for).
-    """
-    from concurrent.futures import ThreadPoolExecutor  # on first use: it costs 4 ms at import
-
-    global _awatch_pool
-    with _awatch_pool_lock:
-        if _awatch_pool is None:
-            _awatch_pool = ThreadPoolExecutor(_AWATCH_THREADS, thread_name_prefix="phasetodo-awatch")
-        return _awatch_pool
 
 
 def _check_policies(resume: object, clear_delay: object) -> None:
@@ -348,48 +325,11 @@ class Session(OptionsHolder):
         keeps :attr:`phases` up to date as it goes. Stops once ``timeout``
         seconds pass without a new event (``None``: never) or the session
         closes. JSONL and SQLite poll cheaply; PostgreSQL waits on LISTEN/NOTIFY.
+        A log replaced under the watch (a checkout, a restore) is adopted whole.
         """
-        cursor = self.version if after is None else after
-        seen: Head | None = self._head if after is None else None
-        last: Event | None = None
-        while not self._closed:
-            moved = False
-            head = head_of(self._log)
-            if seen is not None and head != seen and head.version <= cursor:
-                seen = head  # the log was replaced: its newest event, with the whole list
-                newest = self._replacement(last)
-                if newest is not None:
-                    cursor, moved, last = newest.version, True, newest
-                    yield newest
-            batch = list(self._log.events(cursor))
-            head = head_of(self._log)  # before yielding: the history these events belong to
-            if head.version == (batch[-1].version if batch else cursor):
-                seen = head
-            for event in batch:
-                cursor, moved, last = event.version, True, event
-                self._advance_to(event.version, event.phases)
-                yield event
-            now = head_of(self._log) if not moved and seen is not None else seen
-            if now != seen and now is not None and now.version <= cursor:
-                continue  # replaced since it was read: adopted at the top of the loop
-            if not moved and not self._log.wait(cursor, timeout):
-                return
+        return _watching.watch(_Followed(self), timeout, after=after)
 
-    def _replacement(self, last: Event | None) -> Event | None:
-        """The newest event of a log that replaced the one a watch read, or None if it is ``last``.
-
-        A log that holds other records where the watch had read (as many events, or
-        fewer) was replaced, not appended to: this view adopts it whole.
-        """
-        self._sync()
-        newest = self._log.latest()
-        if newest is None or newest == last:  # an empty log, or the same history re-hashed
-            return None
-        return newest
-
-    async def awatch(
-        self, timeout: float | None = None, *, after: int | None = None
-    ) -> AsyncIterator[Event]:
+    def awatch(self, timeout: float | None = None, *, after: int | None = None) -> AsyncIterator[Event]:
         """:meth:`watch` for asyncio: waits in a worker thread, never blocking the loop.
 
         The waits run on a pool of the session layer (32 threads, made on first
@@ -398,32 +338,7 @@ class Session(OptionsHolder):
         watchers share the pool in turn, none waits behind another's quiet
         session, and a closed session stops within a slice.
         """
-        import asyncio
-
-        loop = asyncio.get_running_loop()
-        cursor = self.version if after is None else after
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while not self._closed:
-            left = _AWATCH_SLICE if deadline is None else max(0.0, deadline - time.monotonic())
-            batch = await loop.run_in_executor(
-                _awatch_executor(), self._next_batch, cursor, min(left, _AWATCH_SLICE)
-            )
-            if not batch:
-                if deadline is not None and time.monotonic() >= deadline:
-                    return
-                continue
-            if timeout is not None:  # the timeout counts quiet time, as in watch
-                deadline = time.monotonic() + timeout
-            for event in batch:
-                cursor = event.version
-                self._advance_to(event.version, event.phases)
-                yield event
-
-    def _next_batch(self, cursor: int, timeout: float | None) -> list[Event]:
-        batch = list(self._log.events(cursor))
-        if batch or not self._log.wait(cursor, timeout):
-            return batch
-        return list(self._log.events(cursor))
+        return _watching.awatch(_Followed(self), timeout, after=after)
 
     def compact(self) -> None:
         """Rewrite the log in the newest format (deltas and checkpoints), keeping its history.
@@ -852,6 +767,35 @@ class Session(OptionsHolder):
             self._schedule.clear()
         else:
             self._schedule.update(self._phases, self._clock(), self._clear_delay, self.profile.settled)
+
+
+@attrs.frozen
+class _Followed:
+    """A session's view of its log as :mod:`phasetodo._watching` follows it."""
+
+    session: Session
+
+    @property
+    def log(self) -> Log:
+        return self.session._log
+
+    @property
+    def head(self) -> Head:
+        return self.session._head
+
+    @property
+    def closed(self) -> bool:
+        return self.session._closed
+
+    @property
+    def version(self) -> int:
+        return self.session.version
+
+    def sync(self) -> tuple[Phase, ...]:
+        return self.session._sync()
+
+    def advance_to(self, version: int, phases: tuple[Phase, ...]) -> None:
+        self.session._advance_to(version, phases)
 
 
 async def run_auto_clear(session: Session, *, poll: float = 1.0) -> None:
