@@ -23,9 +23,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("phasetodo._profiles",),
     ("phasetodo._specs", "phasetodo.tool", "phasetodo.ops", "phasetodo.profiles", "phasetodo.views"),
     (
-        "phasetodo.session", "phasetodo.session_changes", "phasetodo._schedule", "phasetodo.person",
-        "phasetodo.stores", "phasetodo.transcript", "phasetodo.reminders", "phasetodo.gitplan",
-        "phasetodo._planmerge", "phasetodo._planorder",
+        "phasetodo.session", "phasetodo.session_changes", "phasetodo._schedule", "phasetodo._watching",
+        "phasetodo.person", "phasetodo.stores", "phasetodo.transcript", "phasetodo.reminders",
+        "phasetodo.gitplan", "phasetodo._planmerge", "phasetodo._planorder",
     ),
     ("phasetodo",),
     ("phasetodo.integrations",),
