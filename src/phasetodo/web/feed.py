@@ -89,13 +89,18 @@ async def versions(
         _WATCHERS.set(limiter)
     # The version first, from the board's own open log (which the page's first read has just
     # decoded): the watching session decodes the list again, so it opens after, not before.
+    head = await anyio.to_thread.run_sync(lambda: board.head(session_id))
     cursor = await anyio.to_thread.run_sync(lambda: board.version(session_id))
     yield cursor
     session = await anyio.to_thread.run_sync(
         lambda: phasetodo.Session.open(session_id, board.store, resume="keep")
     )
     try:
-        if session.version != cursor:  # a write landed while it opened: the consumer compares heads
+        # A write, or a log replaced by another of as many events (a checkout), while it
+        # opened: the watch starts from what the session read, so yield it; the consumer
+        # compares heads.
+        moved = await anyio.to_thread.run_sync(lambda: board.head(session_id) != head)
+        if session.version != cursor or moved:
             yield session.version
         quiet = 0.0
         while not board.closing.is_set():

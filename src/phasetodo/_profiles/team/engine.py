@@ -30,26 +30,27 @@ plan as a parity call does, and pays what its ops touch.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Sequence
 from itertools import compress, count, repeat
-from operator import attrgetter, is_, is_not
-from typing import Any
+from operator import attrgetter, is_not
 
 import attrs
 
 from ..._core import texts
-from ..._core.columns import Column, Columns, id_rows
 from ..._core.engine import Outcome
 from ..._core.jsstring import trim_end
-from ..._core.model import Lease, Phase, Status, Task
+from ..._core.model import Phase, Task
 from ..._core.ops import Done, Drop, Note, Rm, Start
 from ..hints import Hints
 from ..strict import not_found_hint
 from .changes import changes_since
+from .claims import format_time
+from .columns import ABANDONED, ACTIVE, BLOCKED, COMPLETED, PENDING, Place, TeamColumn, live, quote, unique
 from .ops import After, Block, TeamAppend, TeamInit, TeamItem, TeamOp, Unblock
+from .readiness import Readiness, find_cycle
 
 __all__ = [
+    "Place",
     "TeamColumn",
     "TeamOutcome",
     "TeamWork",
@@ -62,20 +63,7 @@ __all__ = [
     "team_problems",
 ]
 
-_PENDING = Status.PENDING
-_ACTIVE = Status.IN_PROGRESS
-_BLOCKED = Status.BLOCKED
-_COMPLETED = Status.COMPLETED
-_ABANDONED = Status.ABANDONED
-_HELD = frozenset((_ACTIVE, _BLOCKED))
 _name, _tasks = attrgetter("name"), attrgetter("tasks")
-_content, _status, _notes = attrgetter("content"), attrgetter("status"), attrgetter("notes")
-_owner, _reason, _after = attrgetter("owner"), attrgetter("reason"), attrgetter("after")
-_last_id = attrgetter("last_id")
-_fields = attrgetter("content", "status", "notes", "owner", "reason", "after", "id", "lease")
-
-#: A task of the working copy: its column and its position there.
-Place = tuple["TeamColumn", int]
 
 
 @attrs.frozen
@@ -91,234 +79,14 @@ class TeamOutcome(Outcome):
     changes: tuple[str, ...] = ()
 
 
-#: The value of each task in a team field's list before it is set (see ``TeamColumn``).
-_EMPTY: dict[str, object] = {"owners": None, "reasons": None, "afters": (), "leases": None}
+class TeamWork(Readiness):
+    """The working copy of one team call: the team's ops on the shared columns.
 
-
-class TeamColumn(Column):
-    """A phase of a team plan as columns: the core's three, and owners, reasons, ``after``
-    and ids.
-
-    A content used twice (not a valid team plan, but a list may arrive so) is found
-    at its first place, as everywhere in the team rules.
+    Its parts, one concern each, are its bases: :class:`~.places.TeamPlaces` (the
+    caller's view and lookups), :class:`~.ids.TaskIds`, :class:`~.claims.Claims` (leases
+    and fencing) and :class:`~.readiness.Readiness`; this class adds the op handlers and
+    the invariants every batch ends with.
     """
-
-    EXTRA = ("owners", "reasons", "afters", "ids", "leases")
-    __slots__ = ("afters", "ids", "leases", "owners", "plain", "reasons")
-    owners: list[str | None]
-    reasons: list[str | None]
-    afters: list[tuple[str, ...]]
-    leases: list[Lease | None]
-
-    def __init__(
-        self,
-        name: str,
-        contents: list[str],
-        statuses: list[Status | None],
-        notes: list[object],
-        owners: list[str | None] | None = None,
-        reasons: list[str | None] | None = None,
-        afters: list[tuple[str, ...]] | None = None,
-        source: Phase | None = None,
-        ids: list[str | None] | None = None,
-        leases: list[Lease | None] | None = None,
-    ) -> None:
-        super().__init__(name, contents, statuses, notes, source)
-        # a field not given is made on its first read (``__getattr__``): most phases of a
-        # big plan are plain, and their owners, reasons, ``after`` and leases never read
-        if owners is not None:
-            self.owners = owners
-        if reasons is not None:
-            self.reasons = reasons
-        if afters is not None:
-            self.afters = afters
-        self.ids: list[str | None] = ids if ids is not None else [None] * len(contents)
-        if leases is not None:
-            self.leases = leases
-        #: Known to hold no owner, reason, ``after`` or blocked task (read so, and untouched
-        #: since): the team's checks skip it. ``False`` means "look".
-        self.plain = False
-
-    def __getattr__(self, field: str) -> Any:
-        """An owners, reasons, afters or leases list not made yet: made now, empty of them."""
-        if field not in _EMPTY:
-            raise AttributeError(field)
-        made = [_EMPTY[field]] * len(self.contents)
-        setattr(self, field, made)
-        return made
-
-    def position(self, content: str) -> int:
-        place = self.place
-        if place is None:
-            size = len(self.contents)
-            place = self.place = dict(zip(reversed(self.contents), range(size - 1, -1, -1), strict=True))
-        return place[content]
-
-    def add(self, content: str, after: tuple[str, ...] = ()) -> int:
-        """A new pending, unowned task at the end; its position."""
-        self.owners.append(None)
-        self.reasons.append(None)
-        self.afters.append(after)
-        self.ids.append(None)
-        self.leases.append(None)
-        if after:
-            self.plain = False
-        return super().add(content)
-
-    def touch(self, index: int) -> None:
-        """Say that the task at ``index`` changed (an owner, a reason, an ``after``, notes)."""
-        self.plain = False
-        super().touch(index)
-
-    def frozen(self) -> list[Task]:
-        """The column's tasks: the input's where unchanged, the others built anew."""
-        old = self.tasks
-        size = len(self.contents)
-        tasks: list[Task | None] = [None] * size if old is None else list(old)
-        check: Iterable[int] = (
-            self.touched if old is not None and self.touched is not None else range(size)
-        )
-        statuses, notes, owners, reasons, afters, ids, leases = (
-            self.statuses, self.notes, self.owners, self.reasons, self.afters, self.ids, self.leases
-        )
-        for i in check:
-            task = tasks[i]
-            if (
-                task is None
-                or task.status is not statuses[i]
-                or task.notes is not notes[i]
-                or task.owner != owners[i]
-                or task.reason != reasons[i]
-                or task.after is not afters[i]
-                or task.id != ids[i]
-                or task.lease != leases[i]
-            ):
-                note = notes[i]
-                status: Status = statuses[i]  # type: ignore[assignment]  # no holes once compacted
-                tasks[i] = Task(
-                    self.contents[i], status, tuple(note) if note else (), owners[i], reasons[i], afters[i],
-                    ids[i], leases[i],
-                )
-        return tasks  # type: ignore[return-value]
-
-
-#: What :func:`team_columns` read from a phase, by the phase's identity (the entry keeps the
-#: phase, so that no other object takes its id): a session's next call gets most phases of
-#: the last result back as they were and reads each once. Emptied past ``_READ_MOST`` phases.
-_READ: dict[int, tuple[Phase, bool, tuple[tuple[object, ...], ...]]] = {}
-_READ_MOST = 4096
-
-
-def _read_fields(phase: Phase) -> tuple[bool, tuple[tuple[object, ...], ...]]:
-    """A phase's team fields as tuples, and whether only ids are set among them (plain)."""
-    found = _READ.get(id(phase))
-    if found is not None and found[0] is phase:
-        return found[1], found[2]
-    tasks = phase.tasks
-    size = len(tasks)
-    fields = tuple(zip(*map(_fields, tasks), strict=True)) if size else ((),) * 8
-    _, statuses, _, owners, reasons, afters, _, leases = fields
-    plain = (
-        owners.count(None) == size
-        and reasons.count(None) == size
-        and leases.count(None) == size
-        and not any(afters)
-        and _BLOCKED not in statuses
-    )
-    if plain:
-        fields = (fields[0], statuses, fields[2], fields[6])
-    if len(_READ) >= _READ_MOST:
-        _READ.clear()
-    _READ[id(phase)] = (phase, plain, fields)
-    return plain, fields
-
-
-def team_columns(phases: Sequence[Phase]) -> list[TeamColumn]:
-    """``Phase`` values as team columns.
-
-    A phase whose tasks carry ids and nothing else of a team's (most, in a plan with few
-    owners) is read by ``id_rows``, as a parity list is read by ``value_rows``,
-    and is plain: the checks that skip plain columns need no ids. The others are read
-    field by field, once per phase value (see ``_READ``).
-    """
-    out = []
-    read = _READ
-    for phase in phases:
-        try:
-            known = read.get(id(phase))
-            if known is not None and known[0] is phase:
-                raise TypeError  # read before: it has a team's fields
-            ((name, contents, statuses, notes, ids),) = id_rows((phase,))
-        except TypeError:  # an owner, a reason, an ``after``, an id, a lease or a blocked task
-            plain, fields = _read_fields(phase)
-            if plain:
-                contents_, statuses_, notes_, ids_ = map(list, fields)
-                col = TeamColumn(
-                    phase.name, contents_, statuses_, notes_, source=phase, ids=ids_  # type: ignore[arg-type]
-                )
-                col.plain = True
-            else:
-                contents_, statuses_, notes_, owners, reasons, afters, ids_, leases = map(list, fields)
-                col = TeamColumn(
-                    phase.name, contents_, statuses_, notes_,  # type: ignore[arg-type]
-                    owners, reasons, afters, phase, ids_, leases,  # type: ignore[arg-type]
-                )
-            out.append(col)
-            continue
-        col = TeamColumn(name, contents, statuses, notes, source=phase, ids=ids)
-        col.plain = True
-        out.append(col)
-    return out
-
-
-def _voided(held: Lease | None) -> tuple[str, ...]:
-    """The agents whose claims on a task were voided by takeovers (a log written before
-    ``voided`` was kept names only the last, as ``lapsed``)."""
-    if held is None:
-        return ()
-    if held.lapsed is not None and held.lapsed not in held.voided:
-        return (*held.voided, held.lapsed)
-    return held.voided
-
-
-def format_time(moment: float | None) -> str:
-    """A time of the session clock as the summaries show it: UTC, to the second."""
-    if moment is None:
-        return "an unknown time"
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(moment))
-
-
-def _id_number(ident: str) -> int:
-    """The number of a ``t<N>`` id (0 for an id of another form, which is kept as it is)."""
-    digits = ident[1:]
-    return int(digits) if ident[:1] == "t" and digits.isdigit() and digits.isascii() else 0
-
-
-def _quote(contents: Iterable[str]) -> str:
-    return ", ".join(f'"{c}"' for c in contents)
-
-
-def _unique(contents: Iterable[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(contents))
-
-
-def _live(col: TeamColumn) -> Iterable[int]:
-    """The positions of ``col``'s tasks (removed ones skipped)."""
-    if not col.holes:
-        return range(len(col.contents))
-    return compress(count(), map(is_not, col.statuses, repeat(None)))
-
-
-class TeamWork(Columns):
-    """The working copy of one team call, on the shared columns, for one caller.
-
-    ``agent`` is the caller (``None``: a person), ``lead`` the agent that may change
-    tasks other agents hold, ``scope`` the one phase the caller sees (``None``: all),
-    ``now`` the call's time and ``lease`` the seconds the caller's claim lasts after it.
-    """
-
-    cols: list[TeamColumn]  # type: ignore[assignment]
-    column = TeamColumn
 
     def __init__(
         self,
@@ -329,214 +97,8 @@ class TeamWork(Columns):
         now: float | None = None,
         lease: float | None = None,
     ) -> None:
-        super().__init__(phases, team_columns(phases))  # type: ignore[arg-type]
-        self.now = now
-        self.lease = lease
-        #: Claims of other agents whose lease lapsed by ``now``: ready to be taken over.
-        self.lapsed: dict[Place, None] = {}
-        self.agent = agent
+        super().__init__(phases, agent, lead, scope, now, lease)
         self.find_lapsed()
-        self.agent = agent
-        self.scope = scope
-        self.privileged = agent is None or (lead is not None and agent == lead)
-        self.lead = lead
-        self.notices: list[str] = []
-        self.released = False  # the caller closed or blocked its active task
-        #: The plan's id high-water mark: the number of the last ``t<N>`` issued (``None``
-        #: until first needed; then read from the phases' ``last_id``, else the ids).
-        self.last_read = max(map(_last_id, phases), default=0)
-        self.last_issued: int | None = None
-        self._by_id: dict[str, str] | None = None  # id -> content, built on the first id lookup
-
-    # -- ids -------------------------------------------------------------------------
-
-    def new_id(self) -> str:
-        """A task id never issued in this plan: ``t`` and one more than the high-water mark."""
-        mark = self.last_issued
-        if mark is None:
-            mark = self.last_read
-            if not mark:  # a plan whose mark was lost (or never kept): the ids tell it
-                mark = max((_id_number(i) for c in self.cols for i in c.ids if i is not None), default=0)
-        mark += 1
-        self.last_issued = mark
-        self._by_id = None
-        return f"t{mark}"
-
-    def find_lapsed(self) -> None:
-        """The claims of other agents whose lease ended by ``now`` (:attr:`lapsed`)."""
-        now, agent = self.now, self.agent
-        self.lapsed = {}
-        if now is None:
-            return
-        for col, index in self.active:
-            held = col.leases[index]
-            if held is None or held.until is None or held.until > now:
-                continue
-            if col.owners[index] != agent:
-                self.lapsed[(col, index)] = None
-
-    def id_mark(self) -> int:
-        """The plan's id high-water mark now (what its first phase keeps as ``last_id``)."""
-        return self.last_issued if self.last_issued is not None else self.last_read
-
-    def content_of(self, name: str) -> str | None:
-        """The content of the live task named ``name``: by content first, else by id."""
-        if name in self.by_content:
-            return name
-        by_id = self._by_id
-        if by_id is None:
-            by_id = self._by_id = {}
-            for col in self.cols:
-                if None in col.ids and col.ids.count(None) == len(col.ids):
-                    continue
-                for ident, content, status in zip(col.ids, col.contents, col.statuses, strict=True):
-                    if ident is not None and status is not None:
-                        by_id.setdefault(ident, content)
-        return by_id.get(name)
-
-    def resolve(self, names: Iterable[str]) -> tuple[str, ...]:
-        """``after`` names as contents (an id becomes its task's content), each once."""
-        return _unique(self.content_of(n) or n for n in names)
-
-    def give_ids(self) -> None:
-        """An id for every live task that has none (new tasks, and plans from before ids)."""
-        for col in self.cols:
-            ids = col.ids
-            if None not in ids:
-                continue
-            for index in compress(count(), map(is_, ids, repeat(None))):
-                if col.statuses[index] is not None:
-                    ids[index] = self.new_id()
-                    col.touch(index)
-
-    def phases(self) -> tuple[Phase, ...]:
-        """The plan as frozen values, the id high-water mark kept on its first phase."""
-        out = super().phases()
-        mark = self.id_mark()
-        if out and mark and out[0].last_id != mark:
-            out = (attrs.evolve(out[0], last_id=mark), *out[1:])
-        return out
-
-    # -- places ----------------------------------------------------------------------
-
-    def place(self, content: str) -> Place | None:
-        col = self.by_content.get(content)
-        return None if col is None else (col, col.position(content))
-
-    def status_of(self, content: str) -> Status | None:
-        col = self.by_content.get(content)
-        return None if col is None else col.statuses[col.position(content)]
-
-    def order(self, places: Iterable[Place]) -> list[Place]:
-        """``places`` in plan order."""
-        number = {id(col): n for n, col in enumerate(self.cols)}
-        return sorted(places, key=lambda p: (number[id(p[0])], p[1]))
-
-    def shown(self) -> list[TeamColumn]:
-        """The phases the caller sees."""
-        scope = self.scope
-        return self.cols if scope is None else [c for c in self.cols if c.name == scope]
-
-    def in_scope(self) -> Iterable[Place]:
-        """The tasks the caller may see and change, in plan order."""
-        for col in self.shown():
-            for index in _live(col):
-                yield col, index
-
-    # -- questions ---------------------------------------------------------------
-
-    def waits_for(self, after: tuple[str, ...]) -> list[str]:
-        """The contents in ``after`` that are not closed yet."""
-        out = []
-        for content in after:
-            status = self.status_of(content)
-            if status is not None and status is not _COMPLETED and status is not _ABANDONED:
-                out.append(content)
-        return out
-
-    def is_ready(self, col: TeamColumn, index: int) -> bool:
-        """Pending, unowned and waiting for nothing open; or a claim whose lease lapsed."""
-        return (
-            col.statuses[index] is _PENDING
-            and col.owners[index] is None
-            and not self.waits_for(col.afters[index])
-        ) or (col, index) in self.lapsed
-
-    def ready_mask(self, col: TeamColumn) -> Iterable[bool] | None:
-        """Which tasks of ``col`` are ready (pending, unowned, waiting for nothing open), in
-        order; ``None`` when none is pending."""
-        if col.plain:
-            return map(is_, col.statuses, repeat(_PENDING))
-        lapsed = [i for c, i in self.lapsed if c is col] if self.lapsed else []
-        if _PENDING not in col.statuses and not lapsed:
-            return None
-        mask = list(map(is_, col.statuses, repeat(_PENDING)))
-        if col.owners.count(None) != len(mask):
-            for index in compress(count(), map(is_not, col.owners, repeat(None))):
-                mask[index] = False
-        if any(col.afters):
-            for index in compress(count(), col.afters):
-                if mask[index] and self.waits_for(col.afters[index]):
-                    mask[index] = False
-        for index in lapsed:
-            mask[index] = True
-        return mask
-
-    def ready_in(self, col: TeamColumn) -> list[int]:
-        """The ready tasks of ``col``, by position."""
-        mask = self.ready_mask(col)
-        return [] if mask is None else list(compress(count(), mask))
-
-    def next_ready(self) -> Place | None:
-        for col in self.shown():
-            ready = self.ready_in(col)
-            if ready:
-                return col, ready[0]
-        return None
-
-    def active_of(self, agent: str) -> Place | None:
-        mine = [p for p in self.active if p[0].owners[p[1]] == agent]
-        if len(mine) > 1:
-            mine = self.order(mine)
-        return mine[0] if mine else None
-
-    def held_by_other(self, col: TeamColumn, index: int) -> bool:
-        owner = col.owners[index]
-        return owner is not None and owner != self.agent and col.statuses[index] in _HELD
-
-    def fenced(self, col: TeamColumn, index: int) -> bool:
-        """Whether the caller lost this task when its lease lapsed (another agent took it
-        over since); adds the error, which names the new holder, when so."""
-        held = col.leases[index]
-        agent = self.agent
-        if held is None or agent is None or col.owners[index] == agent or not held.is_void_for(agent):
-            return False
-        owner = col.owners[index]
-        holder = f'agent "{owner}"' if owner is not None else "another agent"
-        if held.lapsed == agent:
-            why = f"after your lease lapsed at {format_time(held.lapsed_at)}"
-        else:  # voided by an earlier takeover: the task changed hands again since
-            why = "after your lease lapsed (and has changed hands since)"
-        self.errors.append(
-            f'Task "{col.contents[index]}" was taken over by {holder} (claim {held.epoch}) {why}: '
-            "your claim on it is void"
-        )
-        return True
-
-    def may_change(self, col: TeamColumn, index: int, verb: str) -> bool:
-        """Whether the caller may ``verb`` the task; adds the error when not."""
-        if self.fenced(col, index):
-            return False
-        if (col, index) in self.lapsed and verb != "note":
-            return True  # a lapsed claim is anyone's again
-        if self.privileged or not self.held_by_other(col, index):
-            return True
-        lead = f' ("{self.lead}")' if self.lead is not None else ""
-        self.errors.append(
-            f'Task "{col.contents[index]}" belongs to agent "{col.owners[index]}": '
-            f"only it or the lead{lead} may {verb} it"
-        )
-        return False
 
     def find(self, content: str | None, verb: str) -> Place | None:
         """The task named by ``content`` (its content, else its id); adds the error when none."""
@@ -570,55 +132,6 @@ class TeamWork(Columns):
 
     # -- changes ---------------------------------------------------------------------
 
-    def claim(self, col: TeamColumn, index: int) -> None:
-        """The task becomes the caller's: in progress, owned, with a new claim (epoch) and,
-        with leases, a deadline; a lapsed holder's claim is taken over (and recorded)."""
-        assert self.agent is not None
-        previous = self.active_of(self.agent)
-        if previous is not None and previous != (col, index):
-            self._set(previous[0], previous[1], _PENDING)
-            previous[0].owners[previous[1]] = None
-        held = col.leases[index]
-        if self.lease is not None or held is not None:
-            epoch = held.epoch + 1 if held is not None else 1
-            # Every claim a takeover voided stays void, whoever claims the task next; the
-            # caller's own claim is made anew.
-            voided = tuple(a for a in _voided(held) if a != self.agent)
-            if (col, index) in self.lapsed:
-                del self.lapsed[(col, index)]
-                assert held is not None
-                former = col.owners[index]  # kept as ``lapsed``; the ones before it in ``voided``
-                voided = tuple(a for a in voided if a != former)
-                col.leases[index] = Lease(epoch, self.deadline(), former, held.until, voided)
-            else:
-                col.leases[index] = Lease(epoch, self.deadline(), voided=voided)
-        self._set(col, index, _ACTIVE)
-        col.owners[index], col.reasons[index] = self.agent, None
-        col.touch(index)
-
-    def deadline(self) -> float | None:
-        """When a claim the caller holds lapses if it neither writes nor beats again."""
-        if self.lease is None or self.now is None:
-            return None
-        return self.now + self.lease
-
-    def renew(self) -> None:
-        """Push the caller's claim's deadline to ``now + lease`` (every write and heartbeat)."""
-        if self.agent is None or self.lease is None or self.now is None:
-            return
-        mine = self.active_of(self.agent)
-        if mine is None:
-            return
-        col, index = mine
-        held = col.leases[index]
-        until = self.deadline()
-        if held is None:
-            col.leases[index] = Lease(1, until)
-        elif held.until != until:
-            col.leases[index] = attrs.evolve(held, until=until)
-        else:
-            return
-        col.touch(index)
 
     def _reindex(self) -> None:
         """The lookups again, after tasks left (a content used twice is found at its next place)."""
@@ -667,23 +180,23 @@ class TeamWork(Columns):
             return
         col, index = found
         status, owner, content = col.statuses[index], col.owners[index], col.contents[index]
-        if status is _ACTIVE:
+        if status is ACTIVE:
             if (col, index) in self.lapsed:
                 self.claim(col, index)  # the holder's lease lapsed: the task is ready again
             elif owner != self.agent:
                 self.errors.append(f'Task "{content}" is in progress for agent "{owner}"')
             return
-        if status is _BLOCKED:
+        if status is BLOCKED:
             reason = col.reasons[index]
             why = f": {reason}" if reason else ""
             self.errors.append(f'Task "{content}" is blocked{why}')
             return
-        if status is _COMPLETED or status is _ABANDONED:
+        if status is COMPLETED or status is ABANDONED:
             self.errors.append(f'Task "{content}" is {status.value}; it cannot be started')
             return
         waits = self.waits_for(col.afters[index])
         if waits:
-            self.errors.append(f'Task "{content}" is not ready: it waits for {_quote(waits)}')
+            self.errors.append(f'Task "{content}" is not ready: it waits for {quote(waits)}')
             return
         self.claim(col, index)
 
@@ -697,18 +210,18 @@ class TeamWork(Columns):
             return [found] if found is not None else []
         if op.phase:
             col = self.find_phase(op.phase)
-            return [(col, i) for i in _live(col)] if col is not None else []
+            return [(col, i) for i in live(col)] if col is not None else []
         return list(self.in_scope())
 
     def close(self, op: Done | Drop) -> None:
         verb = op.name
-        status = _COMPLETED if isinstance(op, Done) else _ABANDONED
+        status = COMPLETED if isinstance(op, Done) else ABANDONED
         agent = self.agent
         for col, index in self.targets(op, verb):
             if not self.may_change(col, index, verb):
                 continue
             now, owner = col.statuses[index], col.owners[index]
-            if now is _ACTIVE and owner == agent and agent is not None:
+            if now is ACTIVE and owner == agent and agent is not None:
                 self.released = True
             if now is not status:
                 self._set(col, index, status)
@@ -727,16 +240,16 @@ class TeamWork(Columns):
         if not reason:
             self.errors.append(f'Missing reason for block operation on "{content}"')
             return
-        if status is _COMPLETED or status is _ABANDONED:
+        if status is COMPLETED or status is ABANDONED:
             self.errors.append(f'Task "{content}" is {status.value}; it cannot be blocked')
             return
         if not self.may_change(col, index, "block"):
             return
-        if status is _ACTIVE and col.owners[index] == self.agent and self.agent is not None:
+        if status is ACTIVE and col.owners[index] == self.agent and self.agent is not None:
             self.released = True
-        if status is _PENDING:
+        if status is PENDING:
             col.owners[index] = None
-        self._set(col, index, _BLOCKED)
+        self._set(col, index, BLOCKED)
         col.reasons[index] = reason
         col.touch(index)
 
@@ -745,12 +258,12 @@ class TeamWork(Columns):
         if found is None:
             return
         col, index = found
-        if col.statuses[index] is not _BLOCKED:
+        if col.statuses[index] is not BLOCKED:
             self.errors.append(f'Task "{col.contents[index]}" is not blocked')
             return
         if not self.may_change(col, index, "unblock"):
             return
-        self._set(col, index, _PENDING)
+        self._set(col, index, PENDING)
         col.reasons[index], col.owners[index] = None, None
         col.touch(index)
 
@@ -764,7 +277,7 @@ class TeamWork(Columns):
         if not op.after:
             self.errors.append(f'Missing tasks for after operation on "{content}"')
             return
-        if status is not _PENDING and status is not _BLOCKED:
+        if status is not PENDING and status is not BLOCKED:
             self.errors.append(
                 f'Task "{content}" is {status.value}; only a pending or blocked task can wait'
             )
@@ -772,7 +285,7 @@ class TeamWork(Columns):
         if not self.may_change(col, index, "after"):
             return
         old = col.afters[index]
-        col.afters[index] = _unique((*old, *self.resolve(op.after)))
+        col.afters[index] = unique((*old, *self.resolve(op.after)))
         if self.check_after([(col, index)], {}):
             col.touch(index)
         else:
@@ -785,7 +298,7 @@ class TeamWork(Columns):
         gone = [p for p in self.targets(op, "rm") if self.may_change(p[0], p[1], "rm")]
         if not gone:
             return
-        if any(c.statuses[i] is _ACTIVE and c.owners[i] == self.agent for c, i in gone):
+        if any(c.statuses[i] is ACTIVE and c.owners[i] == self.agent for c, i in gone):
             self.released = self.agent is not None
         contents = {c.contents[i] for c, i in gone}
         for col, index in gone:
@@ -807,7 +320,7 @@ class TeamWork(Columns):
                     col.afters[index] = tuple(c for c in after if c not in removed)
                     col.touch(index)
                     self.notices.append(
-                        f'Removed {_quote(dropped)} from what "{col.contents[index]}" comes after'
+                        f'Removed {quote(dropped)} from what "{col.contents[index]}" comes after'
                     )
 
     def add_items(self, col: TeamColumn, items: Sequence[TeamItem], new: list[Place]) -> None:
@@ -823,37 +336,6 @@ class TeamWork(Columns):
             by_content[item.content] = col
             self.count += 1
 
-    def check_after(self, new: Sequence[Place], graph: dict[str, tuple[str, ...]]) -> bool:
-        """Every ``after`` of the new tasks names a task, and no cycle forms."""
-        ok = True
-        for col, index in new:
-            missing = [c for c in col.afters[index] if c not in self.by_content]
-            if missing:
-                self.errors.append(
-                    f'Task "{col.contents[index]}" comes after {_quote(missing)}, which '
-                    f"{'is not a task' if len(missing) == 1 else 'are not tasks'}"
-                )
-                ok = False
-        if ok and any(col.afters[index] for col, index in new):
-            cycle = find_cycle(self.graph(), [col.contents[index] for col, index in new])
-            if cycle:
-                self.errors.append(f'"after" makes a cycle: {" -> ".join(_quote([c]) for c in cycle)}')
-                ok = False
-        return ok
-
-    def graph(self) -> dict[str, tuple[str, ...]]:
-        """Content -> what it comes after, for the tasks that wait (the first of a content)."""
-        out: dict[str, tuple[str, ...]] = {}
-        for col in self.cols:
-            if any(col.afters):
-                for index in compress(count(), col.afters):
-                    if col.statuses[index] is not None:
-                        out.setdefault(col.contents[index], col.afters[index])
-        for content in list(out):
-            first: TeamColumn | None = self.by_content.get(content)
-            if first is not None:
-                out[content] = first.afters[first.position(content)]
-        return out
 
     def init(self, op: TeamInit) -> None:  # type: ignore[override]
         if op.list is None:
@@ -866,7 +348,7 @@ class TeamWork(Columns):
         if held and not self.privileged:
             owners = sorted({o for c, i in held if (o := c.owners[i]) is not None})
             self.errors.append(
-                f"init would replace tasks held by {_quote(owners)}: only the lead may replace the plan"
+                f"init would replace tasks held by {quote(owners)}: only the lead may replace the plan"
             )
             return
         self.cols = []
@@ -881,18 +363,6 @@ class TeamWork(Columns):
         if self.agent is not None and self.active_of(self.agent) is None:
             self.released = False
 
-    def _new_col(self, name: str) -> TeamColumn:
-        col = super()._new_col(name)
-        assert isinstance(col, TeamColumn)
-        return col
-
-    def held(self) -> list[Place]:
-        """The tasks in progress or blocked, in plan order."""
-        out = list(self.active)
-        for col in self.cols:
-            if _BLOCKED in col.statuses:
-                out += [(col, i) for i, s in enumerate(col.statuses) if s is _BLOCKED]
-        return self.order(out)
 
     def append(self, op: TeamAppend) -> None:  # type: ignore[override]
         if self.refuse_append(op.phase, op.items):
@@ -931,7 +401,7 @@ class TeamWork(Columns):
         for col, index in self.order(self.active):
             owner = col.owners[index]
             if owner is None or owner in seen:
-                self._set(col, index, _PENDING)
+                self._set(col, index, PENDING)
                 col.owners[index] = None
                 col.touch(index)
             else:
@@ -945,18 +415,18 @@ class TeamWork(Columns):
             statuses = col.statuses
             if col.owners.count(None) != size:
                 for index in compress(count(), map(is_not, col.owners, repeat(None))):
-                    if statuses[index] is _PENDING:
+                    if statuses[index] is PENDING:
                         col.owners[index] = None
                         col.touch(index)
             if col.reasons.count(None) != size:
                 for index in compress(count(), map(is_not, col.reasons, repeat(None))):
-                    if statuses[index] is not _BLOCKED:
+                    if statuses[index] is not BLOCKED:
                         col.reasons[index] = None
                         col.touch(index)
             if col.leases.count(None) != size:
                 for index in compress(count(), map(is_not, col.leases, repeat(None))):
                     held = col.leases[index]
-                    if statuses[index] is not _ACTIVE and held is not None and held.until is not None:
+                    if statuses[index] is not ACTIVE and held is not None and held.until is not None:
                         col.leases[index] = attrs.evolve(held, until=None)  # no claim, no deadline
                         col.touch(index)
             if any(col.afters):
@@ -967,59 +437,6 @@ class TeamWork(Columns):
                     if kept != after:
                         col.afters[index] = kept
                         col.touch(index)
-
-    def unique_ids(self) -> None:
-        """A new id for every task whose id an earlier task already has (a person's edit
-        may copy one); the first keeps it."""
-        seen: set[str] = set()
-        for col in self.cols:
-            for index, ident in enumerate(col.ids):
-                if ident is None or col.statuses[index] is None:
-                    continue
-                if ident in seen:
-                    col.ids[index] = self.new_id()
-                    col.touch(index)
-                else:
-                    seen.add(ident)
-        self._by_id = None
-
-    def claimed(self) -> str | None:
-        """The task the caller holds, if it holds one."""
-        if self.agent is None:
-            return None
-        found = self.active_of(self.agent)
-        return found[0].contents[found[1]] if found is not None else None
-
-
-
-def find_cycle(graph: dict[str, tuple[str, ...]], starts: Iterable[str]) -> list[str] | None:
-    """A cycle through ``after`` edges reachable from ``starts``, as contents
-    (the first repeated at the end), or ``None``."""
-    done: set[str] = set()
-    for start in starts:
-        if start in done:
-            continue
-        path: list[str] = []
-        on_path: dict[str, int] = {}
-        stack: list[tuple[str, int]] = [(start, 0)]
-        while stack:
-            node, index = stack.pop()
-            if index == 0:
-                if node in on_path:
-                    return [*path[on_path[node] :], node]
-                if node in done:
-                    continue
-                on_path[node] = len(path)
-                path.append(node)
-            edges = graph.get(node, ())
-            if index < len(edges):
-                stack.append((node, index + 1))
-                stack.append((edges[index], 0))
-            else:
-                path.pop()
-                del on_path[node]
-                done.add(node)
-    return None
 
 
 #: How many of the plan's phases the error of a missing scope phase names.
@@ -1118,5 +535,5 @@ def team_problems(phases: Iterable[Phase]) -> list[str]:
             graph.setdefault(task.content, task.after)
     cycle = find_cycle(graph, list(graph))
     if cycle:
-        found.append(f'phases: "after" makes a cycle: {" -> ".join(_quote([c]) for c in cycle)}')
+        found.append(f'phases: "after" makes a cycle: {" -> ".join(quote([c]) for c in cycle)}')
     return found

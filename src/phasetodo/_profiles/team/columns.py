@@ -1,0 +1,225 @@
+"""A team plan's phases as the working copy's columns, and the small helpers every part of
+the team engine shares.
+
+:class:`TeamColumn` adds owners, reasons, ``after``, ids and leases to the core's
+:class:`~phasetodo._core.columns.Column`; :func:`team_columns` reads ``Phase`` values into
+them, each phase value once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from itertools import compress, count, repeat
+from operator import attrgetter, is_not
+from typing import Any
+
+from ..._core.columns import Column, id_rows
+from ..._core.model import Lease, Phase, Status, Task
+
+__all__ = ["Place", "TeamColumn", "live", "quote", "team_columns", "unique"]
+
+PENDING = Status.PENDING
+ACTIVE = Status.IN_PROGRESS
+BLOCKED = Status.BLOCKED
+COMPLETED = Status.COMPLETED
+ABANDONED = Status.ABANDONED
+#: The statuses a task keeps its owner in.
+HELD = frozenset((ACTIVE, BLOCKED))
+_fields = attrgetter("content", "status", "notes", "owner", "reason", "after", "id", "lease")
+
+#: A task of the working copy: its column and its position there.
+Place = tuple["TeamColumn", int]
+
+#: The value of each task in a team field's list before it is set (see ``TeamColumn``).
+_EMPTY: dict[str, object] = {"owners": None, "reasons": None, "afters": (), "leases": None}
+
+
+class TeamColumn(Column):
+    """A phase of a team plan as columns: the core's three, and owners, reasons, ``after``
+    and ids.
+
+    A content used twice (not a valid team plan, but a list may arrive so) is found
+    at its first place, as everywhere in the team rules.
+    """
+
+    EXTRA = ("owners", "reasons", "afters", "ids", "leases")
+    __slots__ = ("afters", "ids", "leases", "owners", "plain", "reasons")
+    owners: list[str | None]
+    reasons: list[str | None]
+    afters: list[tuple[str, ...]]
+    leases: list[Lease | None]
+
+    def __init__(
+        self,
+        name: str,
+        contents: list[str],
+        statuses: list[Status | None],
+        notes: list[object],
+        owners: list[str | None] | None = None,
+        reasons: list[str | None] | None = None,
+        afters: list[tuple[str, ...]] | None = None,
+        source: Phase | None = None,
+        ids: list[str | None] | None = None,
+        leases: list[Lease | None] | None = None,
+    ) -> None:
+        super().__init__(name, contents, statuses, notes, source)
+        # a field not given is made on its first read (``__getattr__``): most phases of a
+        # big plan are plain, and their owners, reasons, ``after`` and leases never read
+        if owners is not None:
+            self.owners = owners
+        if reasons is not None:
+            self.reasons = reasons
+        if afters is not None:
+            self.afters = afters
+        self.ids: list[str | None] = ids if ids is not None else [None] * len(contents)
+        if leases is not None:
+            self.leases = leases
+        #: Known to hold no owner, reason, ``after`` or blocked task (read so, and untouched
+        #: since): the team's checks skip it. ``False`` means "look".
+        self.plain = False
+
+    def __getattr__(self, field: str) -> Any:
+        """An owners, reasons, afters or leases list not made yet: made now, empty of them."""
+        if field not in _EMPTY:
+            raise AttributeError(field)
+        made = [_EMPTY[field]] * len(self.contents)
+        setattr(self, field, made)
+        return made
+
+    def position(self, content: str) -> int:
+        place = self.place
+        if place is None:
+            size = len(self.contents)
+            place = self.place = dict(zip(reversed(self.contents), range(size - 1, -1, -1), strict=True))
+        return place[content]
+
+    def add(self, content: str, after: tuple[str, ...] = ()) -> int:
+        """A new pending, unowned task at the end; its position."""
+        self.owners.append(None)
+        self.reasons.append(None)
+        self.afters.append(after)
+        self.ids.append(None)
+        self.leases.append(None)
+        if after:
+            self.plain = False
+        return super().add(content)
+
+    def touch(self, index: int) -> None:
+        """Say that the task at ``index`` changed (an owner, a reason, an ``after``, notes)."""
+        self.plain = False
+        super().touch(index)
+
+    def frozen(self) -> list[Task]:
+        """The column's tasks: the input's where unchanged, the others built anew."""
+        old = self.tasks
+        size = len(self.contents)
+        tasks: list[Task | None] = [None] * size if old is None else list(old)
+        check: Iterable[int] = (
+            self.touched if old is not None and self.touched is not None else range(size)
+        )
+        statuses, notes, owners, reasons, afters, ids, leases = (
+            self.statuses, self.notes, self.owners, self.reasons, self.afters, self.ids, self.leases
+        )
+        for i in check:
+            task = tasks[i]
+            if (
+                task is None
+                or task.status is not statuses[i]
+                or task.notes is not notes[i]
+                or task.owner != owners[i]
+                or task.reason != reasons[i]
+                or task.after is not afters[i]
+                or task.id != ids[i]
+                or task.lease != leases[i]
+            ):
+                note = notes[i]
+                status: Status = statuses[i]  # type: ignore[assignment]  # no holes once compacted
+                tasks[i] = Task(
+                    self.contents[i], status, tuple(note) if note else (), owners[i], reasons[i], afters[i],
+                    ids[i], leases[i],
+                )
+        return tasks  # type: ignore[return-value]
+
+
+#: What :func:`team_columns` read from a phase, by the phase's identity (the entry keeps the
+#: phase, so that no other object takes its id): a session's next call gets most phases of
+#: the last result back as they were and reads each once. Emptied past ``_READ_MOST`` phases.
+_READ: dict[int, tuple[Phase, bool, tuple[tuple[object, ...], ...]]] = {}
+_READ_MOST = 4096
+
+
+def _read_fields(phase: Phase) -> tuple[bool, tuple[tuple[object, ...], ...]]:
+    """A phase's team fields as tuples, and whether only ids are set among them (plain)."""
+    found = _READ.get(id(phase))
+    if found is not None and found[0] is phase:
+        return found[1], found[2]
+    tasks = phase.tasks
+    size = len(tasks)
+    fields = tuple(zip(*map(_fields, tasks), strict=True)) if size else ((),) * 8
+    _, statuses, _, owners, reasons, afters, _, leases = fields
+    plain = (
+        owners.count(None) == size
+        and reasons.count(None) == size
+        and leases.count(None) == size
+        and not any(afters)
+        and BLOCKED not in statuses
+    )
+    if plain:
+        fields = (fields[0], statuses, fields[2], fields[6])
+    if len(_READ) >= _READ_MOST:
+        _READ.clear()
+    _READ[id(phase)] = (phase, plain, fields)
+    return plain, fields
+
+
+def team_columns(phases: Sequence[Phase]) -> list[TeamColumn]:
+    """``Phase`` values as team columns.
+
+    A phase whose tasks carry ids and nothing else of a team's (most, in a plan with few
+    owners) is read by ``id_rows``, as a parity list is read by ``value_rows``,
+    and is plain: the checks that skip plain columns need no ids. The others are read
+    field by field, once per phase value (see ``_READ``).
+    """
+    out = []
+    read = _READ
+    for phase in phases:
+        try:
+            known = read.get(id(phase))
+            if known is not None and known[0] is phase:
+                raise TypeError  # read before: it has a team's fields
+            ((name, contents, statuses, notes, ids),) = id_rows((phase,))
+        except TypeError:  # an owner, a reason, an ``after``, an id, a lease or a blocked task
+            plain, fields = _read_fields(phase)
+            if plain:
+                contents_, statuses_, notes_, ids_ = map(list, fields)
+                col = TeamColumn(
+                    phase.name, contents_, statuses_, notes_, source=phase, ids=ids_  # type: ignore[arg-type]
+                )
+                col.plain = True
+            else:
+                contents_, statuses_, notes_, owners, reasons, afters, ids_, leases = map(list, fields)
+                col = TeamColumn(
+                    phase.name, contents_, statuses_, notes_,  # type: ignore[arg-type]
+                    owners, reasons, afters, phase, ids_, leases,  # type: ignore[arg-type]
+                )
+            out.append(col)
+            continue
+        col = TeamColumn(name, contents, statuses, notes, source=phase, ids=ids)
+        col.plain = True
+        out.append(col)
+    return out
+
+
+def live(col: TeamColumn) -> Iterable[int]:
+    """The positions of ``col``'s tasks (removed ones skipped)."""
+    if not col.holes:
+        return range(len(col.contents))
+    return compress(count(), map(is_not, col.statuses, repeat(None)))
+
+
+def quote(contents: Iterable[str]) -> str:
+    return ", ".join(f'"{c}"' for c in contents)
+
+
+def unique(contents: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(contents))
