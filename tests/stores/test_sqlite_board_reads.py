@@ -15,6 +15,7 @@ Done there, while every connection of this process, a fresh one too, went on rea
 
 from __future__ import annotations
 
+import gc
 import signal
 import subprocess
 import sys
@@ -109,9 +110,11 @@ def _read(store: phasetodo.SqliteStore, session_id: str) -> tuple[int, list[str]
 
 
 class TestAfterTheCommandAndTheBoard:
-    def test_a_fresh_store_reads_the_version_the_board_answered(self, tmp_path: Path) -> None:
+    @pytest.mark.parametrize("ending", ["closed", "dropped"])
+    def test_a_fresh_store_reads_the_version_the_board_answered(self, tmp_path: Path, ending: str) -> None:
         """After the command's Done on p, the board's Done on q (200, version 2) is what a fresh
-        store here reads, and the store this process kept open too."""
+        store here reads, and the store this process kept open too (the glance beside it closed,
+        or dropped unclosed as ``Session.open(..., SqliteStore(db))`` leaves it)."""
         db = tmp_path / "plans.db"
         _plan(db, "p")
         _plan(db, "q")
@@ -121,7 +124,10 @@ class TestAfterTheCommandAndTheBoard:
         glance = phasetodo.SqliteStore(db)  # a fresh read beside it, closed at once
         with phasetodo.Session.open("p", glance) as session:
             assert session.version == 1
-        glance.close()
+        if ending == "closed":
+            glance.close()
+        del glance
+        gc.collect()
         _command(db, "--session", "p", "done", "x")
         with phasetodo.Session.open("p", live) as session:
             assert session.version == 2
