@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import phasetodo
-from phasetodo.errors import InvalidEvent
+from phasetodo.errors import InvalidEvent, InvalidOption
 from phasetodo.stores import event_from_json, event_to_json
 
 GOOD: dict[str, Any] = {"version": 1, "kind": "write", "time": 1.5, "phases": []}
@@ -74,3 +74,12 @@ class TestTheAgentASessionIsOpenedFor:
         """An agent name that cannot be written as UTF-8 is refused before anything is stored."""
         with pytest.raises(ValueError, match=r"^agent: .* holds a lone surrogate$"):
             phasetodo.Session.open("s", "memory:", agent="w\udc80")
+
+
+class TestRequestIds:
+    def test_a_request_id_with_a_lone_surrogate_is_named(self) -> None:
+        """A request id that cannot be written as UTF-8 is refused, naming ``request_id``."""
+        with phasetodo.Session.open("s", "memory:") as session:
+            with pytest.raises(InvalidOption, match=r"^request_id: .* holds a lone surrogate$"):
+                session.todo_write({"ops": [{"op": "init", "list": ["a"]}]}, request_id="r\udc80")
+            assert session.version == 0

@@ -147,3 +147,36 @@ class TestADamagedPlan:
         """The plan the first record chains (session, owner, profile) is checked field by field."""
         _reseal(_log(tmp_path), 1, change)
         _opening_fails(tmp_path, 2, message)
+
+
+def _request_log(folder: Path) -> Path:
+    """Session ``s`` whose version 2 was written with request id ``r1`` (its reply kept in the record)."""
+    store = phasetodo.JsonlStore(folder)
+    with phasetodo.Session.open("s", store) as session:
+        session.todo_write(INIT)
+        session.todo_write(DONE, request_id="r1")
+    store.close()
+    return folder / "s.jsonl"
+
+
+def _in_request(key: str, value: object) -> Change:
+    return lambda data: data["request"].update({key: value})
+
+
+class TestADamagedRequest:
+    @pytest.mark.parametrize(
+        ("change", "message"),
+        [
+            (_set("request", "r1"), "event.request: must be an object"),
+            (_in_request("id", ""), "event.request.id: must be a non-empty string"),
+            (_in_request("params", 7), "event.request.params: must be a string"),
+            (_in_request("reply", {"details": {}}), "event.request.reply: must be an object with a text"),
+            (_in_request("reply", {"text": "ok", "details": 1}), "event.request.reply.details: must be an"),
+            (_in_request("scope", ""), "event.request.scope: must be a non-empty string"),
+        ],
+        ids=["not-an-object", "id", "params", "reply", "details", "scope"],
+    )
+    def test_the_request_field_is_named(self, tmp_path: Path, change: Change, message: str) -> None:
+        """The request a write kept (id, params digest, reply, scope) is checked field by field."""
+        _reseal(_request_log(tmp_path), 2, change)
+        _opening_fails(tmp_path, 3, message)
