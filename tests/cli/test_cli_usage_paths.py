@@ -92,3 +92,39 @@ class TestVerifyAndExport:
         status, out, _ = _run(capsys, "--store", store, "--json", "export", str(target))
         assert status == 0
         assert json.loads(out) == {"path": str(target), "bytes": len(target.read_bytes())}
+
+
+class TestLeaseAndShapes:
+    @pytest.mark.parametrize(
+        ("lease", "why"),
+        [("abc", "'abc' is not a number of seconds"), ("-5", "'-5': must be a positive number")],
+    )
+    def test_a_lease_that_is_no_positive_number_is_named(
+        self, capsys: pytest.CaptureFixture[str], store: str, lease: str, why: str
+    ) -> None:
+        """``mcp --lease`` takes a positive number of seconds; anything else exits 2 naming it."""
+        status, _, err = _run(capsys, "--store", store, "mcp", "--lease", lease)
+        assert status == 2
+        assert f"error: argument --lease: {why}" in err
+
+    @pytest.mark.parametrize(
+        ("params", "problems"),
+        [
+            ({"ops": "x"}, ["ops: must be an array, not a string"]),
+            (
+                {"ops": ["x", {"op": "fly", "zz": 1}]},
+                [
+                    "ops[0]: must be an object, not a string",
+                    "ops[1].op: must be one of init, start, done, drop, rm, append, note",
+                ],
+            ),
+        ],
+        ids=["ops-not-a-list", "entries"],
+    )
+    def test_the_schema_names_a_bad_shape_before_the_key_guard(
+        self, capsys: pytest.CaptureFixture[str], store: str, params: object, problems: list[str]
+    ) -> None:
+        """Ops of the wrong shape (or of no known op) are the schema's to name, not the key guard's."""
+        status, _, err = _run(capsys, "--store", store, "apply", json.dumps(params))
+        assert status == 2
+        assert err.splitlines()[1:] == [*(f"  {p}" for p in problems), "nothing was applied"]
