@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -37,7 +38,9 @@ def _command() -> str:
 
 def _server(store: Path | str, session_id: str = "mcp-test") -> StdioServerParameters:
     return StdioServerParameters(
-        command=_command(), args=["mcp", "--store", str(store), "--session", session_id]
+        command=_command(),
+        args=["mcp", "--store", str(store), "--session", session_id],
+        env=dict(os.environ),  # the client would pass HOME, PATH, SHELL, TERM only (coverage lost)
     )
 
 
@@ -54,7 +57,9 @@ async def _client(store: Path | str, session_id: str = "mcp-test") -> Any:
 @asynccontextmanager
 async def _memory_client() -> Any:
     """A client of ``python -m phasetodo.integrations.mcp``: a fresh list in memory."""
-    server = StdioServerParameters(command=sys.executable, args=["-m", "phasetodo.integrations.mcp"])
+    server = StdioServerParameters(
+        command=sys.executable, args=["-m", "phasetodo.integrations.mcp"], env=dict(os.environ)
+    )
     async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         yield session
@@ -356,6 +361,7 @@ class TestProfileOption:
         server = StdioServerParameters(
             command=_command(),
             args=["mcp", "--store", str(tmp_path), "--session", "s", "--profile", "strict"],
+            env=dict(os.environ),
         )
 
         async def run() -> tuple[Any, Any, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,7 @@ async def _agent(store: Path, agent: str) -> Any:
             "--agent",
             agent,
         ],
+        env=dict(os.environ),  # the client would pass HOME, PATH, SHELL, TERM only (coverage lost)
     )
     async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
         await session.initialize()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,7 @@ def _server(store: Path, *extra: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=_command(),
         args=["mcp", "--store", f"jsonl:{store}", "--session", "plan", *extra],
+        env=dict(os.environ),  # the client would pass HOME, PATH, SHELL, TERM only (coverage lost)
     )
 
 
