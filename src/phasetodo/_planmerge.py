@@ -658,13 +658,6 @@ class _Step:
         self.found: list[Conflict] = []
         #: The event's change by windows (see :meth:`_Merge.windows_of`), else None: diffed whole.
         self.windows = merge.windows_of(side, event)
-        merged = self.merged
-        #: The phases the windows are in, as the merged list held them: the side's tasks they
-        #: were set to, and frozen.
-        self.pre = {
-            self.bpids[index]: (merged.source.get(self.bpids[index]), merged.frozen.get(self.bpids[index]))
-            for index in self.windows or ()
-        }
 
     def run(self) -> list[Conflict]:
         self.match_phases()
@@ -923,10 +916,10 @@ class _Step:
         merged = self.merged
         if len(set(self.apids)) != len(self.apids):
             return
-        for index, (pid, phase) in enumerate(zip(self.apids, self.after, strict=True)):
+        for pid, phase in zip(self.apids, self.after, strict=True):
             merged.names[pid] = phase.name
             if merged.source.get(pid) is not phase.tasks:  # else it holds them, as merged
-                merged.tasks[pid] = self.translated(index, pid, phase)
+                merged.tasks[pid] = self.translated(phase)
                 merged.touch(pid)
                 merged.source[pid] = phase.tasks
         kept = set(self.apids)
@@ -934,23 +927,11 @@ class _Step:
             merged.remove(pid)
         merged.order = list(self.apids)
 
-    def translated(self, index: int, pid: int, phase: Phase) -> list[Task]:
-        """The tasks of ``phase`` (the ``index``-th after the event) with their ids as merged:
-        around the event's window, those the merged phase held when it was set to this
-        side's phase before the event."""
-        translate = self.merge.translate
+    def translated(self, phase: Phase) -> list[Task]:
+        """The tasks of ``phase`` (of the event's list) with their ids as merged."""
         if self.windows is not None and not self.merge.sides[self.side].renamed:
             return list(phase.tasks)  # every task of the list already named by the merge, as itself
-        window = self.windows.get(index) if self.windows is not None else None
-        source, frozen = self.pre.get(pid, (None, None))
-        if window is None or frozen is None or source is not self.before[index].tasks:
-            return [translate(self.side, t) for t in phase.tasks]
-        start, old_end, new_end = window
-        return [
-            *frozen.tasks[:start],
-            *(translate(self.side, t) for t in phase.tasks[start:new_end]),
-            *frozen.tasks[old_end:],
-        ]
+        return [self.merge.translate(self.side, t) for t in phase.tasks]
 
 
 def _near(items: Sequence[Any], key: Any) -> tuple[Any, Any]:
