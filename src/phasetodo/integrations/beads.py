@@ -478,22 +478,21 @@ def _entry_problems(
     if not isinstance(entries, list):
         return []
     found = []
+    empty_ok = needed == "text"
     for index, entry in enumerate(entries):
-        place = f"{where}: {field}[{index}]"
         if not isinstance(entry, dict):
-            found.append(f"{place} must be an object, not {_json_kind(entry)}")
+            found.append(f"{where}: {field}[{index}] must be an object, not {_json_kind(entry)}")
             continue
         value = entry.get(needed)
-        empty_ok = needed == "text"
         if not isinstance(value, str) or not (value or empty_ok):
             shown = _json_kind(value) if needed in entry else "missing"
             wanted = "a string" if empty_ok else "a non-empty string"
-            found.append(f"{place}.{needed} must be {wanted}, not {shown}")
-        found += [
-            f"{place}.{name} must be a string, not {_json_kind(entry[name])}"
-            for name in optional
-            if name in entry and not isinstance(entry[name], str)
-        ]
+            found.append(f"{where}: {field}[{index}].{needed} must be {wanted}, not {shown}")
+        for name in optional:
+            if name in entry and not isinstance(entry[name], str):
+                found.append(
+                    f"{where}: {field}[{index}].{name} must be a string, not {_json_kind(entry[name])}"
+                )
     return found
 
 
