@@ -15,9 +15,10 @@ import hashlib
 import json
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
-from operator import attrgetter
+from itertools import compress
+from operator import attrgetter, is_not
 from typing import Any
 
 import attrs
@@ -187,9 +188,42 @@ def _window(old: Sequence[Any], new: Sequence[Any]) -> tuple[int, int, int]:
     return start, old_end - low, new_end - low
 
 
+#: A run of a phase's tasks that changed: ``(start, old_end, new_end)`` as :func:`_window` gives.
+_Span = tuple[int, int, int]
+#: The longest window whose changed tasks are looked for one by one, and the most runs kept.
+_LONG, _RUNS = 16, 16
+
+
+def _spans(old: Sequence[Any], new: Sequence[Any]) -> list[_Span]:
+    """The runs of ``new`` that differ from ``old`` (none when they are equal): the window of
+    :func:`_window`, or, when it is long and holds as many items either way, the runs of
+    items in it that are not the very same objects (a few changes far apart)."""
+    start, old_end, new_end = _window(old, new)
+    if start == old_end == new_end:
+        return []
+    if old_end - start == new_end - start > _LONG:
+        changed = list(compress(range(start, old_end), map(is_not, old[start:old_end], new[start:new_end])))
+        runs: list[list[int]] = []
+        for at in changed:
+            if runs and runs[-1][1] == at:
+                runs[-1][1] = at + 1
+            else:
+                runs.append([at, at + 1])
+        if len(runs) <= _RUNS:
+            return [(first, end, end) for first, end in runs]
+    return [(start, old_end, new_end)]
+
+
 #: An event's change told by windows: each phase (by index) whose tasks it changed, with the
-#: window of them it changed (:func:`_window`); the phases, their names and order as they were.
-_Windows = dict[int, tuple[int, int, int]]
+#: runs of them it changed (:func:`_spans`); the phases, their names and order as they were.
+_Windows = dict[int, list[_Span]]
+
+
+def _each(windows: _Windows) -> Iterator[tuple[int, int, int, int]]:
+    """Each run of ``windows`` with its phase's index, phase by phase, in order."""
+    for index in sorted(windows):
+        for start, old_end, new_end in windows[index]:
+            yield index, start, old_end, new_end
 
 
 def _windows(before: Sequence[Phase], after: Sequence[Phase]) -> _Windows | None:
@@ -203,7 +237,7 @@ def _windows(before: Sequence[Phase], after: Sequence[Phase]) -> _Windows | None
         if old.name != new.name:
             return None
         if old.tasks is not new.tasks:
-            out[index] = _window(old.tasks, new.tasks)
+            out[index] = _spans(old.tasks, new.tasks)
     return out
 
 
@@ -344,11 +378,11 @@ class _Merged:
         for pid in self.dirty:
             old = self.indexed.get(pid, ())
             new = tuple(self.tasks.get(pid, ()))
-            start, old_end, new_end = _window(old, new)
-            for task in old[start:old_end]:
-                self.count(pid, task, -1)
-            for task in new[start:new_end]:
-                self.count(pid, task, 1)
+            for start, old_end, new_end in _spans(old, new):
+                for task in old[start:old_end]:
+                    self.count(pid, task, -1)
+                for task in new[start:new_end]:
+                    self.count(pid, task, 1)
             if new:
                 self.indexed[pid] = new
             else:
@@ -634,12 +668,12 @@ class _Marks:
 
     def follow(self, before: Sequence[Phase], after: Sequence[Phase], windows: _Windows) -> None:
         """Take the marks of ``after``'s phases that changed from ``before``'s by ``windows``."""
-        for index, (start, old_end, new_end) in windows.items():
+        for index, spans in windows.items():
             old, new = before[index], after[index]
             highest = self.phase(old)[2]
-            if highest and self.highest(old.tasks[start:old_end]) >= highest:
+            if highest and max((self.highest(old.tasks[s:e]) for s, e, _ in spans), default=0) >= highest:
                 continue  # its highest number may have gone: taken whole when asked
-            highest = max(highest, self.highest(new.tasks[start:new_end]))
+            highest = max([highest, *(self.highest(new.tasks[s:e]) for s, _, e in spans)])
             self.seen[id(new)] = (new, max(new.last_id, highest), highest)
 
 
@@ -797,8 +831,7 @@ class _Step:
         old: dict[_Key, tuple[int, Task]] = {}
         new: dict[_Key, tuple[int, Task]] = {}
         previous: dict[int, Task | None] = {}
-        for index in sorted(windows):
-            start, old_end, new_end = windows[index]
+        for index, start, old_end, new_end in _each(windows):
             slot = self.bslots[index]
             for task in self.before[index].tasks[start:old_end]:
                 old[_key_in(slot, task)] = (index, task)
@@ -870,13 +903,8 @@ class _Step:
         if not self.merged.alive(pid) or self.before[r].tasks == self.after[a].tasks:
             return
         translate = self.merge.translate
-        if self.windows is not None and a in self.windows:
-            start, old_end, new_end = self.windows[a]  # the tasks around it stayed, in their order
-            was = _within([translate(self.side, t) for t in self.before[r].tasks[start:old_end]])
-            now = _within([translate(self.side, t) for t in self.after[a].tasks[start:new_end]])
-            stayed = set(was) & set(now)
-            if [k for k in was if k in stayed] == [k for k in now if k in stayed]:
-                return
+        if self.windows is not None and a in self.windows and self.kept_order(a, r, self.windows[a]):
+            return
         was = _within([translate(self.side, t) for t in self.before[r].tasks])
         full = _within([translate(self.side, t) for t in self.after[a].tasks])
         stayed = set(was) & set(full)
@@ -898,6 +926,18 @@ class _Step:
             self.found[-1] = attrs.evolve(self.found[-1], phase=self.merged.names[pid])
         self.merged.tasks[pid] = [by_key[k] for k in current]
         self.merged.touch(pid)
+
+    def kept_order(self, a: int, r: int, spans: list[_Span]) -> bool:
+        """Whether the tasks of phase ``r`` before that stayed in phase ``a`` after kept their
+        order, told from the runs the event changed (the tasks around them stayed, in order)."""
+        translate = self.merge.translate
+        was: list[tuple[Any, ...] | None] = []
+        now: list[tuple[Any, ...] | None] = []
+        for start, old_end, new_end in spans:  # None between runs: each run is compared with its own
+            was += [*_within([translate(self.side, t) for t in self.before[r].tasks[start:old_end]]), None]
+            now += [*_within([translate(self.side, t) for t in self.after[a].tasks[start:new_end]]), None]
+        stayed = set(was) & set(now)
+        return [k for k in was if k in stayed] == [k for k in now if k in stayed]
 
     def fetch(self, pid: int, key: tuple[Any, ...], current: list[Any], by_key: dict[Any, Task]) -> None:
         """Bring back a task this side moved within phase ``pid`` that the other side moved to
@@ -1059,16 +1099,16 @@ class _Signs:
         """:meth:`sign` from the windows an event changed, when each content in them (and the
         task after each) is the only one of its content before and after: then only those
         tasks' places may have changed. None (``counts`` left as it was) when one is not."""
-        gone = Counter(t.content for i, (s, e, _) in windows.items() for t in before[i].tasks[s:e])
-        came = Counter(t.content for i, (s, _, e) in windows.items() for t in after[i].tasks[s:e])
-        edges = [before[i].tasks[e].content for i, (_, e, _) in windows.items() if e < len(before[i].tasks)]
+        gone = Counter(t.content for i, s, e, _ in _each(windows) for t in before[i].tasks[s:e])
+        came = Counter(t.content for i, s, _, e in _each(windows) for t in after[i].tasks[s:e])
+        edges = [before[i].tasks[e].content for i, _, e, _ in _each(windows) if e < len(before[i].tasks)]
         if any(counts[c] > 1 or counts[c] - gone[c] + came[c] > 1 for c in {*gone, *came, *edges}):
             return None
         counts.subtract(gone)
         counts.update(came)
         old: dict[str, tuple[Any, ...]] = {}
         new: dict[str, tuple[Any, ...]] = {}
-        for index, (start, old_end, new_end) in windows.items():
+        for index, start, old_end, new_end in _each(windows):
             _window_places(before[index], start, old_end, old)
             _window_places(after[index], start, new_end, new)
             self.seen.pop(id(before[index]), None)
@@ -1140,8 +1180,8 @@ class _Twice:
             gone = [t for p in before if id(p) not in in_after for t in p.tasks]
             came = [t for p in after if id(p) not in in_before for t in p.tasks]
         else:
-            gone = [t for i, (s, e, _) in windows.items() for t in before[i].tasks[s:e]]
-            came = [t for i, (s, _, e) in windows.items() for t in after[i].tasks[s:e]]
+            gone = [t for i, s, e, _ in _each(windows) for t in before[i].tasks[s:e]]
+            came = [t for i, s, _, e in _each(windows) for t in after[i].tasks[s:e]]
         for task_id in (t.id for t in gone):
             if task_id is not None:
                 self.twice -= self.counts[task_id] == 2
