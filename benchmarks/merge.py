@@ -1,13 +1,15 @@
 """The merge driver's cost: two branches of small writes on one large plan.
 
 Usage: ``python -m benchmarks.merge [--tasks 2000] [--per-phase 20] [--writes 1000] [--repeat 1] [--plain]
-[--profile]``
+[--claims] [--profile]``
 
 Builds a plan of ``--tasks`` tasks (phases of ``--per-phase``), then two branches of ``--writes``
 writes each (one note on a task per write, each branch on its own tasks), and times
 ``merge_events`` on them (the driver's merge without the file reading and writing).
 Prints the events merged and the seconds (wall-clock and CPU), per repeat; ``--plain`` makes
-the plan's tasks without ids (the ``strict`` profile; notes by content); ``--profile`` prints
+the plan's tasks without ids (the ``strict`` profile; notes by content); ``--claims`` makes
+each write start its task (the agent's task before goes back to pending: two changes, far
+apart in a long phase); ``--profile`` prints
 cProfile's top entries by cumulative time. Issue 32 asks for 1,000 + 1,000 on 2,000 tasks in
 2 s; ``--per-phase 2000`` (one phase of all the tasks) is the case where each note changes a
 long phase, which the merge reads by the window the note changed.
@@ -38,10 +40,11 @@ def _plan(tasks: int, per_phase: int = 20) -> list[dict[str, Any]]:
 
 
 def histories(
-    tasks: int, writes: int, per_phase: int = 20, *, plain: bool = False
+    tasks: int, writes: int, per_phase: int = 20, *, plain: bool = False, claims: bool = False
 ) -> tuple[tuple[Event, ...], ...]:
     """The base (the plan made) and two branches that grew from it by ``writes`` notes each
-    (``plain``: a plan of the ``strict`` profile, whose tasks have no ids)."""
+    (``plain``: a plan of the ``strict`` profile, whose tasks have no ids; ``claims``: each
+    write starts its task instead, which puts the agent's task before back to pending)."""
     profile = "strict" if plain else "team"
     clock = iter(range(1, 10**9))
 
@@ -64,7 +67,9 @@ def histories(
                 for n in range(writes):
                     number = (2 * n + side) % tasks
                     task = f"task {number // per_phase}.{number % per_phase}" if plain else f"t{number + 1}"
-                    s.todo_write({"ops": [{"op": "note", "task": task, "text": f"note {n} of side {side}"}]})
+                    note = {"op": "note", "task": task, "text": f"note {n} of side {side}"}
+                    op = {"op": "start", "task": task} if claims else note
+                    s.todo_write({"ops": [op]})
             paths.append(store.path_for("default"))
         base, ours, theirs = (read_log(path) for path in paths)
     return base, ours, theirs
@@ -78,9 +83,12 @@ def main() -> None:
     parser.add_argument("--writes", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--plain", action="store_true", help="tasks without ids (the strict profile)")
+    parser.add_argument("--claims", action="store_true", help="each write starts a task (two changes)")
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
-    base, ours, theirs = histories(args.tasks, args.writes, args.per_phase, plain=args.plain)
+    base, ours, theirs = histories(
+        args.tasks, args.writes, args.per_phase, plain=args.plain, claims=args.claims
+    )
     for _ in range(args.repeat):
         profile = cProfile.Profile() if args.profile else None
         began, cpu = time.perf_counter(), time.process_time()
@@ -92,7 +100,8 @@ def main() -> None:
         took, cpu = time.perf_counter() - began, time.process_time() - cpu
         print(
             f"tasks {args.tasks}  per phase {args.per_phase}  writes {args.writes}+{args.writes}  "
-            f"{'plain  ' if args.plain else ''}events {len(result.events)}  "
+            f"{'plain  ' if args.plain else ''}{'claims  ' if args.claims else ''}"
+            f"events {len(result.events)}  "
             f"conflicts {len(result.conflicts)}  seconds {took:.2f}  CPU seconds {cpu:.2f}"
         )
         if profile is not None:

@@ -922,7 +922,8 @@ class _Step:
         if clash is not None:
             prior, key = clash
             lost, kept = [by_key[k].content for k in prior], [by_key[k].content for k in current]
-            self.conflict(pid, "order", _listed(kept), _listed(lost), _label(by_key[key]))
+            moved = by_key.get(key)  # None: the other side removed it; the note goes on the phase
+            self.conflict(pid, "order", _listed(kept), _listed(lost), _label(moved) if moved else None)
             self.found[-1] = attrs.evolve(self.found[-1], phase=self.merged.names[pid])
         self.merged.tasks[pid] = [by_key[k] for k in current]
         self.merged.touch(pid)

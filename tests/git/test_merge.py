@@ -383,6 +383,25 @@ class TestIdsHeldTwice:
         assert {t.id for p in one.phases for t in p.tasks} == {"t1", "t2", "t3"}
 
 
+class TestReorderAgainstARemoval:
+    def test_a_reorder_moving_a_task_the_other_side_removed(self) -> None:
+        """Both sides reorder a phase, and the task one side moved was removed on the other: the
+        order conflict is noted on the phase (it raised KeyError), the same either way."""
+        items = [f"w{i}" for i in range(20)]
+        base: list[Event] = []
+        write(base, [{"op": "init", "list": [{"phase": "A", "items": items}]}], 1.0)
+        ours, theirs = list(base), list(base)
+        write(ours, [{"op": "rm", "task": "w2"}], 10.0, "alice")
+        edit(ours, _permuted(0, [1, 0]), 12.0)
+        write(theirs, [{"op": "start", "task": "w0"}], 10.0, "alice")
+        write(theirs, [{"op": "start", "task": "w0"}], 12.0, "alice")
+        edit(theirs, _permuted(0, [1, 2, 0]), 14.0)
+        one, other = merge_events(base, ours, theirs), merge_events(base, theirs, ours)
+        assert one.events == other.events
+        assert [(c.field, c.phase) for c in one.conflicts] == [("order", "A")]
+        assert "w2" not in [t.content for p in one.phases for t in p.tasks]
+
+
 class TestMergeFiles:
     def test_written_log_verifies(self, tmp_path: Path) -> None:
         """The merged file is a fresh chain that verifies and reopens to the merged list."""
