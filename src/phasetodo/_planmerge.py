@@ -15,8 +15,10 @@ import hashlib
 import json
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
+from itertools import compress
+from operator import attrgetter, is_not
 from typing import Any
 
 import attrs
@@ -148,6 +150,97 @@ def _listed(names: Sequence[str]) -> str:
     return "[" + ", ".join(shown) + "]"
 
 
+_task_id = attrgetter("id")
+_content = attrgetter("content")
+
+
+class _Numbers(dict[str | None, int]):
+    """Each task id's number (0 for none), worked out once per id: lookups run in C."""
+
+    def __missing__(self, task_id: str | None) -> int:
+        number = self[task_id] = _id_number(task_id) or 0
+        return number
+
+
+def _window(old: Sequence[Any], new: Sequence[Any]) -> tuple[int, int, int]:
+    """Where ``new`` differs from ``old`` (two tuples, or two lists): ``(start, old_end, new_end)``
+    with ``old[:start] == new[:start]`` and ``old[old_end:] == new[new_end:]``, both as long as
+    they can be without overlapping. Slices are compared (identical items in C), halving the
+    span each time, so a change in a long phase costs a few passes in C, not one in Python."""
+    count = min(len(old), len(new))
+    if len(old) == len(new) and old == new:
+        return count, count, count
+    low, high = 0, count
+    while low < high:
+        middle = (low + high + 1) // 2
+        if old[low:middle] == new[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    start, old_end, new_end = low, len(old), len(new)
+    low, high = 0, count - start
+    while low < high:
+        middle = (low + high + 1) // 2
+        if old[old_end - middle : old_end - low] == new[new_end - middle : new_end - low]:
+            low = middle
+        else:
+            high = middle - 1
+    return start, old_end - low, new_end - low
+
+
+#: A run of a phase's tasks that changed: ``(start, old_end, new_end)`` as :func:`_window` gives.
+_Span = tuple[int, int, int]
+#: The longest window whose changed tasks are looked for one by one, and the most runs kept.
+_LONG, _RUNS = 16, 16
+
+
+def _spans(old: Sequence[Any], new: Sequence[Any]) -> list[_Span]:
+    """The runs of ``new`` that differ from ``old`` (none when they are equal): the window of
+    :func:`_window`, or, when it is long and holds as many items either way, the runs of
+    items in it that are not the very same objects (a few changes far apart)."""
+    start, old_end, new_end = _window(old, new)
+    if start == old_end == new_end:
+        return []
+    if old_end - start == new_end - start > _LONG:
+        changed = list(compress(range(start, old_end), map(is_not, old[start:old_end], new[start:new_end])))
+        runs: list[list[int]] = []
+        for at in changed:
+            if runs and runs[-1][1] == at:
+                runs[-1][1] = at + 1
+            else:
+                runs.append([at, at + 1])
+        if len(runs) <= _RUNS:
+            return [(first, end, end) for first, end in runs]
+    return [(start, old_end, new_end)]
+
+
+#: An event's change told by windows: each phase (by index) whose tasks it changed, with the
+#: runs of them it changed (:func:`_spans`); the phases, their names and order as they were.
+_Windows = dict[int, list[_Span]]
+
+
+def _each(windows: _Windows) -> Iterator[tuple[int, int, int, int]]:
+    """Each run of ``windows`` with its phase's index, phase by phase, in order."""
+    for index in sorted(windows):
+        for start, old_end, new_end in windows[index]:
+            yield index, start, old_end, new_end
+
+
+def _windows(before: Sequence[Phase], after: Sequence[Phase]) -> _Windows | None:
+    """The windows of the tasks an event changed; None when it added, removed or renamed a phase."""
+    if len(before) != len(after):
+        return None
+    out: _Windows = {}
+    for index, (old, new) in enumerate(zip(before, after, strict=True)):
+        if old is new:
+            continue
+        if old.name != new.name:
+            return None
+        if old.tasks is not new.tasks:
+            out[index] = _spans(old.tasks, new.tasks)
+    return out
+
+
 # -- phases and tasks in one list ----------------------------------------------------------
 
 #: A phase in one list: its name and which phase of that name it is (0 for the first).
@@ -237,6 +330,11 @@ def _within(tasks: Sequence[Task]) -> list[tuple[Any, ...]]:
     return out
 
 
+def _key_in(slot: _Slot, task: Task) -> _Key:
+    """The key of a task the only one of its content in its phase (see :func:`_keys`)."""
+    return ("id", task.id) if task.id is not None else ("c", slot, task.content, 0)
+
+
 # -- the merged list -----------------------------------------------------------------------
 
 
@@ -244,9 +342,10 @@ class _Merged:
     """The merged list being built: phases (by an identity of their own) in order, each with
     its name and tasks.
 
-    Every change to a phase's tasks goes through :meth:`touch`, so that the indexes (task id
-    to phase, the agents holding tasks in progress, each phase frozen) are rebuilt for the
-    phases an event changed only: an event costs what it changed, not the plan's size.
+    Every change to a phase's tasks goes through :meth:`touch`; the indexes (task id to phase,
+    the agents holding tasks in progress, each phase's id numbers, each phase frozen) are then
+    brought up to date from the window of that phase's tasks that changed since they were last
+    read (:func:`_window`): an event costs what it changed, not the size of its phases.
     """
 
     def __init__(self, phases: Sequence[Phase]) -> None:
@@ -255,10 +354,12 @@ class _Merged:
         self.tasks: dict[int, list[Task]] = {i: list(p.tasks) for i, p in enumerate(phases)}
         self.next = len(phases)
         self.mark = _mark(phases)
-        self.where: dict[str, set[int]] = {}  # each task id: the phases holding it
-        self.held: dict[int, set[str]] = {}  # each phase: the ids ``where`` has for it
-        self.owners: dict[int, list[str]] = {}  # each phase: the agents of its tasks in progress
+        self.numbers = _Numbers()
+        self.indexed: dict[int, tuple[Task, ...]] = {}  # each phase's tasks the indexes hold
+        self.where: dict[str, dict[int, int]] = {}  # each task id: the phases holding it, how often
+        self.tops: dict[int, dict[int, int]] = {}  # each phase: its tasks' id numbers, how often
         self.busy: Counter[str] = Counter()  # each agent: its tasks in progress
+        self.at: dict[str | None, int] = {}  # where a task id was last seen in its phase (a guess)
         self.frozen: dict[int, Phase] = {}
         self.source: dict[int, tuple[Task, ...]] = {}  # the side's tasks a phase was last set to
         self.first: tuple[Phase, int, Phase] | None = None  # the first phase with the mark on it
@@ -266,31 +367,37 @@ class _Merged:
         self.unmarked: set[int] = set(self.tasks)  # phases changed since the mark was taken
 
     def touch(self, pid: int) -> None:
-        """Phase ``pid``'s tasks changed (or it was removed): its indexes are rebuilt when next read."""
+        """Phase ``pid``'s tasks changed (or it was removed): its indexes catch up when next read."""
         self.dirty.add(pid)
         self.unmarked.add(pid)
         self.frozen.pop(pid, None)
         self.source.pop(pid, None)
 
     def sync(self) -> None:
-        """Rebuild the indexes of the phases changed since they were last built."""
+        """Bring the indexes up to date with the phases changed since they were last read."""
         for pid in self.dirty:
-            for task_id in self.held.pop(pid, ()):
-                holders = self.where[task_id]
-                holders.discard(pid)
-                if not holders:
-                    del self.where[task_id]
-            self.busy.subtract(self.owners.pop(pid, ()))
-        for pid in self.dirty:
-            tasks = self.tasks.get(pid, ())
-            ids = {t.id for t in tasks if t.id is not None}
-            for task_id in ids:
-                self.where.setdefault(task_id, set()).add(pid)
-            self.held[pid] = ids
-            owners = [t.owner for t in tasks if t.status is Status.IN_PROGRESS and t.owner is not None]
-            self.owners[pid] = owners
-            self.busy.update(owners)
+            old = self.indexed.get(pid, ())
+            new = tuple(self.tasks.get(pid, ()))
+            for start, old_end, new_end in _spans(old, new):
+                for task in old[start:old_end]:
+                    self.count(pid, task, -1)
+                for task in new[start:new_end]:
+                    self.count(pid, task, 1)
+            if new:
+                self.indexed[pid] = new
+            else:
+                self.indexed.pop(pid, None)
         self.dirty.clear()
+
+    def count(self, pid: int, task: Task, step: int) -> None:
+        """Count ``task`` in phase ``pid`` into the indexes (``step`` 1), or out of them (-1)."""
+        if task.id is not None:
+            _tally(self.where.setdefault(task.id, {}), pid, step)
+            if not self.where[task.id]:
+                del self.where[task.id]
+        _tally(self.tops.setdefault(pid, {}), self.numbers[task.id], step)
+        if task.status is Status.IN_PROGRESS and task.owner is not None:
+            self.busy[task.owner] += step
 
     def doubled(self) -> bool:
         """Whether some agent holds two tasks in progress."""
@@ -300,10 +407,12 @@ class _Merged:
     def new_mark(self) -> int:
         """The highest id number of the tasks of the phases changed since the last call (the
         others' were taken before)."""
+        self.sync()
         top = 0
         for pid in self.unmarked:
-            for task in self.tasks.get(pid, ()):
-                top = max(top, _id_number(task.id) or 0)
+            numbers = self.tops.get(pid)
+            if numbers:
+                top = max(top, max(numbers))
         self.unmarked.clear()
         return top
 
@@ -361,16 +470,19 @@ class _Merged:
         if not holders:
             return None
         pid = next(iter(holders)) if len(holders) == 1 else next(p for p in self.order if p in holders)
-        for i, task in enumerate(self.tasks[pid]):
-            if task.id == task_id:
-                return pid, i
-        return None
+        tasks = self.tasks[pid]
+        at = self.at.get(task_id)
+        if holders[pid] == 1 and at is not None and at < len(tasks) and tasks[at].id == task_id:
+            return pid, at
+        ids = list(map(_task_id, tasks))
+        self.at.update(zip(ids, range(len(ids)), strict=True))
+        return (pid, ids.index(task_id)) if task_id in ids else None
 
     def find_content(self, pid: int | None, content: str, copy: int) -> tuple[int, int] | None:
         if pid is None or pid not in self.tasks:
             return None
-        for i, task in enumerate(self.tasks[pid]):
-            if task.id is None and task.content == content:
+        for i in _indexes(self.tasks[pid], content):
+            if self.tasks[pid][i].id is None:
                 if copy == 0:
                     return pid, i
                 copy -= 1
@@ -391,10 +503,13 @@ class _Merged:
         if after is None:
             at = 0
         elif after is not _LAST:
-            for i, other in enumerate(tasks):
-                if other == after or (after.id is not None and other.id == after.id):
-                    at = i + 1
-                    break
+            found = (
+                _index_of(list(map(_task_id, tasks)), after.id)
+                if after.id is not None
+                else next((i for i in _indexes(tasks, after.content) if tasks[i] == after), None)
+            )
+            if found is not None:
+                at = found + 1
         tasks.insert(at, task)
 
     def first_task(self, pid: int | None) -> str:
@@ -404,12 +519,44 @@ class _Merged:
         return next((_label(self.tasks[p][0]) for p in self.order if self.tasks[p]), "")
 
 
+def _tally(counts: dict[Any, int], key: Any, step: int) -> None:
+    """Add ``step`` to ``counts[key]``, dropping the key at 0."""
+    number = counts.get(key, 0) + step
+    if number:
+        counts[key] = number
+    else:
+        del counts[key]
+
+
+def _index_of(items: list[Any], item: Any) -> int | None:
+    """Where ``item`` first is in ``items``, else None."""
+    try:
+        return items.index(item)
+    except ValueError:
+        return None
+
+
+def _indexes(tasks: Sequence[Task], content: str) -> list[int]:
+    """Where the tasks of content ``content`` are in ``tasks``, in order (found in C)."""
+    contents = list(map(_content, tasks))
+    out: list[int] = []
+    at = _index_of(contents, content)
+    while at is not None:
+        out.append(at)
+        try:
+            at = contents.index(content, at + 1)
+        except ValueError:
+            at = None
+    return out
+
+
 @attrs.define
 class _Side:
     """One branch's task ids as the merged list names them, and its phases' identities there."""
 
     ids: dict[str, str] = attrs.field(factory=dict)
     phases: dict[_Slot, int] = attrs.field(factory=dict)
+    renamed: bool = False  # whether some id is named otherwise in the merged list
 
 
 # -- one event, applied as its change --------------------------------------------------------
@@ -428,6 +575,18 @@ class _Merge:
         self.moves: dict[tuple[int | None, Any], int] = {}
         #: The events (by ``id``) whose list before or after holds a task id twice.
         self.twice: set[int] = set()
+        #: The events (by ``id``) that changed tasks alone, each only one of its content: their windows.
+        self.windows: dict[int, _Windows] = {}
+        #: The sides an event of which was not applied (another copy of it was): their lists may
+        #: hold ids this merge has not named yet, so their events are diffed whole.
+        self.skipped: set[int] = set()
+
+    def windows_of(self, side: int, event: Event) -> _Windows | None:
+        """The windows ``event`` changed, when its change can be told from them alone: every
+        task of the side's list before it named by the merge already, no id held twice."""
+        if side in self.skipped or id(event) in self.twice:
+            return None
+        return self.windows.get(id(event))
 
     def translate(self, side: int, task: Task) -> Task:
         """``task`` of ``side`` with its id as the merged list names it."""
@@ -439,6 +598,7 @@ class _Merge:
             if self.merged.has_id(task.id) or task.id in self.sides[1 - side].ids.values():
                 self.fresh += 1
                 ids[task.id] = f"t{self.fresh}"
+                self.sides[side].renamed = True
             else:
                 ids[task.id] = task.id
         new = ids[task.id]
@@ -480,24 +640,41 @@ def _same_list(one: Sequence[Phase], other: Sequence[Phase]) -> bool:
 
 
 class _Marks:
-    """The id mark of lists (:func:`_mark`), each phase's taken once: lists share their unchanged phases."""
+    """The id mark of lists (:func:`_mark`), each phase's taken once: lists share their unchanged
+    phases, and a phase an event changed follows from the one before it and the window changed."""
 
     def __init__(self) -> None:
-        self.seen: dict[int, tuple[Phase, int]] = {}
+        self.seen: dict[int, tuple[Phase, int, int]] = {}  # a phase: its mark, its tasks' highest
         self.lists: dict[int, tuple[Sequence[Phase], int]] = {}
+        self.numbers = _Numbers()
 
     def of(self, phases: Sequence[Phase]) -> int:
         listed = self.lists.get(id(phases))
         if listed is not None and listed[0] is phases:
             return listed[1]
-        top = 0
-        for phase in phases:
-            known = self.seen.get(id(phase))
-            if known is None or known[0] is not phase:
-                known = self.seen[id(phase)] = (phase, _mark((phase,)))
-            top = max(top, known[1])
+        top = max((self.phase(phase)[1] for phase in phases), default=0)
         self.lists[id(phases)] = (phases, top)
         return top
+
+    def phase(self, phase: Phase) -> tuple[Phase, int, int]:
+        known = self.seen.get(id(phase))
+        if known is None or known[0] is not phase:
+            highest = self.highest(phase.tasks)
+            known = self.seen[id(phase)] = (phase, max(phase.last_id, highest), highest)
+        return known
+
+    def highest(self, tasks: Sequence[Task]) -> int:
+        return max(map(self.numbers.__getitem__, map(_task_id, tasks)), default=0)
+
+    def follow(self, before: Sequence[Phase], after: Sequence[Phase], windows: _Windows) -> None:
+        """Take the marks of ``after``'s phases that changed from ``before``'s by ``windows``."""
+        for index, spans in windows.items():
+            old, new = before[index], after[index]
+            highest = self.phase(old)[2]
+            if highest and max((self.highest(old.tasks[s:e]) for s, e, _ in spans), default=0) >= highest:
+                continue  # its highest number may have gone: taken whole when asked
+            highest = max([highest, *(self.highest(new.tasks[s:e]) for s, _, e in spans)])
+            self.seen[id(new)] = (new, max(new.last_id, highest), highest)
 
 
 class _Step:
@@ -513,6 +690,8 @@ class _Step:
         self.bpids = [merge.pid_for(own, slot) for slot in self.bslots]
         self.apids: list[int] = []
         self.found: list[Conflict] = []
+        #: The event's change by windows (see :meth:`_Merge.windows_of`), else None: diffed whole.
+        self.windows = merge.windows_of(side, event)
 
     def run(self) -> list[Conflict]:
         self.match_phases()
@@ -607,25 +786,10 @@ class _Step:
 
     def tasks(self) -> None:
         """Removals, additions, changes and moves between phases, as the event made them."""
-        frames = _frames(self.bslots, self.aslots, self.pmap)
-        kept = {a: r for a, r in self.pmap.items() if self.before[r].tasks is self.after[a].tasks}
-        if id(self.event) in self.merge.twice:
-            kept = {}  # an id held twice: the last place of each tells it, as the whole lists do
-        unchanged = set(kept.values())  # phases whose tasks the event left as they were
-        olds = [r for r in range(len(self.before)) if r not in unchanged]
-        news = [a for a in range(len(self.after)) if a not in kept]
-        old, new = _keys(self.before, self.bslots, olds), _keys(self.after, frames, news)
+        old, new, previous = self.diffed() if self.windows is None else self.windowed(self.windows)
         for key, (_, task) in old.items():
             if key not in new:
                 self.removed(key, task)
-        previous: dict[int, Task | None] = {}
-        for listed in (self.after[a] for a in news):
-            last: Task | None = None
-            for task in listed.tasks:
-                previous[id(task)] = last
-                last = task
-            if last is not None and len(listed.tasks) > 1:
-                previous[id(last)] = _LAST
         for key, (a, task) in new.items():
             known = old.get(key)
             same_phase = known is not None and self.pmap.get(a) == known[0]
@@ -634,6 +798,50 @@ class _Step:
             prior = previous[id(task)]
             anchor = prior if prior is None or prior is _LAST else self.merge.translate(self.side, prior)
             self.changed(key, a, task, known, anchor)
+
+    def diffed(
+        self,
+    ) -> tuple[dict[_Key, tuple[int, Task]], dict[_Key, tuple[int, Task]], dict[int, Task | None]]:
+        """The tasks of the phases the event changed, before and after (by key), and the task
+        before each task after (:data:`_LAST` for the last)."""
+        frames = _frames(self.bslots, self.aslots, self.pmap)
+        kept = {a: r for a, r in self.pmap.items() if self.before[r].tasks is self.after[a].tasks}
+        if id(self.event) in self.merge.twice:
+            kept = {}  # an id held twice: the last place of each tells it, as the whole lists do
+        unchanged = set(kept.values())  # phases whose tasks the event left as they were
+        olds = [r for r in range(len(self.before)) if r not in unchanged]
+        news = [a for a in range(len(self.after)) if a not in kept]
+        old, new = _keys(self.before, self.bslots, olds), _keys(self.after, frames, news)
+        previous: dict[int, Task | None] = {}
+        for listed in (self.after[a] for a in news):
+            last: Task | None = None
+            for task in listed.tasks:
+                previous[id(task)] = last
+                last = task
+            if last is not None and len(listed.tasks) > 1:
+                previous[id(last)] = _LAST
+        return old, new, previous
+
+    def windowed(
+        self, windows: _Windows
+    ) -> tuple[dict[_Key, tuple[int, Task]], dict[_Key, tuple[int, Task]], dict[int, Task | None]]:
+        """:meth:`diffed` from the windows the event changed alone: the tasks around them are
+        the same before and after, and so are their keys (each content in a window is the
+        only one of its content)."""
+        old: dict[_Key, tuple[int, Task]] = {}
+        new: dict[_Key, tuple[int, Task]] = {}
+        previous: dict[int, Task | None] = {}
+        for index, start, old_end, new_end in _each(windows):
+            slot = self.bslots[index]
+            for task in self.before[index].tasks[start:old_end]:
+                old[_key_in(slot, task)] = (index, task)
+            tasks = self.after[index].tasks
+            for at in range(start, new_end):
+                new[_key_in(slot, tasks[at])] = (index, tasks[at])
+                previous[id(tasks[at])] = tasks[at - 1] if at else None
+            if new_end == len(tasks) > 1 and new_end > start:
+                previous[id(tasks[-1])] = _LAST
+        return old, new, previous
 
     def removed(self, key: _Key, task: Task) -> None:
         where = self.merge.find(self.side, key, task)
@@ -695,6 +903,8 @@ class _Step:
         if not self.merged.alive(pid) or self.before[r].tasks == self.after[a].tasks:
             return
         translate = self.merge.translate
+        if self.windows is not None and a in self.windows and self.kept_order(a, r, self.windows[a]):
+            return
         was = _within([translate(self.side, t) for t in self.before[r].tasks])
         full = _within([translate(self.side, t) for t in self.after[a].tasks])
         stayed = set(was) & set(full)
@@ -712,10 +922,23 @@ class _Step:
         if clash is not None:
             prior, key = clash
             lost, kept = [by_key[k].content for k in prior], [by_key[k].content for k in current]
-            self.conflict(pid, "order", _listed(kept), _listed(lost), _label(by_key[key]))
+            moved = by_key.get(key)  # None: the other side removed it; the note goes on the phase
+            self.conflict(pid, "order", _listed(kept), _listed(lost), _label(moved) if moved else None)
             self.found[-1] = attrs.evolve(self.found[-1], phase=self.merged.names[pid])
         self.merged.tasks[pid] = [by_key[k] for k in current]
         self.merged.touch(pid)
+
+    def kept_order(self, a: int, r: int, spans: list[_Span]) -> bool:
+        """Whether the tasks of phase ``r`` before that stayed in phase ``a`` after kept their
+        order, told from the runs the event changed (the tasks around them stayed, in order)."""
+        translate = self.merge.translate
+        was: list[tuple[Any, ...] | None] = []
+        now: list[tuple[Any, ...] | None] = []
+        for start, old_end, new_end in spans:  # None between runs: each run is compared with its own
+            was += [*_within([translate(self.side, t) for t in self.before[r].tasks[start:old_end]]), None]
+            now += [*_within([translate(self.side, t) for t in self.after[a].tasks[start:new_end]]), None]
+        stayed = set(was) & set(now)
+        return [k for k in was if k in stayed] == [k for k in now if k in stayed]
 
     def fetch(self, pid: int, key: tuple[Any, ...], current: list[Any], by_key: dict[Any, Task]) -> None:
         """Bring back a task this side moved within phase ``pid`` that the other side moved to
@@ -737,13 +960,19 @@ class _Step:
         for pid, phase in zip(self.apids, self.after, strict=True):
             merged.names[pid] = phase.name
             if merged.source.get(pid) is not phase.tasks:  # else it holds them, as merged
-                merged.tasks[pid] = [self.merge.translate(self.side, t) for t in phase.tasks]
+                merged.tasks[pid] = self.translated(phase)
                 merged.touch(pid)
                 merged.source[pid] = phase.tasks
         kept = set(self.apids)
         for pid in [p for p in merged.order if p not in kept]:
             merged.remove(pid)
         merged.order = list(self.apids)
+
+    def translated(self, phase: Phase) -> list[Task]:
+        """The tasks of ``phase`` (of the event's list) with their ids as merged."""
+        if self.windows is not None and not self.merge.sides[self.side].renamed:
+            return list(phase.tasks)  # every task of the list already named by the merge, as itself
+        return [self.merge.translate(self.side, t) for t in phase.tasks]
 
 
 def _near(items: Sequence[Any], key: Any) -> tuple[Any, Any]:
@@ -865,6 +1094,29 @@ class _Signs:
             self.seen.pop(id(phase), None)
         return frozenset(out)
 
+    def windowed(
+        self, before: Sequence[Phase], after: Sequence[Phase], windows: _Windows, counts: Counter[str]
+    ) -> frozenset[str] | None:
+        """:meth:`sign` from the windows an event changed, when each content in them (and the
+        task after each) is the only one of its content before and after: then only those
+        tasks' places may have changed. None (``counts`` left as it was) when one is not."""
+        gone = Counter(t.content for i, s, e, _ in _each(windows) for t in before[i].tasks[s:e])
+        came = Counter(t.content for i, s, _, e in _each(windows) for t in after[i].tasks[s:e])
+        edges = [before[i].tasks[e].content for i, _, e, _ in _each(windows) if e < len(before[i].tasks)]
+        if any(counts[c] > 1 or counts[c] - gone[c] + came[c] > 1 for c in {*gone, *came, *edges}):
+            return None
+        counts.subtract(gone)
+        counts.update(came)
+        old: dict[str, tuple[Any, ...]] = {}
+        new: dict[str, tuple[Any, ...]] = {}
+        for index, start, old_end, new_end in _each(windows):
+            _window_places(before[index], start, old_end, old)
+            _window_places(after[index], start, new_end, new)
+            self.seen.pop(id(before[index]), None)
+        out = {content for content, place in new.items() if old.get(content) != place}
+        out.update(content for content in old if content not in new)
+        return frozenset(out)
+
     def places(self, phases: Sequence[Phase], contents: set[str]) -> dict[str, tuple[Any, ...]]:
         """:func:`_places` of ``phases`` for the tasks of ``contents`` only."""
         out: dict[str, tuple[Any, ...]] = {}
@@ -893,6 +1145,16 @@ class _Signs:
         return known[1]
 
 
+def _window_places(phase: Phase, start: int, end: int, out: dict[str, tuple[Any, ...]]) -> None:
+    """:func:`_places` of the tasks of ``phase`` from ``start`` to ``end``, and of the one after
+    them (whose task before may have changed), each the only one of its content."""
+    tasks = phase.tasks
+    prior = tasks[start - 1].content if start else None
+    for task in tasks[start : end + 1]:
+        out[task.content] = (phase.name, prior, _values(task))
+        prior = task.content
+
+
 def _rank(event: Event) -> str:
     """A hash of what makes an event itself, the same for its copies and on either side."""
     return hashlib.sha256(json.dumps(same_event(event), default=str).encode()).hexdigest()
@@ -910,31 +1172,61 @@ class _Twice:
         self.counts = Counter(t.id for p in phases for t in p.tasks if t.id is not None)
         self.twice = sum(1 for n in self.counts.values() if n > 1)
 
-    def change(self, before: Sequence[Phase], after: Sequence[Phase]) -> bool:
-        """Make it ``after``'s (from ``before``'s); whether either holds an id twice."""
+    def change(self, before: Sequence[Phase], after: Sequence[Phase], windows: _Windows | None) -> bool:
+        """Make it ``after``'s (from ``before``'s, changed by ``windows`` when known); whether
+        either holds an id twice."""
         held = self.twice > 0
-        in_before, in_after = {id(p) for p in before}, {id(p) for p in after}
-        for task_id in (t.id for p in before if id(p) not in in_after for t in p.tasks):
+        if windows is None:
+            in_before, in_after = {id(p) for p in before}, {id(p) for p in after}
+            gone = [t for p in before if id(p) not in in_after for t in p.tasks]
+            came = [t for p in after if id(p) not in in_before for t in p.tasks]
+        else:
+            gone = [t for i, s, e, _ in _each(windows) for t in before[i].tasks[s:e]]
+            came = [t for i, s, _, e in _each(windows) for t in after[i].tasks[s:e]]
+        for task_id in (t.id for t in gone):
             if task_id is not None:
                 self.twice -= self.counts[task_id] == 2
                 self.counts[task_id] -= 1
-        for task_id in (t.id for p in after if id(p) not in in_before for t in p.tasks):
+        for task_id in (t.id for t in came):
             if task_id is not None:
                 self.counts[task_id] += 1
                 self.twice += self.counts[task_id] == 2
         return held or self.twice > 0
 
 
+@attrs.define
+class _Told:
+    """What the merge tells of each later event before applying any, by the event's ``id()``:
+    its signature (:func:`_signature`), whether its lists hold an id twice, the windows it
+    changed (:func:`_windows`, when its change can be told from them), and the lists' marks."""
+
+    signs: dict[int, frozenset[str]] = attrs.field(factory=dict)
+    signer: _Signs = attrs.field(factory=_Signs)
+    twice: set[int] = attrs.field(factory=set)
+    windows: dict[int, _Windows] = attrs.field(factory=dict)
+    marks: _Marks = attrs.field(factory=_Marks)
+
+    def tell(self, before: tuple[Phase, ...], event: Event, counts: Counter[str], ids: _Twice) -> None:
+        """Tell ``event`` (its side's list ``before`` it; ``counts`` and ``ids`` that list's, made its)."""
+        windows = _windows(before, event.phases)
+        if ids.change(before, event.phases, windows):
+            self.twice.add(id(event))
+        sign = None
+        if windows is not None:
+            self.marks.follow(before, event.phases, windows)
+            sign = self.signer.windowed(before, event.phases, windows, counts)
+        if sign is None:
+            sign = self.signer.sign(before, event.phases, counts)
+        else:
+            self.windows[id(event)] = windows or {}
+        self.signs[id(event)] = sign
+
+
 def _later(
-    start: tuple[Phase, ...],
-    ours: Sequence[Event],
-    theirs: Sequence[Event],
-    signs: dict[int, frozenset[str]],
-    signer: _Signs,
-    twice: set[int],
+    start: tuple[Phase, ...], ours: Sequence[Event], theirs: Sequence[Event], told: _Told
 ) -> list[_Item]:
     """Both sides' later events in the merged order, each with its side's list before it
-    (``twice`` gets those whose lists hold an id twice)."""
+    (``told`` gets what each event changed)."""
     later: list[_Item] = []
     for side, events in ((0, ours), (1, theirs)):
         before = start
@@ -942,13 +1234,11 @@ def _later(
         ids = _Twice(start)
         key: _Place = (-math.inf, "", "", 0)  # the shared history comes first
         for event in events:
-            signs[id(event)] = signer.sign(before, event.phases, counts)
-            if ids.change(before, event.phases):
-                twice.add(id(event))
+            told.tell(before, event, counts, ids)
             if event.source == CONFLICT_SOURCE:  # a previous merge's record stays after its change
                 key = (key[0], key[1], key[2], key[3] + 1)
             else:
-                listed = sorted(signs[id(event)])
+                listed = sorted(told.signs[id(event)])
                 key = (event.time, _rank(event), hashlib.sha256(repr(listed).encode()).hexdigest(), 0)
             later.append((key, event, before, side))
             before = event.phases
@@ -1023,18 +1313,16 @@ def merge_events(base: Sequence[Event], ours: Sequence[Event], theirs: Sequence[
     del base  # the sides' own shared prefix is what counts
     common = _shared(ours, theirs)
     start = tuple(ours[common - 1].phases) if common else ()
-    signs: dict[int, frozenset[str]] = {}  # each later event's signature, by the event's id()
-    signer = _Signs()
-    twice: set[int] = set()
-    later = _later(start, ours[common:], theirs[common:], signs, signer, twice)
-    marks = _Marks()
+    told = _Told()
+    later = _later(start, ours[common:], theirs[common:], told)
+    marks = told.marks
     top = max([marks.of(start), *(marks.of(item[1].phases) for item in later)])
     merge = _Merge(start, top)
-    merge.twice = twice
+    merge.twice, merge.windows = told.twice, told.windows
     merged = merge.merged
     out: list[Event] = list(ours[:common])
     conflicts: list[Conflict] = []
-    groups, group_of = _groups(later, signs, signer)
+    groups, group_of = _groups(later, told.signs, told.signer)
     done: set[int] = set()
     for number in range(len(later)):
         leader = group_of[number]
@@ -1057,6 +1345,7 @@ def merge_events(base: Sequence[Event], ours: Sequence[Event], theirs: Sequence[
         for _, other, other_before, other_side in members:
             if other is not event:
                 _map_copies(merge, event, side, other, other_side, other_before)
+                merge.skipped.add(other_side)
         keep_ops = event.ops is not None and _same_list(prior, before) and after == event.phases
         out.append(
             Event(
@@ -1138,6 +1427,7 @@ def _map_copies(
             other = by_content.get((task.content, phase.name))
             if other is not None:
                 sides[side].ids[task.id] = sides[first_side].ids.get(other, other)
+                sides[side].renamed |= sides[side].ids[task.id] != task.id
     theirs, own = sides[first_side].phases, sides[side].phases
     pmap, was = phase_map(copy_before, copy.phases), _slots(copy_before)
     out: dict[_Slot, int] = {}

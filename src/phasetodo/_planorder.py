@@ -9,6 +9,7 @@ different items both keep their moves. Pure functions of lists of hashable keys
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Hashable, Sequence
 from typing import TypeVar
 
@@ -97,9 +98,19 @@ def holds(before: Sequence[K], after: Sequence[K], items: Sequence[K], current: 
 
 def impose(current: list[K], after: Sequence[K]) -> None:
     """Give the items ``current`` shares with ``after`` the order of ``after``, in the places
-    they hold (the others stay where they are)."""
+    they hold (the others stay where they are). An item either holds twice keeps as many
+    copies as ``current`` has: ``after``'s first ones in its order, any more where they were."""
     shared = set(after)
     places = [i for i, key in enumerate(current) if key in shared]
-    present = set(current)
-    for i, key in zip(places, (key for key in after if key in present), strict=True):
+    left = Counter(current[i] for i in places)
+    order: list[K] = []
+    for key in after:
+        if left[key] > 0:
+            left[key] -= 1
+            order.append(key)
+    for i in places:  # copies ``after`` has fewer of than ``current``, in their order
+        if left[current[i]] > 0:
+            left[current[i]] -= 1
+            order.append(current[i])
+    for i, key in zip(places, order, strict=True):
         current[i] = key

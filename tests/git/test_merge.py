@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from phasetodo import JsonlStore, Phase, Session
+from phasetodo import JsonlStore, Phase, Session, _planorder
 from phasetodo._planmerge import same_event
 from phasetodo._profiles.builtin import BUILTIN
 from phasetodo._profiles.registry import CallContext
@@ -343,6 +343,63 @@ class TestOrderAndPhases:
         result = both_ways(base, ours, theirs)
         assert [p.name for p in result.phases] == ["Make", "Ship"]
         assert result.conflicts == ()
+
+
+def copied(*contents: str) -> Edit:
+    """An edit copying the tasks of ``contents`` (their ids too) to the end of the first phase."""
+
+    def change(phases: tuple[Phase, ...]) -> tuple[Phase, ...]:
+        copies = tuple(t for p in phases for t in p.tasks if t.content in contents)
+        return (attrs.evolve(phases[0], tasks=(*phases[0].tasks, *copies)), *phases[1:])
+
+    return change
+
+
+class TestIdsHeldTwice:
+    def test_impose_keeps_every_copy(self) -> None:
+        """Imposing an order on a list that holds an item twice keeps both copies (it raised)."""
+        current = ["a", "b", "c", "a"]
+        _planorder.impose(current, ["c", "a", "b"])
+        assert sorted(current) == ["a", "a", "b", "c"]
+        assert current[:3] == ["c", "a", "b"]
+
+    def test_impose_with_a_copy_in_the_order(self) -> None:
+        """An order holding an item twice, imposed on a list holding it once, places it once."""
+        current = ["a", "b", "x"]
+        _planorder.impose(current, ["b", "a", "b"])
+        assert current == ["b", "a", "x"]
+
+    def test_a_side_that_copied_task_lines_merges(self) -> None:
+        """A person's edit that copied two tasks with their ids (each id held twice) merges
+        either way, the same, without error (it raised ValueError from the order)."""
+        base = forked()
+        ours = forked((3.0, [{"op": "note", "task": "Docs", "text": "kept"}], "alice"), base=base)
+        theirs = list(base)
+        edit(theirs, copied("Parser"), 2.0)
+        edit(theirs, copied("Lexer"), 4.0)
+        one, other = merge_events(base, ours, theirs), merge_events(base, theirs, ours)
+        assert one.phases == other.phases
+        assert "kept" in tasks(one.phases)["t3"].notes
+        assert {t.id for p in one.phases for t in p.tasks} == {"t1", "t2", "t3"}
+
+
+class TestReorderAgainstARemoval:
+    def test_a_reorder_moving_a_task_the_other_side_removed(self) -> None:
+        """Both sides reorder a phase, and the task one side moved was removed on the other: the
+        order conflict is noted on the phase (it raised KeyError), the same either way."""
+        items = [f"w{i}" for i in range(20)]
+        base: list[Event] = []
+        write(base, [{"op": "init", "list": [{"phase": "A", "items": items}]}], 1.0)
+        ours, theirs = list(base), list(base)
+        write(ours, [{"op": "rm", "task": "w2"}], 10.0, "alice")
+        edit(ours, _permuted(0, [1, 0]), 12.0)
+        write(theirs, [{"op": "start", "task": "w0"}], 10.0, "alice")
+        write(theirs, [{"op": "start", "task": "w0"}], 12.0, "alice")
+        edit(theirs, _permuted(0, [1, 2, 0]), 14.0)
+        one, other = merge_events(base, ours, theirs), merge_events(base, theirs, ours)
+        assert one.events == other.events
+        assert [(c.field, c.phase) for c in one.conflicts] == [("order", "A")]
+        assert "w2" not in [t.content for p in one.phases for t in p.tasks]
 
 
 class TestMergeFiles:

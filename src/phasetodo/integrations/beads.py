@@ -478,22 +478,21 @@ def _entry_problems(
     if not isinstance(entries, list):
         return []
     found = []
+    empty_ok = needed == "text"
     for index, entry in enumerate(entries):
-        place = f"{where}: {field}[{index}]"
         if not isinstance(entry, dict):
-            found.append(f"{place} must be an object, not {_json_kind(entry)}")
+            found.append(f"{where}: {field}[{index}] must be an object, not {_json_kind(entry)}")
             continue
         value = entry.get(needed)
-        empty_ok = needed == "text"
         if not isinstance(value, str) or not (value or empty_ok):
             shown = _json_kind(value) if needed in entry else "missing"
             wanted = "a string" if empty_ok else "a non-empty string"
-            found.append(f"{place}.{needed} must be {wanted}, not {shown}")
-        found += [
-            f"{place}.{name} must be a string, not {_json_kind(entry[name])}"
-            for name in optional
-            if name in entry and not isinstance(entry[name], str)
-        ]
+            found.append(f"{where}: {field}[{index}].{needed} must be {wanted}, not {shown}")
+        for name in optional:
+            if name in entry and not isinstance(entry[name], str):
+                found.append(
+                    f"{where}: {field}[{index}].{name} must be a string, not {_json_kind(entry[name])}"
+                )
     return found
 
 
@@ -732,19 +731,12 @@ def _task(
         c != {"issue_id": issue["id"], "text": c["text"]} for c in comments
     ):
         kept["comments"] = comments  # an empty list, or comments with authors, times, …
-    after = [contents[t] for t in waits.get(issue["id"], ())]
-    mine = set(waits.get(issue["id"], ()))
+    waited = waits.get(issue["id"], ())
+    after = [contents[t] for t in waited]
+    mine = set(waited)
     deps = _deps(issue)
-    plain = True
-    pairs: set[tuple[str, str | None]] = set()
-    for dep in deps:
-        target, kind = dep["depends_on_id"], dep.get("type")
-        held = (kind == "blocks" and target in mine) or (kind == "parent-child" and target in epics)
-        plain = plain and held and (target, kind) not in pairs  # a repeated link is kept as given
-        plain = plain and dep == {"issue_id": issue["id"], "depends_on_id": target, "type": kind}
-        pairs.add((target, kind))
-    if not plain or issue.get("dependencies") == []:  # kept whole: other types, their times, …
-        kept["dependencies"] = list(deps)
+    if not _plain_links(issue["id"], deps, mine, epics) or issue.get("dependencies") == []:
+        kept["dependencies"] = list(deps)  # kept whole: other types, their times, …
     loose_waits = [
         d["depends_on_id"]
         for d in deps
@@ -757,9 +749,31 @@ def _task(
     if issue.get("assignee") == "":
         kept["assignee"] = ""
     if kept:
-        notes.append(KEPT_PREFIX + json.dumps(kept, ensure_ascii=False, sort_keys=True))
+        notes.append(KEPT_PREFIX + _KEPT(kept))
     owner = issue.get("assignee") or None
     return Task(contents[issue["id"]], status, tuple(notes), owner, reason, tuple(after), issue["id"])
+
+
+#: The kept fields' JSON, as ``json.dumps(kept, ensure_ascii=False, sort_keys=True)`` writes
+#: it, with one encoder made once (an import writes one per task).
+_KEPT = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
+
+
+def _plain_links(
+    ident: str, deps: Sequence[Mapping[str, Any]], mine: set[str], epics: Mapping[str, object]
+) -> bool:
+    """Whether the links say no more than the task does: each a ``blocks`` link it waits on,
+    or its epic's ``parent-child`` link, once, with only ``issue_id``, ``depends_on_id`` and ``type``."""
+    pairs: set[tuple[str, object]] = set()
+    for dep in deps:
+        target, kind = dep["depends_on_id"], dep.get("type")
+        held = (kind == "blocks" and target in mine) or (kind == "parent-child" and target in epics)
+        if not held or (target, kind) in pairs:  # a repeated link is kept as given
+            return False
+        if len(dep) != 3 or "type" not in dep or dep.get("issue_id", dep) != ident:
+            return False
+        pairs.add((target, kind))
+    return True
 
 
 def _status(issue: Mapping[str, Any], kept: dict[str, Any]) -> tuple[Status, str | None]:
