@@ -8,6 +8,7 @@ is the same text for a list of values.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import groupby
 from typing import Any
 
 from .._core import texts
@@ -96,37 +97,95 @@ def _parts(cols: Sequence[Column], prefixes: tuple[str, ...]) -> Parts:
     """The summary's parts and ``details.phases``, in one pass over the columns.
 
     ``prefixes`` are the reference's four statuses' line prefixes, and a fifth for
-    ``blocked`` where a team plan's list is written.
+    ``blocked`` where a team plan's list is written. A big column is written run by
+    run (:func:`_runs`), a small one task by task (:func:`_mixed`).
     """
-    prefix, wires = dict(zip(_ALL_STATUSES, prefixes, strict=False)), _WIRE
+    prefix = dict(zip(_ALL_STATUSES, prefixes, strict=False))
     tree: list[str] = []
     remaining: list[str] = []
     dumped: list[dict[str, Any]] = []
+    opened = 0
     current = -1
     for number, col in enumerate(cols):
         name = col.name
         tree.append(f"  {name}:")
-        tasks: list[dict[str, Any]] = []
-        opened = len(remaining)
-        for c, s, n in zip(col.contents, col.statuses, col.notes, strict=True):
-            wire = wires[s]  # type: ignore[index]
-            if s is _PENDING or s is _ACTIVE:
-                remaining.append(f"  - {c} [{wire}] ({name})")
-            if n:
-                if s is _ACTIVE:
-                    _noted(tree, prefix[s], c, s, n)
-                elif len(n) == 1:
-                    tree.append(f"{prefix[s]}{c} (+1 note)")  # type: ignore[index]
-                else:
-                    tree.append(f"{prefix[s]}{c} (+{len(n)} notes)")  # type: ignore[index]
-                tasks.append({"content": c, "status": wire, "notes": list(n)})
-            else:
-                tree.append(f"{prefix[s]}{c}")  # type: ignore[index]
-                tasks.append({"content": c, "status": wire})
+        write = _runs if len(col.contents) >= _RUN_SIZE else _mixed
+        tasks, found = write(col.contents, col.statuses, col.notes, name, prefix, tree, remaining)
+        opened += found
         dumped.append({"name": name, "tasks": tasks})
-        if current < 0 and len(remaining) > opened:
+        if current < 0 and opened:
             current = number
-    return "\n".join(tree), "\n".join(remaining), len(remaining), dumped, current
+    return "\n".join(tree), "\n".join(remaining), opened, dumped, current
+
+
+#: The size from which a column is written run by run: below it, the task-by-task loop is faster.
+_RUN_SIZE = 16
+
+
+def _runs(
+    contents: list[str],
+    statuses: list[Any],
+    notes: list[Any],
+    name: str,
+    prefix: dict[Status, str],
+    tree: list[str],
+    remaining: list[str],
+) -> tuple[list[dict[str, Any]], int]:
+    """:func:`_mixed` for a big column: each run of tasks of one status and no notes
+    is written as one joined text per kind of line, not line by line."""
+    wires = list(map(_WIRE.__getitem__, statuses))
+    tasks = [{"content": c, "status": w} for c, w in zip(contents, wires)]
+    opened = 0
+    start = 0
+    for (status, noted), run in groupby(zip(statuses, map(bool, notes))):
+        end = start + len(list(run))
+        if noted:
+            for index in range(start, end):
+                tasks[index]["notes"] = list(notes[index])
+            _mixed(contents[start:end], statuses[start:end], notes[start:end], name, prefix, tree, remaining)
+        else:
+            part = contents[start:end]
+            lead = prefix[status]
+            tree.append(lead + f"\n{lead}".join(part))
+            if status is _PENDING or status is _ACTIVE:
+                after = f" [{wires[start]}] ({name})"
+                remaining.append("  - " + f"{after}\n  - ".join(part) + after)
+        if status is _PENDING or status is _ACTIVE:
+            opened += end - start
+        start = end
+    return tasks, opened
+
+
+def _mixed(
+    contents: list[str],
+    statuses: list[Any],
+    notes: list[Any],
+    name: str,
+    prefix: dict[Status, str],
+    tree: list[str],
+    remaining: list[str],
+) -> tuple[list[dict[str, Any]], int]:
+    """A column of several statuses or with notes, task by task: its ``details`` tasks, and
+    how many open tasks it added to ``remaining``."""
+    wires = _WIRE
+    tasks: list[dict[str, Any]] = []
+    opened = len(remaining)
+    for c, s, n in zip(contents, statuses, notes, strict=True):
+        wire = wires[s]
+        if s is _PENDING or s is _ACTIVE:
+            remaining.append(f"  - {c} [{wire}] ({name})")
+        if n:
+            if s is _ACTIVE:
+                _noted(tree, prefix[s], c, s, n)
+            elif len(n) == 1:
+                tree.append(f"{prefix[s]}{c} (+1 note)")
+            else:
+                tree.append(f"{prefix[s]}{c} (+{len(n)} notes)")
+            tasks.append({"content": c, "status": wire, "notes": list(n)})
+        else:
+            tree.append(f"{prefix[s]}{c}")
+            tasks.append({"content": c, "status": wire})
+    return tasks, len(remaining) - opened
 
 
 def phase_dicts(cols: Sequence[Any]) -> list[dict[str, Any]]:
