@@ -40,7 +40,6 @@ __all__ = [
     "id_rows",
     "make_tasks",
     "plain_columns",
-    "plain_work",
     "read_columns",
     "value_rows",
 ]
@@ -343,14 +342,16 @@ def _from_dicts(items: Sequence[Mapping[str, Any]]) -> list[_Col]:
 def read_columns(phases: Iterable[Phase | Mapping[str, Any]]) -> list[_Col] | None:
     """Phases (values or JSON dicts) as columns, or ``None`` when a dict is malformed."""
     items = phases if type(phases) in (list, tuple) else list(phases)
-    kinds = set(map(type, items))
     try:
+        if items and type(items[0]) is dict:  # JSON, as hosts pass it: the reader checks every phase
+            return _from_dicts(items)  # type: ignore[arg-type]
+        kinds = set(map(type, items))
         if all(issubclass(kind, Phase) for kind in kinds):
             return _from_values(items)  # type: ignore[arg-type]
         if any(issubclass(kind, Phase) for kind in kinds):
             return None
         return _from_dicts(items)  # type: ignore[arg-type]
-    except (TypeError, KeyError, AttributeError, ValueError):
+    except _REFUSED:
         return None
 
 
@@ -363,22 +364,6 @@ def plain_columns(phases: Iterable[Phase | Mapping[str, Any]]) -> list[_Col] | N
 
 #: Positions a column looks up by scanning before it builds its content -> position map.
 _SCANS = 8
-
-
-def plain_work(phases: Sequence[Phase | Mapping[str, Any]]) -> Columns | None:
-    """The working copy of a list the bulk kernels take (JSON dicts or ``Phase`` values of the
-    reference's fields), or ``None`` for any other (malformed JSON, a team plan's tasks).
-
-    JSON phases are read into columns in one plain loop per task (``_rows``).
-    """
-    if phases and type(phases[0]) is dict:
-        try:
-            loaded = [_Col(*row) for row in _rows(phases)]  # type: ignore[arg-type]
-        except _REFUSED:
-            return None  # not plain JSON (or Phase values among the dicts): the careful loader decides
-        return Columns(phases, loaded)
-    cols = plain_columns(phases)
-    return None if cols is None else Columns(phases, cols)
 
 
 def _from_values(items: Sequence[Phase]) -> list[_Col]:

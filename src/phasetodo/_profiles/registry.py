@@ -71,7 +71,10 @@ class Profile:
     * ``person``: the profile a person's edits run in (the command, the board:
       ``{"ops": [...]}``); ``None``: the team profile on a shared plan, else parity;
     * ``load(items)``: reads a list given as JSON in the profile's own shape (``None``:
-      the engine's codec; the ``todo`` profile reads ``blocker`` and ``droppedBy``).
+      the engine's codec; the ``todo`` profile reads ``blocker`` and ``droppedBy``);
+    * ``takes_json``: ``apply`` reads a list of JSON dicts straight into its working copy
+      (the engine's ``load``, which names each malformed place), so ``todo_write`` hands
+      such a list over as it is, and its result's values are frozen only if read.
     """
 
     name: str
@@ -88,6 +91,7 @@ class Profile:
     own_json: bool = False
     person: Profile | None = attrs.field(default=None, repr=False)
     load: Callable[[Sequence[Any]], tuple[Phase, ...]] | None = attrs.field(default=None, repr=False)
+    takes_json: bool = False
 
     def is_settled(self, task: Task) -> bool:
         """Whether ``task`` is finished for good in this profile (see ``settled``)."""
