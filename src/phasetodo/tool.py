@@ -116,7 +116,7 @@ def todo_write(
     if options is None:
         options = _options(profile, limits, dry_run, agent, lead)
     else:
-        _only_options(profile != "parity" or dry_run or limits is not DEFAULT_LIMITS or agent or lead)
+        _only_options(_named(profile) or dry_run or limits is not DEFAULT_LIMITS or agent or lead)
     return options.run(params, _list_arg(phases, options.profile)).to_json()
 
 
@@ -128,12 +128,18 @@ def _options(
     profile: ProfileLike, limits: Limits | None, dry_run: bool, agent: str | None, lead: str | None
 ) -> Options:
     """:func:`todo_write`'s keywords as one :class:`Options`, kept for the common calls."""
-    if type(profile) is not str or limits is not DEFAULT_LIMITS or dry_run or agent is not None or lead is not None:
+    given = dry_run or agent is not None or lead is not None
+    if not isinstance(profile, str) or limits is not DEFAULT_LIMITS or given:
         return Options(profile, limits, dry_run, agent, lead)
     found = _NAMED.get(profile)
     if found is None:
         found = _NAMED[profile] = Options(profile)
     return found
+
+
+def _named(profile: ProfileLike) -> bool:
+    """Whether a call names a profile other than the default one (beside ``options``)."""
+    return resolve(profile) is not _DEFAULTS.profile
 
 
 def _only_options(loose: object) -> None:
@@ -217,7 +223,7 @@ class MemoryState(OptionsHolder):
         options: Options | None = None,
     ) -> None:
         if options is not None:
-            _only_options(profile != "parity" or limits is not DEFAULT_LIMITS or agent is not None)
+            _only_options(_named(profile) or limits is not DEFAULT_LIMITS or agent is not None)
         #: The defaults of every call: profile, limits, and the agent as writer and lead.
         self.options = Options(profile, limits, agent=agent, lead=agent) if options is None else options
         self._phases: tuple[Phase, ...] = _phases_arg(list(phases), self.options.profile)
@@ -405,7 +411,7 @@ class TodoTool(TodoWriteTool):
 
     def __init__(self, session: TodoState | None = None, *, limits: Limits | Unset | None = UNSET) -> None:
         own = getattr(session, "profile", TODO) if session is not None else TODO
-        if not isinstance(own, Profile) or own.name != TODO.name:
+        if not isinstance(own, Profile) or own.tool != self.name:
             shown = own.name if isinstance(own, Profile) else own
             raise InvalidOption(
                 f"session: the todo tool needs a plan in the todo profile "
@@ -444,11 +450,11 @@ class TodoTool(TodoWriteTool):
         return mcp_tool(self, output=TODO_DETAILS_SCHEMA)
 
 
-#: The tool class hosts register for a profile, by the profile's name (else ``TodoWriteTool``).
-_TOOLS: dict[str, type[TodoWriteTool]] = {TODO.name: TodoTool}
+#: The tool classes hosts register, by the name a profile's ``tool`` gives (else ``TodoWriteTool``).
+_TOOLS: dict[str, type[TodoWriteTool]] = {TodoTool.name: TodoTool}
 
 
 def tool_class(profile: ProfileLike) -> type[TodoWriteTool]:
     """The tool a host registers for ``profile``: :class:`TodoTool` for ``todo``, else
     :class:`TodoWriteTool`."""
-    return _TOOLS.get(resolve(profile).name, TodoWriteTool)
+    return _TOOLS.get(resolve(profile).tool, TodoWriteTool)

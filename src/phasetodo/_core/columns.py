@@ -341,16 +341,16 @@ def _from_dicts(items: Sequence[Mapping[str, Any]]) -> list[_Col]:
 
 def read_columns(phases: Iterable[Phase | Mapping[str, Any]]) -> list[_Col] | None:
     """Phases (values or JSON dicts) as columns, or ``None`` when a dict is malformed."""
-    items = phases if type(phases) in (list, tuple) else list(phases)
+    items: Sequence[Any] = phases if type(phases) in (list, tuple) else list(phases)  # type: ignore[assignment]
     try:
         if items and type(items[0]) is dict:  # JSON, as hosts pass it: the reader checks every phase
-            return _from_dicts(items)  # type: ignore[arg-type]
+            return _from_dicts(items)
         kinds = set(map(type, items))
         if all(issubclass(kind, Phase) for kind in kinds):
-            return _from_values(items)  # type: ignore[arg-type]
+            return _from_values(items)
         if any(issubclass(kind, Phase) for kind in kinds):
             return None
-        return _from_dicts(items)  # type: ignore[arg-type]
+        return _from_dicts(items)
     except _REFUSED:
         return None
 

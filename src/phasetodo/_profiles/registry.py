@@ -74,7 +74,9 @@ class Profile:
       the engine's codec; the ``todo`` profile reads ``blocker`` and ``droppedBy``);
     * ``takes_json``: ``apply`` reads a list of JSON dicts straight into its working copy
       (the engine's ``load``, which names each malformed place), so ``todo_write`` hands
-      such a list over as it is, and its result's values are frozen only if read.
+      such a list over as it is, and its result's values are frozen only if read;
+    * ``tool``: the name of the tool hosts register to run the profile's calls
+      (``todo_write``; the ``todo`` profile's one-op tool is ``todo``).
     """
 
     name: str
@@ -92,6 +94,7 @@ class Profile:
     person: Profile | None = attrs.field(default=None, repr=False)
     load: Callable[[Sequence[Any]], tuple[Phase, ...]] | None = attrs.field(default=None, repr=False)
     takes_json: bool = False
+    tool: str = "todo_write"
 
     def is_settled(self, task: Task) -> bool:
         """Whether ``task`` is finished for good in this profile (see ``settled``)."""

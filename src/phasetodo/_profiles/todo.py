@@ -307,6 +307,7 @@ TODO_PERSON = Profile(
     settled=is_settled,
     own_json=True,
     load=load_todo_list,
+    tool="todo",
 )
 
 #: The reference's current tool, one op per call, on a durable list.
@@ -323,4 +324,5 @@ TODO = Profile(
     own_json=True,
     person=TODO_PERSON,
     load=load_todo_list,
+    tool="todo",
 )

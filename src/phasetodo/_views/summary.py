@@ -134,10 +134,10 @@ def _runs(
     """:func:`_mixed` for a big column: each run of tasks of one status and no notes
     is written as one joined text per kind of line, not line by line."""
     wires = list(map(_WIRE.__getitem__, statuses))
-    tasks = [{"content": c, "status": w} for c, w in zip(contents, wires)]
+    tasks: list[dict[str, Any]] = [{"content": c, "status": w} for c, w in zip(contents, wires, strict=True)]
     opened = 0
     start = 0
-    for (status, noted), run in groupby(zip(statuses, map(bool, notes))):
+    for (status, noted), run in groupby(zip(statuses, map(bool, notes), strict=True)):
         end = start + len(list(run))
         if noted:
             for index in range(start, end):
@@ -148,8 +148,8 @@ def _runs(
             lead = prefix[status]
             tree.append(lead + f"\n{lead}".join(part))
             if status is _PENDING or status is _ACTIVE:
-                after = f" [{wires[start]}] ({name})"
-                remaining.append("  - " + f"{after}\n  - ".join(part) + after)
+                ending = f" [{wires[start]}] ({name})"
+                remaining.append("  - " + f"{ending}\n  - ".join(part) + ending)
         if status is _PENDING or status is _ACTIVE:
             opened += end - start
         start = end
