@@ -181,7 +181,8 @@ Row = tuple[str, list[str], list[Status | None], list[Any]]
 IdRow = tuple[str, list[str], list[Status | None], list[Any], list[str | None]]
 
 
-_LOOKUP = {s.value: s for s in Status}
+#: The reference's four statuses by wire name: ``blocked`` (team plans) is not among them.
+_PLAIN_LOOKUP = {s.value: s for s in Status if s is not Status.BLOCKED}
 _TEAM_KEYS = frozenset(("owner", "reason", "after", "id", "lease"))
 _ONLY_STR = frozenset((str,))
 _ONLY_DICT = frozenset((dict,))
@@ -197,7 +198,7 @@ _id, _lease = attrgetter("id"), attrgetter("lease")
 
 def _rows(phases: Sequence[Mapping[str, Any]]) -> list[Row]:
     """JSON phases as columns, in one plain loop per task; raises on anything unusual."""
-    lookup, team, only_str, blocked = _LOOKUP, _TEAM_KEYS, _ONLY_STR, Status.BLOCKED
+    lookup, team, only_str = _PLAIN_LOOKUP, _TEAM_KEYS, _ONLY_STR
     out: list[Row] = []
     for phase in phases:
         if type(phase) is not dict:
@@ -214,9 +215,7 @@ def _rows(phases: Sequence[Mapping[str, Any]]) -> list[Row]:
             content = task["content"]
             if type(content) is not str:
                 raise TypeError
-            status = lookup[task["status"]]
-            if status is blocked:
-                raise TypeError  # a team plan: the general engine carries its fields
+            status = lookup[task["status"]]  # "blocked" (a team plan): KeyError, careful loader
             contents.append(content)
             statuses.append(status)
             if len(task) == 2:  # content and status: no notes
