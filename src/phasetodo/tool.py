@@ -12,7 +12,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from ._core.codec import as_phases, dump_phases
-from ._core.columns import plain_work
 from ._core.limits import DEFAULT_LIMITS, Limits
 from ._core.model import Phase, value_problems
 from ._core.schema import PARAMS_SCHEMA
@@ -25,7 +24,6 @@ from ._profiles.result import DetailsJSON, PhaseJSON, ResultJSON, Storage, TaskJ
 from ._profiles.todo import TODO, TODO_DETAILS_SCHEMA, to_todo
 from ._specs import Api, anthropic_tool, mcp_tool, openai_tool, strip_nulls
 from ._todo.values import phases_to_json
-from ._views.summary import summary_parts
 from .errors import InvalidOption, InvalidParams, InvalidPhases
 
 if TYPE_CHECKING:
@@ -116,18 +114,32 @@ def todo_write(
     giving both is an :class:`~phasetodo.errors.InvalidOption`.
     """
     if options is None:
-        fast = None if dry_run else _parity_on_columns(params, phases, profile, limits)
-        if fast is not None:
-            return fast
-        options = Options(profile, limits, dry_run, agent, lead)
+        options = _options(profile, limits, dry_run, agent, lead)
     else:
-        _only_options(profile != "parity" or dry_run or limits is not DEFAULT_LIMITS or agent or lead)
-        fast = None
-        if not options.dry_run:
-            fast = _parity_on_columns(params, phases, options.profile, options.limits, options.storage)
-        if fast is not None:
-            return fast
-    return options.run(params, _phases_arg(phases, options.profile)).to_json()
+        _only_options(_named(profile) or dry_run or limits is not DEFAULT_LIMITS or agent or lead)
+    return options.run(params, _list_arg(phases, options.profile)).to_json()
+
+
+#: The options of calls that name only a built-in profile (most calls), made once per name.
+_NAMED: dict[str, Options] = {}
+
+
+def _options(
+    profile: ProfileLike, limits: Limits | None, dry_run: bool, agent: str | None, lead: str | None
+) -> Options:
+    """:func:`todo_write`'s keywords as one :class:`Options`, kept for the common calls."""
+    given = dry_run or agent is not None or lead is not None
+    if not isinstance(profile, str) or limits is not DEFAULT_LIMITS or given:
+        return Options(profile, limits, dry_run, agent, lead)
+    found = _NAMED.get(profile)
+    if found is None:
+        found = _NAMED[profile] = Options(profile)
+    return found
+
+
+def _named(profile: ProfileLike) -> bool:
+    """Whether a call names a profile other than the default one (beside ``options``)."""
+    return resolve(profile) is not _DEFAULTS.profile
 
 
 def _only_options(loose: object) -> None:
@@ -136,37 +148,16 @@ def _only_options(loose: object) -> None:
         raise InvalidOption("options: give profile, limits, dry_run and agent in it, not beside it")
 
 
-def _parity_on_columns(
-    params: Mapping[str, Any],
-    phases: object,
-    profile: ProfileLike,
-    limits: Limits | None,
-    storage: Storage = "memory",
-) -> ResultJSON | None:
-    """A parity call run straight on columns (see ``phasetodo._core.columns``), or ``None``.
+def _list_arg(phases: object, profile: Profile) -> Sequence[Phase | Mapping[str, Any]]:
+    """``phases`` as :func:`todo_write` hands them to the pipeline: JSON dicts as they are
+    for a profile that ``takes_json`` (its working copy reads them once), else values."""
+    if profile.takes_json and isinstance(phases, (list, tuple)) and not _all_values(phases):
+        return phases
+    return _phases_arg(phases, profile)
 
-    ``None`` sends the call down the general path: another profile, a list that
-    is malformed or holds duplicate contents. Checks happen in the same order
-    there: the list, then the arguments, then the limits.
-    """
-    if isinstance(profile, str) and profile != "parity":
-        return None
-    if not isinstance(profile, str) and resolve(profile) is not PARITY:
-        return None
-    if phases is not None and type(phases) not in (list, tuple):
-        return None
-    items: Sequence[Any] = () if phases is None else phases  # type: ignore[assignment]
-    work = plain_work(items)  # None for JSON that is not plain: the general path names the places
-    if work is None:
-        return None
-    ops = PARITY.parse(params)
-    grows = limits is not None and limits.check_ops(ops)
-    work.apply(ops)
-    if grows:
-        assert limits is not None
-        limits.check_sizes(work.before_phases, work.before_tasks, len(work.cols), work.count)
-    text, details = summary_parts(work, storage)
-    return {"content": [{"type": "text", "text": text}], "details": details}  # type: ignore[return-value]
+
+def _all_values(items: Sequence[object]) -> bool:
+    return all(isinstance(p, Phase) for p in items)
 
 
 def _phases_arg(phases: object, profile: Profile = PARITY) -> tuple[Phase, ...]:
@@ -179,7 +170,7 @@ def _phases_arg(phases: object, profile: Profile = PARITY) -> tuple[Phase, ...]:
     if profile.load is not None:
         return profile.load(phases)
     items = tuple(phases)
-    if items and all(isinstance(p, Phase) for p in items):
+    if items and _all_values(items):
         found = value_problems(items)
         if found:
             raise InvalidPhases(found)
@@ -232,7 +223,7 @@ class MemoryState(OptionsHolder):
         options: Options | None = None,
     ) -> None:
         if options is not None:
-            _only_options(profile != "parity" or limits is not DEFAULT_LIMITS or agent is not None)
+            _only_options(_named(profile) or limits is not DEFAULT_LIMITS or agent is not None)
         #: The defaults of every call: profile, limits, and the agent as writer and lead.
         self.options = Options(profile, limits, agent=agent, lead=agent) if options is None else options
         self._phases: tuple[Phase, ...] = _phases_arg(list(phases), self.options.profile)
@@ -420,7 +411,7 @@ class TodoTool(TodoWriteTool):
 
     def __init__(self, session: TodoState | None = None, *, limits: Limits | Unset | None = UNSET) -> None:
         own = getattr(session, "profile", TODO) if session is not None else TODO
-        if not isinstance(own, Profile) or own.name != TODO.name:
+        if not isinstance(own, Profile) or own.tool != self.name:
             shown = own.name if isinstance(own, Profile) else own
             raise InvalidOption(
                 f"session: the todo tool needs a plan in the todo profile "
@@ -459,11 +450,11 @@ class TodoTool(TodoWriteTool):
         return mcp_tool(self, output=TODO_DETAILS_SCHEMA)
 
 
-#: The tool class hosts register for a profile, by the profile's name (else ``TodoWriteTool``).
-_TOOLS: dict[str, type[TodoWriteTool]] = {TODO.name: TodoTool}
+#: The tool classes hosts register, by the name a profile's ``tool`` gives (else ``TodoWriteTool``).
+_TOOLS: dict[str, type[TodoWriteTool]] = {TodoTool.name: TodoTool}
 
 
 def tool_class(profile: ProfileLike) -> type[TodoWriteTool]:
     """The tool a host registers for ``profile``: :class:`TodoTool` for ``todo``, else
     :class:`TodoWriteTool`."""
-    return _TOOLS.get(resolve(profile).name, TodoWriteTool)
+    return _TOOLS.get(resolve(profile).tool, TodoWriteTool)

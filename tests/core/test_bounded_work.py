@@ -258,9 +258,9 @@ class TestQuickSchemaCheck:
     @settings(max_examples=examples(300))
     def test_quick_check_never_accepts_what_the_schema_rejects(self, params: object) -> None:
         """The quick shape check says valid only where the compiled schema does too."""
-        for names, name in ((schema._PARITY_OPS, "parity"), (schema._STRICT_OPS, "strict")):
-            if schema._plainly_valid(params, names):
-                schema._validator(name)(params)
+        for check in (schema.PARAMS_CHECK, schema.STRICT_PARAMS_CHECK):
+            if schema._plainly_valid(params, check.ops):
+                check.compiled()(params)
 
     @pytest.mark.parametrize("vector", read_vectors("params.jsonl"), ids=lambda v: v["id"])
     def test_params_vectors(self, vector: dict[str, Any]) -> None:

@@ -126,7 +126,8 @@ class TestCompiledChecks:
     @pytest.fixture(autouse=True)
     def _cold(self, monkeypatch: pytest.MonkeyPatch) -> None:
         """Start from nothing compiled, as a new process does."""
-        monkeypatch.setattr(schema, "_compiled", {})
+        for check in (schema.PARAMS_CHECK, schema.STRICT_PARAMS_CHECK):
+            monkeypatch.setattr(check, "_compiled", None)
 
     def test_dict_subclasses_are_json_objects(self) -> None:
         """Params and ops given as dict subclasses are checked by the schema and applied."""
@@ -158,9 +159,9 @@ class TestCompiledChecks:
     def test_compiled_once(self) -> None:
         """A profile's schema is compiled on its first check and kept."""
         assert schema.is_valid(_Data(ops=[{"op": "done"}]))
-        first = schema._compiled["parity"]
+        first = schema.PARAMS_CHECK.compiled()
         assert schema.is_valid(_Data(ops=[{"op": "rm"}]))
-        assert schema._compiled["parity"] is first
+        assert schema.PARAMS_CHECK.compiled() is first
 
 
 class TestNullRule:

@@ -40,7 +40,6 @@ __all__ = [
     "id_rows",
     "make_tasks",
     "plain_columns",
-    "plain_work",
     "read_columns",
     "value_rows",
 ]
@@ -182,7 +181,8 @@ Row = tuple[str, list[str], list[Status | None], list[Any]]
 IdRow = tuple[str, list[str], list[Status | None], list[Any], list[str | None]]
 
 
-_LOOKUP = {s.value: s for s in Status}
+#: The reference's four statuses by wire name: ``blocked`` (team plans) is not among them.
+_PLAIN_LOOKUP = {s.value: s for s in Status if s is not Status.BLOCKED}
 _TEAM_KEYS = frozenset(("owner", "reason", "after", "id", "lease"))
 _ONLY_STR = frozenset((str,))
 _ONLY_DICT = frozenset((dict,))
@@ -198,7 +198,7 @@ _id, _lease = attrgetter("id"), attrgetter("lease")
 
 def _rows(phases: Sequence[Mapping[str, Any]]) -> list[Row]:
     """JSON phases as columns, in one plain loop per task; raises on anything unusual."""
-    lookup, team, only_str, blocked = _LOOKUP, _TEAM_KEYS, _ONLY_STR, Status.BLOCKED
+    lookup, team, only_str = _PLAIN_LOOKUP, _TEAM_KEYS, _ONLY_STR
     out: list[Row] = []
     for phase in phases:
         if type(phase) is not dict:
@@ -215,9 +215,7 @@ def _rows(phases: Sequence[Mapping[str, Any]]) -> list[Row]:
             content = task["content"]
             if type(content) is not str:
                 raise TypeError
-            status = lookup[task["status"]]
-            if status is blocked:
-                raise TypeError  # a team plan: the general engine carries its fields
+            status = lookup[task["status"]]  # "blocked" (a team plan): KeyError, careful loader
             contents.append(content)
             statuses.append(status)
             if len(task) == 2:  # content and status: no notes
@@ -342,15 +340,17 @@ def _from_dicts(items: Sequence[Mapping[str, Any]]) -> list[_Col]:
 
 def read_columns(phases: Iterable[Phase | Mapping[str, Any]]) -> list[_Col] | None:
     """Phases (values or JSON dicts) as columns, or ``None`` when a dict is malformed."""
-    items = phases if type(phases) in (list, tuple) else list(phases)
-    kinds = set(map(type, items))
+    items: Sequence[Any] = phases if type(phases) in (list, tuple) else list(phases)  # type: ignore[assignment]
     try:
+        if items and type(items[0]) is dict:  # JSON, as hosts pass it: the reader checks every phase
+            return _from_dicts(items)
+        kinds = set(map(type, items))
         if all(issubclass(kind, Phase) for kind in kinds):
-            return _from_values(items)  # type: ignore[arg-type]
+            return _from_values(items)
         if any(issubclass(kind, Phase) for kind in kinds):
             return None
-        return _from_dicts(items)  # type: ignore[arg-type]
-    except (TypeError, KeyError, AttributeError, ValueError):
+        return _from_dicts(items)
+    except _REFUSED:
         return None
 
 
@@ -363,22 +363,6 @@ def plain_columns(phases: Iterable[Phase | Mapping[str, Any]]) -> list[_Col] | N
 
 #: Positions a column looks up by scanning before it builds its content -> position map.
 _SCANS = 8
-
-
-def plain_work(phases: Sequence[Phase | Mapping[str, Any]]) -> Columns | None:
-    """The working copy of a list the bulk kernels take (JSON dicts or ``Phase`` values of the
-    reference's fields), or ``None`` for any other (malformed JSON, a team plan's tasks).
-
-    JSON phases are read into columns in one plain loop per task (``_rows``).
-    """
-    if phases and type(phases[0]) is dict:
-        try:
-            loaded = [_Col(*row) for row in _rows(phases)]  # type: ignore[arg-type]
-        except _REFUSED:
-            return None  # not plain JSON (or Phase values among the dicts): the careful loader decides
-        return Columns(phases, loaded)
-    cols = plain_columns(phases)
-    return None if cols is None else Columns(phases, cols)
 
 
 def _from_values(items: Sequence[Phase]) -> list[_Col]:

@@ -9,6 +9,7 @@ whole list; unchanged phases and tasks are the input's, which is never mutated.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import cached_property
 from typing import Any, TypeVar
 
 import attrs
@@ -23,17 +24,36 @@ __all__ = ["Outcome", "apply", "load", "normalize"]
 _Work = TypeVar("_Work", bound=Columns)
 
 
+def _frozen(phases: tuple[Phase, ...] | Columns) -> tuple[Phase, ...]:
+    """An outcome's phases: given, or frozen from its working copy (compared and shown so)."""
+    return phases.phases() if isinstance(phases, Columns) else phases
+
+
 @attrs.frozen
 class Outcome:
     """What a batch produced: the normalized phases and the non-fatal errors.
 
-    ``columns`` is the working copy the phases were frozen from: a report writes
-    the result from it in one pass. It is never changed after the batch.
+    ``phases`` may be given as the working copy itself (a :class:`Columns`): the
+    values are then frozen from it when first read, so a call whose caller wants
+    only the JSON result never builds them. ``columns`` is the working copy the
+    phases were frozen from: a report writes the result from it in one pass. It is
+    never changed after the batch.
     """
 
-    phases: tuple[Phase, ...]
+    _phases: tuple[Phase, ...] | Columns = attrs.field(eq=_frozen, repr=lambda p: repr(_frozen(p)))
     errors: tuple[str, ...] = ()
     columns: Columns | None = attrs.field(default=None, eq=False, repr=False, kw_only=True)
+
+    @cached_property
+    def phases(self) -> tuple[Phase, ...]:
+        """The normalized list as values."""
+        return _frozen(self._phases)
+
+    def size(self) -> tuple[int, int]:
+        """How many phases and tasks the list holds, without freezing it."""
+        if isinstance(self._phases, Columns):
+            return len(self._phases.cols), self._phases.count
+        return len(self.phases), sum(len(phase.tasks) for phase in self.phases)
 
 
 def load(phases: Iterable[Phase | Mapping[str, Any]], work: Callable[[Sequence[Any]], _Work]) -> _Work:
@@ -57,7 +77,7 @@ def apply(phases: Iterable[Phase | Mapping[str, Any]], ops: Iterable[Op | View])
     """
     work = load(phases, Columns)
     work.apply(ops)
-    return Outcome(work.phases(), tuple(work.errors), columns=work)
+    return Outcome(work, tuple(work.errors), columns=work)
 
 
 def normalize(phases: Iterable[Phase]) -> tuple[Phase, ...]:

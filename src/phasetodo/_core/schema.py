@@ -17,9 +17,12 @@ from .ops import OP_NAMES
 
 __all__ = [
     "DETAILS_SCHEMA",
+    "PARAMS_CHECK",
     "PARAMS_SCHEMA",
     "PHASES_SCHEMA",
+    "STRICT_PARAMS_CHECK",
     "STRICT_PARAMS_SCHEMA",
+    "ParamsCheck",
     "array_of_objects",
     "is_valid",
     "is_valid_strict",
@@ -157,23 +160,6 @@ def _strict_schema() -> dict[str, Any]:
 #: plus ``view`` (read-only: a task with its notes, a phase, or the whole list).
 STRICT_PARAMS_SCHEMA: dict[str, Any] = _strict_schema()
 
-_compiled: dict[str, Callable[[object], object]] = {}
-
-
-def _validator(name: str) -> Callable[[object], object]:
-    """The compiled check for ``"parity"`` or ``"strict"``, compiled on first use (not at import)."""
-    check = _compiled.get(name)
-    if check is None:
-        import fastjsonschema
-
-        check = _compiled[name] = fastjsonschema.compile(
-            PARAMS_SCHEMA if name == "parity" else STRICT_PARAMS_SCHEMA
-        )
-    return check
-
-
-_PARITY_OPS = frozenset(OP_NAMES)
-_STRICT_OPS = frozenset((*OP_NAMES, "view"))
 _ARRAYS = (list, tuple)
 
 
@@ -213,25 +199,55 @@ def _plainly_valid(params: Any, names: frozenset[str]) -> bool:
     return True
 
 
+class ParamsCheck:
+    """A parameter schema as a check: the quick pass over the common shape (with the op
+    names the schema allows), then, only when that cannot tell, the compiled schema.
+
+    Each profile's parse holds its own (:data:`PARAMS_CHECK`, :data:`STRICT_PARAMS_CHECK`):
+    what differs between them is this value, not a name. The schema is compiled on
+    first use, not at import.
+    """
+
+    __slots__ = ("_compiled", "ops", "schema")
+
+    def __init__(self, schema: Mapping[str, Any], ops: Sequence[str]) -> None:
+        self.schema = schema
+        self.ops = frozenset(ops)
+        self._compiled: Callable[[object], object] | None = None
+
+    def compiled(self) -> Callable[[object], object]:
+        """The schema compiled by ``fastjsonschema`` (raises on a breach)."""
+        if self._compiled is None:
+            import fastjsonschema
+
+            self._compiled = fastjsonschema.compile(dict(self.schema))
+        return self._compiled
+
+    def __call__(self, params: object) -> bool:
+        """Whether ``params`` satisfies the schema."""
+        if _plainly_valid(params, self.ops):
+            return True
+        try:
+            self.compiled()(params)
+        except Exception:  # a schema breach, or a value that is not JSON-shaped at all
+            return False
+        return True
+
+
+#: The parity profile's check: :data:`PARAMS_SCHEMA`.
+PARAMS_CHECK = ParamsCheck(PARAMS_SCHEMA, OP_NAMES)
+#: The strict profile's check: :data:`STRICT_PARAMS_SCHEMA` (``view`` as well).
+STRICT_PARAMS_CHECK = ParamsCheck(STRICT_PARAMS_SCHEMA, (*OP_NAMES, "view"))
+
+
 def is_valid_strict(params: object) -> bool:
     """Whether ``params`` satisfies :data:`STRICT_PARAMS_SCHEMA`."""
-    return _is_valid(params, "strict")
+    return STRICT_PARAMS_CHECK(params)
 
 
 def is_valid(params: object) -> bool:
     """Whether ``params`` satisfies :data:`PARAMS_SCHEMA`."""
-    return _is_valid(params, "parity")
-
-
-def _is_valid(params: object, name: str) -> bool:
-    """The quick check of the common shape, then (only when it cannot tell) the compiled schema."""
-    if _plainly_valid(params, _STRICT_OPS if name == "strict" else _PARITY_OPS):
-        return True
-    try:
-        _validator(name)(params)
-    except Exception:  # a schema breach, or a value that is not JSON-shaped at all
-        return False
-    return True
+    return PARAMS_CHECK(params)
 
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {

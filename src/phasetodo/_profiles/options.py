@@ -10,11 +10,12 @@ where ``None`` can be a value of its own (``limits=None``: no limits).
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, TypedDict
 
 import attrs
 
+from .._core.codec import as_phases
 from .._core.limits import DEFAULT_LIMITS, Limits
 from .._core.model import Phase
 from .builtin import ProfileLike, resolve
@@ -118,25 +119,29 @@ class Options:
             return _NOBODY
         return CallContext(self.agent, self.lead, self.scope, self.now, self.lease, self.seen)
 
-    def run(self, params: object, phases: Sequence[Phase] = ()) -> ToolResult:
+    def run(self, params: object, phases: Sequence[Phase | Mapping[str, Any]] = ()) -> ToolResult:
         """One call with these options, arguments to result: the one pipeline every entry takes.
 
         Parse the arguments, check them against the limits, apply them for the call's
         :attr:`context`, report. Raises :class:`~phasetodo.InvalidParams` (nothing
         applied) for arguments that break the profile's schema or the limits. ``phases``
-        is never modified. A dry run's result says what the call would change; saving
-        it is the caller's choice (sessions do not).
+        is never modified: ``Phase`` values, or JSON dicts for a profile that
+        ``takes_json`` (read once, into the working copy; a malformed list raises
+        :class:`~phasetodo.InvalidPhases` naming the place). A dry run's result says what
+        the call would change; saving it is the caller's choice (sessions do not).
         """
         current = phases if isinstance(phases, tuple) else tuple(phases)
         profile, limits = self.profile, self.limits
         ops = profile.parse(params)
         grows = limits is not None and limits.check_ops(ops)
-        outcome = profile.apply(current, ops, self.context)
+        outcome = profile.apply(current, ops, self.context)  # type: ignore[arg-type]
         if grows:
             assert limits is not None
-            limits.check_result(current, outcome.phases)
+            count_phases, count_tasks = outcome.size()
+            if count_phases > limits.max_phases or count_tasks > limits.max_tasks:
+                limits.check_result(as_phases(current), outcome.phases)
         result = profile.report(outcome, self.storage)
-        return result.as_dry_run(current) if self.dry_run else result
+        return result.as_dry_run(as_phases(current)) if self.dry_run else result
 
 
 #: The context of a call with no agent, lead or scope (most calls): made once.

@@ -68,7 +68,7 @@ def parity_report(outcome: Outcome, storage: Storage) -> ToolResult:
         work = Columns(outcome.phases)
         work.errors = list(outcome.errors)
     text, details = summary_parts(work, storage)
-    return ToolResult(text, details, phases=outcome.phases, errors=outcome.errors)
+    return ToolResult(text, details, errors=outcome.errors, outcome=outcome)
 
 
 def _apply(phases: tuple[Phase, ...], ops: Sequence[Op], call: CallContext) -> Outcome:
@@ -83,4 +83,5 @@ PARITY = Profile(
     parse=parse_params,
     apply=_apply,
     report=parity_report,
+    takes_json=True,
 )

@@ -72,8 +72,12 @@ class Profile:
       ``{"ops": [...]}``); ``None``: the team profile on a shared plan, else parity;
     * ``load(items)``: reads a list given as JSON in the profile's own shape (``None``:
       the engine's codec; the ``todo`` profile reads ``blocker`` and ``droppedBy``);
-    * ``tool``: the name of the tool the model calls (``todo_write``; the ``todo``
-      profile's tool is ``todo``), what reminders and servers tell the model to call.
+    * ``takes_json``: ``apply`` reads a list of JSON dicts straight into its working copy
+      (the engine's ``load``, which names each malformed place), so ``todo_write`` hands
+      such a list over as it is, and its result's values are frozen only if read;
+    * ``tool``: the name of the tool hosts register to run the profile's calls
+      (``todo_write``; the ``todo`` profile's one-op tool is ``todo``), what reminders and
+      servers tell the model to call.
     """
 
     name: str
@@ -90,6 +94,7 @@ class Profile:
     own_json: bool = False
     person: Profile | None = attrs.field(default=None, repr=False)
     load: Callable[[Sequence[Any]], tuple[Phase, ...]] | None = attrs.field(default=None, repr=False)
+    takes_json: bool = False
     tool: str = "todo_write"
 
     def is_settled(self, task: Task) -> bool:

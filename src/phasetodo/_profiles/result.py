@@ -8,10 +8,12 @@ JSON is made from it only at the edges (:meth:`ToolResult.to_json`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import cached_property
 from typing import Any, Literal, TypedDict, cast
 
 import attrs
 
+from .._core.engine import Outcome
 from .._core.model import Phase
 from .._views.diff import StatusChange, diff_phases, format_diff
 
@@ -96,17 +98,27 @@ class ToolResult:
     An error result (``is_error``) leaves the list as it was and says why in
     ``text``; ``problems`` holds the argument problems, one per line.
     ``flags_error`` says whether the JSON carries ``isError`` (profiles whose
-    calls can be refused always send it).
+    calls can be refused always send it). ``outcome``, given instead of ``phases``,
+    is the engine's outcome the phases are read from on first use: a caller that
+    wants only the JSON (``todo_write``) never has the list frozen into values.
     """
 
     text: str
     details: Mapping[str, Any]
     is_error: bool = False
     problems: tuple[str, ...] = ()
-    phases: tuple[Phase, ...] = attrs.field(default=(), eq=False)
+    _phases: tuple[Phase, ...] | None = attrs.field(default=None, eq=False)
     errors: tuple[str, ...] = ()
     transitions: tuple[StatusChange, ...] = ()
     flags_error: bool = False
+    _outcome: Outcome | None = attrs.field(default=None, eq=False, repr=False, kw_only=True)
+
+    @cached_property
+    def phases(self) -> tuple[Phase, ...]:
+        """The list after the call, as values."""
+        if self._phases is not None:
+            return self._phases
+        return () if self._outcome is None else self._outcome.phases
 
     @property
     def content(self) -> list[TextPart]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
+from itertools import groupby
 from typing import Any
 
 import attrs
@@ -500,8 +501,13 @@ def _render(cols: list[Column], markers: tuple[str, str, str, str]) -> str:
         if out:
             out.append("")
         out.append(f"# {col.name}")
-        if not any(col.notes):
-            out += [f"{marks[s]}{c}" for c, s in zip(col.contents, col.statuses, strict=True)]  # type: ignore[index]
+        if not any(col.notes):  # each run of one status is one joined text
+            start = 0
+            for status, run in groupby(col.statuses):
+                end = start + len(list(run))
+                mark = marks[status]  # type: ignore[index]
+                out.append(mark + f"\n{mark}".join(col.contents[start:end]))
+                start = end
             continue
         for content, status, notes in zip(col.contents, col.statuses, col.notes, strict=True):
             out.append(f"{marks[status]}{content}")  # type: ignore[index]

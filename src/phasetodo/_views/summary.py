@@ -8,6 +8,7 @@ is the same text for a list of values.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import groupby
 from typing import Any
 
 from .._core import texts
@@ -96,37 +97,79 @@ def _parts(cols: Sequence[Column], prefixes: tuple[str, ...]) -> Parts:
     """The summary's parts and ``details.phases``, in one pass over the columns.
 
     ``prefixes`` are the reference's four statuses' line prefixes, and a fifth for
-    ``blocked`` where a team plan's list is written.
+    ``blocked`` where a team plan's list is written. A big column is written run by
+    run (:func:`_runs`), a small one task by task, here.
     """
     prefix, wires = dict(zip(_ALL_STATUSES, prefixes, strict=False)), _WIRE
     tree: list[str] = []
     remaining: list[str] = []
     dumped: list[dict[str, Any]] = []
+    total = 0
     current = -1
     for number, col in enumerate(cols):
         name = col.name
         tree.append(f"  {name}:")
-        tasks: list[dict[str, Any]] = []
-        opened = len(remaining)
-        for c, s, n in zip(col.contents, col.statuses, col.notes, strict=True):
-            wire = wires[s]  # type: ignore[index]
-            if s is _PENDING or s is _ACTIVE:
-                remaining.append(f"  - {c} [{wire}] ({name})")
-            if n:
-                if s is _ACTIVE:
-                    _noted(tree, prefix[s], c, s, n)
-                elif len(n) == 1:
-                    tree.append(f"{prefix[s]}{c} (+1 note)")  # type: ignore[index]
+        before = len(remaining)
+        if len(col.contents) >= _RUN_SIZE:
+            tasks, opened = _runs(col.contents, col.statuses, col.notes, name, prefix, tree, remaining)
+        else:
+            tasks = []
+            for c, s, n in zip(col.contents, col.statuses, col.notes, strict=True):
+                wire = wires[s]  # type: ignore[index]
+                if s is _PENDING or s is _ACTIVE:
+                    remaining.append(f"  - {c} [{wire}] ({name})")
+                if n:
+                    _noted(tree, prefix[s], c, s, n)  # type: ignore[index,arg-type]
+                    tasks.append({"content": c, "status": wire, "notes": list(n)})
                 else:
-                    tree.append(f"{prefix[s]}{c} (+{len(n)} notes)")  # type: ignore[index]
-                tasks.append({"content": c, "status": wire, "notes": list(n)})
-            else:
-                tree.append(f"{prefix[s]}{c}")  # type: ignore[index]
-                tasks.append({"content": c, "status": wire})
+                    tree.append(f"{prefix[s]}{c}")  # type: ignore[index]
+                    tasks.append({"content": c, "status": wire})
+            opened = len(remaining) - before
         dumped.append({"name": name, "tasks": tasks})
-        if current < 0 and len(remaining) > opened:
+        total += opened
+        if current < 0 and opened:
             current = number
-    return "\n".join(tree), "\n".join(remaining), len(remaining), dumped, current
+    return "\n".join(tree), "\n".join(remaining), total, dumped, current
+
+
+#: The size from which a column is written run by run: below it, the task-by-task loop is faster.
+_RUN_SIZE = 16
+
+
+def _runs(
+    contents: list[str],
+    statuses: list[Any],
+    notes: list[Any],
+    name: str,
+    prefix: dict[Status, str],
+    tree: list[str],
+    remaining: list[str],
+) -> tuple[list[dict[str, Any]], int]:
+    """A big column's ``details`` tasks (and how many are open), its tree lines and its open
+    tasks' lines: each run of tasks of one status and no notes is one joined text per kind."""
+    wires = list(map(_WIRE.__getitem__, statuses))
+    tasks: list[dict[str, Any]] = [{"content": c, "status": w} for c, w in zip(contents, wires, strict=True)]
+    start = opened = 0
+    for (status, noted), run in groupby(zip(statuses, map(bool, notes), strict=True)):
+        end = start + len(list(run))
+        lead = prefix[status]
+        is_open = status is _PENDING or status is _ACTIVE
+        if noted:
+            for index in range(start, end):
+                tasks[index]["notes"] = list(notes[index])
+                _noted(tree, lead, contents[index], status, notes[index])
+                if is_open:
+                    remaining.append(f"  - {contents[index]} [{wires[index]}] ({name})")
+        else:
+            part = contents[start:end]
+            tree.append(lead + f"\n{lead}".join(part))
+            if is_open:
+                ending = f" [{wires[start]}] ({name})"
+                remaining.append("  - " + f"{ending}\n  - ".join(part) + ending)
+        if is_open:
+            opened += end - start
+        start = end
+    return tasks, opened
 
 
 def phase_dicts(cols: Sequence[Any]) -> list[dict[str, Any]]:
