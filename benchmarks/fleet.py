@@ -81,18 +81,12 @@ def _plan(tasks: int) -> dict[str, Any]:
     return {"ops": [{"op": "init", "list": phases}]}
 
 
-def _mine(result: dict[str, Any], agent: str) -> str | None:
-    for phase in result["details"]["phases"]:
-        for task in phase["tasks"]:
-            if task.get("owner") == agent and task["status"] == "in_progress":
-                return str(task["content"])
-    return None
+def _open_left(result: phasetodo.ToolResult) -> bool:
+    """Whether the plan after a call still has a task to claim or close."""
+    return any(t.status in _OPEN for p in result.phases for t in p.tasks)
 
 
-def _open_left(result: dict[str, Any]) -> bool:
-    return any(
-        t["status"] in ("pending", "in_progress") for p in result["details"]["phases"] for t in p["tasks"]
-    )
+_OPEN = (phasetodo.Status.PENDING, phasetodo.Status.IN_PROGRESS)
 
 
 def agent_main(spec: str, agent: str, lease: float, work: float, out: Path, stall_at: int = 0) -> None:
@@ -108,17 +102,11 @@ def agent_main(spec: str, agent: str, lease: float, work: float, out: Path, stal
         phasetodo.Session.open(SESSION, store, profile="team", agent=agent, lease=lease) as session,
     ):
 
-        def write(ops: list[dict[str, Any]], what: str) -> dict[str, Any]:
+        def write(ops: list[dict[str, Any]], what: str) -> phasetodo.ToolResult:
             start = time.perf_counter()
-            result = session.todo_write({"ops": ops})
+            result = session.write({"ops": ops})
             log.write(
-                json.dumps(
-                    {
-                        "what": what,
-                        "ms": (time.perf_counter() - start) * 1e3,
-                        "text": result["content"][0]["text"][:200],
-                    }
-                )
+                json.dumps({"what": what, "ms": (time.perf_counter() - start) * 1e3, "text": result.text[:200]})
                 + "\n"
             )
             log.flush()
@@ -126,7 +114,7 @@ def agent_main(spec: str, agent: str, lease: float, work: float, out: Path, stal
 
         while True:
             result = write([{"op": "start"}], "start")
-            task = _mine(result, agent)
+            task = result.details["task"]  # the task this call claimed (None: none was ready)
             if task is None:
                 if not _open_left(result):
                     return
@@ -137,7 +125,7 @@ def agent_main(spec: str, agent: str, lease: float, work: float, out: Path, stal
             claims += 1
             time.sleep(3600 if claims == stall_at else work)
             done = write([{"op": "done", "task": task}], "done")
-            if done.get("isError"):
+            if done.is_error:
                 log.write(json.dumps({"what": "fenced", "task": task}) + "\n")
                 log.flush()
     store.close()
