@@ -7,13 +7,16 @@ The lead writes a plan of ``--tasks`` tasks (phases of 100). Then ``--agents`` p
 open the plan with ``lease=--lease`` seconds and loop: ``start {}`` claims the first ready task
 (a lapsed claim included), the agent works ``--work`` seconds, then ``done`` closes it; an agent
 stops when no task is open. A share ``--kill`` of the agents is SIGKILLed while it holds a
-claim, so its task stays claimed until the lease lapses and another agent takes it. At the end
-the log is read back and the run reports:
+claim, so its task stays claimed until the lease lapses and another agent takes it. The clock
+starts once every agent process has started and opened the plan (they wait for one another),
+so Python's start-up is not counted. At the end the log is read back and the run reports:
 
 * claims per second (the claims the agents made, over the wall-clock time of the run);
 * p50 and p99 write latency (every ``todo_write`` an agent made, in ms);
 * tasks completed (every task must be), completed twice (must be none), reclaimed after a
-  lease lapsed, and writes refused because a claim had been reclaimed (fenced).
+  lease lapsed, and writes refused because a claim had been reclaimed (fenced);
+* the agents' CPU time per write (the agents that ran to the end), which a busy machine
+  changes far less than the wall-clock figures.
 
 PostgreSQL: ``--dsn``, else ``$PHASETODO_TEST_DSN``, else a throwaway cluster (as the tests
 start one). :func:`run_fleet` is what the test of a small fleet calls.
@@ -59,6 +62,13 @@ class FleetRun:
     completed_twice: int
     reclaimed: int
     fenced: int
+    #: CPU seconds the agents that finished used from the start to their end (start-up not counted).
+    cpu_seconds: float = 0.0
+
+    @property
+    def cpu_ms_per_write(self) -> float:
+        """The agents' CPU time per write (ms): what a write costs, whatever the machine's load."""
+        return self.cpu_seconds * 1e3 / len(self.latencies_ms) if self.latencies_ms else 0.0
 
     @property
     def claims_per_second(self) -> float:
@@ -101,6 +111,8 @@ def agent_main(spec: str, agent: str, lease: float, work: float, out: Path, stal
         out.open("a", encoding="utf-8") as log,
         phasetodo.Session.open(SESSION, store, profile="team", agent=agent, lease=lease) as session,
     ):
+        _ready_then_wait(log, out.parent / "go")
+        cpu = time.process_time()
 
         def write(ops: list[dict[str, Any]], what: str) -> phasetodo.ToolResult:
             start = time.perf_counter()
@@ -117,6 +129,7 @@ def agent_main(spec: str, agent: str, lease: float, work: float, out: Path, stal
             task = result.details["task"]  # the task this call claimed (None: none was ready)
             if task is None:
                 if not _open_left(result):
+                    log.write(json.dumps({"what": "cpu", "s": time.process_time() - cpu}) + "\n")
                     return
                 time.sleep(lease / 10)  # all open work is claimed or waits: look again soon
                 continue
@@ -131,6 +144,24 @@ def agent_main(spec: str, agent: str, lease: float, work: float, out: Path, stal
     store.close()
 
 
+def _ready_then_wait(log: Any, go: Path) -> None:
+    """Say this agent is started, then wait for the run's start (all agents started)."""
+    log.write(json.dumps({"what": "ready"}) + "\n")
+    log.flush()
+    while not go.exists():
+        time.sleep(0.005)
+
+
+def _start_when_ready(folder: Path, agents: int, procs: Sequence[subprocess.Popen[bytes]]) -> None:
+    """Wait until every agent process has started and opened the plan, then let them all go."""
+    deadline = time.monotonic() + 300
+    waiting = set(range(agents))
+    while waiting and time.monotonic() < deadline:
+        waiting = {n for n in waiting if procs[n].poll() is None and not _read_log(folder / f"a{n}.log")}
+        time.sleep(0.01)
+    (folder / "go").touch()
+
+
 def run_fleet(
     spec: str, *, agents: int, tasks: int, kill: float, lease: float, work: float, folder: Path
 ) -> FleetRun:
@@ -139,13 +170,14 @@ def run_fleet(
     with phasetodo.Session.open(SESSION, store, profile="team", agent="lead") as lead:
         lead.todo_write(_plan(tasks))
     store.close()
-    started = time.perf_counter()
     # each victim hangs holding its first claim until it is killed: a later one might never
     # come when the others finish the plan first (a victim starved of the lock)
     victims = dict.fromkeys(random.Random(7).sample(range(agents), round(agents * kill)), 1)
     procs = [
         _spawn(spec, f"a{n}", lease, work, folder / f"a{n}.log", victims.get(n, 0)) for n in range(agents)
     ]
+    _start_when_ready(folder, agents, procs)  # the clock runs from here: Python's start-up is not the fleet's
+    started = time.perf_counter()
     killed = _kill_holding(procs, victims, folder)
     for proc in procs:
         proc.wait(timeout=600)
@@ -167,6 +199,7 @@ def run_fleet(
         twice,
         reclaimed,
         fenced,
+        sum(e["s"] for entries in logs for e in entries if e["what"] == "cpu"),
     )
 
 
@@ -304,7 +337,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     if run.completed != run.tasks or run.completed_twice:
         print(f"FAILED: {run.completed} of {run.tasks} completed, {run.completed_twice} completed twice")
         sys.exit(1)
-    print(f"median write {statistics.median(run.latencies_ms):.1f} ms over {len(run.latencies_ms)} writes")
+    print(
+        f"median write {statistics.median(run.latencies_ms):.1f} ms over {len(run.latencies_ms)} writes; "
+        f"agents' CPU {run.cpu_ms_per_write:.2f} ms a write"
+    )
 
 
 if __name__ == "__main__":
