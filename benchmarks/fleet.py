@@ -124,7 +124,9 @@ def agent_main(
             start = time.perf_counter()
             result = session.write({"ops": ops})
             log.write(
-                json.dumps({"what": what, "ms": (time.perf_counter() - start) * 1e3, "text": result.text[:200]})
+                json.dumps(
+                    {"what": what, "ms": (time.perf_counter() - start) * 1e3, "text": result.text[:200]}
+                )
                 + "\n"
             )
             log.flush()
@@ -353,7 +355,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--session", default=SESSION, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.agent:
-        agent_main(args.spec, args.agent, args.lease, args.work, Path(args.out), args.stall_at, args.session)
+        agent_main(
+            args.spec, args.agent, args.lease, args.work, Path(args.out), args.stall_at, args.session
+        )
         return
     with tempfile.TemporaryDirectory() as tmp, _store_spec(args.store, Path(tmp), args.dsn) as spec:
         run = run_fleet(
@@ -367,7 +371,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             plans=args.plans,
         )
     print(
-        "store     plans agents  tasks killed  seconds  claims/s  p50 ms  p99 ms  completed  twice reclaimed fenced"
+        "store     plans agents  tasks killed  seconds  claims/s  p50 ms  p99 ms"
+        "  completed  twice reclaimed fenced"
     )
     print(_table(run))
     if run.completed != run.tasks or run.completed_twice:

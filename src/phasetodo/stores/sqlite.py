@@ -414,8 +414,8 @@ class SqliteStore:
         Given up after the timeout, the wait's file is left to the helper, which lets the
         lock go and closes the file when it gets it; the next write opens a new one.
         """
-        fd, handover, outcome = self._queue, threading.Lock(), []
-        done = threading.Event()
+        fd, handover, done = self._queue, threading.Lock(), threading.Event()
+        outcome: list[OSError | None] = []  # what the helper got, or the writer's giving up
 
         def take() -> None:
             error: OSError | None = None

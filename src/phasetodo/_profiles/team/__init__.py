@@ -17,10 +17,10 @@ from ..._core.model import Phase
 from ...errors import InvalidPhases
 from ..registry import CallContext, Profile
 from ..result import Storage, ToolResult
+from .details import TeamDetails
 from .engine import TeamOutcome, TeamWork, apply_team, normalize_team, team_problems
 from .ops import TeamOp
 from .schema import TEAM_PARAMS_SCHEMA, parse_team_params
-from .details import TeamDetails
 from .summary import TeamView, format_team_summary, shown_phases, team_view
 
 __all__ = [
