@@ -193,7 +193,8 @@ class RowLog(CachedLog, Generic[_S]):
             if type(version) is not int:
                 raise ValueError("the version column is not an integer")
             data = loads(body if isinstance(body, (str, bytes)) else b"")
-            event = decode(data, before.phases if before is not None else ())
+            in_turn = before is not None and version == expected == before.version + 1
+            event = decode(data, before.phases if before is not None else (), in_turn=in_turn)
             checkpoint, slow = is_checkpoint(data), is_slow(data)
         except ValueError as error:
             raise CorruptLog(
