@@ -1,19 +1,24 @@
 """A fleet of agent processes on one team plan, some of them killed: claims, latency, losses.
 
 Usage: ``python -m benchmarks.fleet --store jsonl|sqlite|postgres [--agents 32] [--tasks 2000]
-[--kill 0.1] [--lease 2] [--work 0.01] [--dsn DSN]``.
+[--kill 0.1] [--lease 2] [--work 0.01] [--plans 1] [--dsn DSN]``.
 
 The lead writes a plan of ``--tasks`` tasks (phases of 100). Then ``--agents`` processes each
 open the plan with ``lease=--lease`` seconds and loop: ``start {}`` claims the first ready task
 (a lapsed claim included), the agent works ``--work`` seconds, then ``done`` closes it; an agent
 stops when no task is open. A share ``--kill`` of the agents is SIGKILLed while it holds a
-claim, so its task stays claimed until the lease lapses and another agent takes it. At the end
-the log is read back and the run reports:
+claim, so its task stays claimed until the lease lapses and another agent takes it. The clock
+starts once every agent process has started and opened the plan (they wait for one another),
+so Python's start-up is not counted. With ``--plans N``, N such plans (sessions ``fleet-0`` to
+``fleet-N-1``) are worked side by side on the one store, each by ``--agents`` agents of its
+own. At the end the logs are read back and the run reports (summed over the plans):
 
 * claims per second (the claims the agents made, over the wall-clock time of the run);
 * p50 and p99 write latency (every ``todo_write`` an agent made, in ms);
 * tasks completed (every task must be), completed twice (must be none), reclaimed after a
-  lease lapsed, and writes refused because a claim had been reclaimed (fenced).
+  lease lapsed, and writes refused because a claim had been reclaimed (fenced);
+* the agents' CPU time per write (the agents that ran to the end), which a busy machine
+  changes far less than the wall-clock figures.
 
 PostgreSQL: ``--dsn``, else ``$PHASETODO_TEST_DSN``, else a throwaway cluster (as the tests
 start one). :func:`run_fleet` is what the test of a small fleet calls.
@@ -59,6 +64,15 @@ class FleetRun:
     completed_twice: int
     reclaimed: int
     fenced: int
+    #: CPU seconds the agents that finished used from the start to their end (start-up not counted).
+    cpu_seconds: float = 0.0
+    #: How many plans were worked side by side (``agents`` and ``tasks`` are their sums).
+    plans: int = 1
+
+    @property
+    def cpu_ms_per_write(self) -> float:
+        """The agents' CPU time per write (ms): what a write costs, whatever the machine's load."""
+        return self.cpu_seconds * 1e3 / len(self.latencies_ms) if self.latencies_ms else 0.0
 
     @property
     def claims_per_second(self) -> float:
@@ -81,21 +95,17 @@ def _plan(tasks: int) -> dict[str, Any]:
     return {"ops": [{"op": "init", "list": phases}]}
 
 
-def _mine(result: dict[str, Any], agent: str) -> str | None:
-    for phase in result["details"]["phases"]:
-        for task in phase["tasks"]:
-            if task.get("owner") == agent and task["status"] == "in_progress":
-                return str(task["content"])
-    return None
+def _open_left(result: phasetodo.ToolResult) -> bool:
+    """Whether the plan after a call still has a task to claim or close."""
+    return any(t.status in _OPEN for p in result.phases for t in p.tasks)
 
 
-def _open_left(result: dict[str, Any]) -> bool:
-    return any(
-        t["status"] in ("pending", "in_progress") for p in result["details"]["phases"] for t in p["tasks"]
-    )
+_OPEN = (phasetodo.Status.PENDING, phasetodo.Status.IN_PROGRESS)
 
 
-def agent_main(spec: str, agent: str, lease: float, work: float, out: Path, stall_at: int = 0) -> None:
+def agent_main(
+    spec: str, agent: str, lease: float, work: float, out: Path, stall_at: int = 0, session_id: str = SESSION
+) -> None:
     """One agent process: claim, work, close, until no task is open; every write timed to ``out``.
 
     With ``stall_at`` N, the agent hangs holding its Nth claim (until it is killed), so a
@@ -105,19 +115,17 @@ def agent_main(spec: str, agent: str, lease: float, work: float, out: Path, stal
     store = store_from_url(spec)
     with (
         out.open("a", encoding="utf-8") as log,
-        phasetodo.Session.open(SESSION, store, profile="team", agent=agent, lease=lease) as session,
+        phasetodo.Session.open(session_id, store, profile="team", agent=agent, lease=lease) as session,
     ):
+        _ready_then_wait(log, out.parent / "go")
+        cpu = time.process_time()
 
-        def write(ops: list[dict[str, Any]], what: str) -> dict[str, Any]:
+        def write(ops: list[dict[str, Any]], what: str) -> phasetodo.ToolResult:
             start = time.perf_counter()
-            result = session.todo_write({"ops": ops})
+            result = session.write({"ops": ops})
             log.write(
                 json.dumps(
-                    {
-                        "what": what,
-                        "ms": (time.perf_counter() - start) * 1e3,
-                        "text": result["content"][0]["text"][:200],
-                    }
+                    {"what": what, "ms": (time.perf_counter() - start) * 1e3, "text": result.text[:200]}
                 )
                 + "\n"
             )
@@ -126,9 +134,10 @@ def agent_main(spec: str, agent: str, lease: float, work: float, out: Path, stal
 
         while True:
             result = write([{"op": "start"}], "start")
-            task = _mine(result, agent)
+            task = result.details["task"]  # the task this call claimed (None: none was ready)
             if task is None:
                 if not _open_left(result):
+                    log.write(json.dumps({"what": "cpu", "s": time.process_time() - cpu}) + "\n")
                     return
                 time.sleep(lease / 10)  # all open work is claimed or waits: look again soon
                 continue
@@ -137,40 +146,83 @@ def agent_main(spec: str, agent: str, lease: float, work: float, out: Path, stal
             claims += 1
             time.sleep(3600 if claims == stall_at else work)
             done = write([{"op": "done", "task": task}], "done")
-            if done.get("isError"):
+            if done.is_error:
                 log.write(json.dumps({"what": "fenced", "task": task}) + "\n")
                 log.flush()
     store.close()
 
 
+def _ready_then_wait(log: Any, go: Path) -> None:
+    """Say this agent is started, then wait for the run's start (all agents started)."""
+    log.write(json.dumps({"what": "ready"}) + "\n")
+    log.flush()
+    while not go.exists():
+        time.sleep(0.005)
+
+
+def _start_when_ready(folder: Path, agents: int, procs: Sequence[subprocess.Popen[bytes]]) -> None:
+    """Wait until every agent process has started and opened the plan, then let them all go."""
+    deadline = time.monotonic() + 300
+    waiting = set(range(agents))
+    while waiting and time.monotonic() < deadline:
+        waiting = {n for n in waiting if procs[n].poll() is None and not _read_log(folder / f"a{n}.log")}
+        time.sleep(0.01)
+    (folder / "go").touch()
+
+
+def _session_id(plan: int, plans: int) -> str:
+    """The session of plan number ``plan`` (one plan: ``fleet``, as before ``--plans``)."""
+    return SESSION if plans == 1 else f"{SESSION}-{plan}"
+
+
 def run_fleet(
-    spec: str, *, agents: int, tasks: int, kill: float, lease: float, work: float, folder: Path
+    spec: str,
+    *,
+    agents: int,
+    tasks: int,
+    kill: float,
+    lease: float,
+    work: float,
+    folder: Path,
+    plans: int = 1,
 ) -> FleetRun:
-    """Write the plan, run the agents (killing a share), wait for them, and read the log back."""
+    """Write the plans, run the agents (killing a share), wait for them, and read the logs back.
+
+    With ``plans`` N, N plans of ``tasks`` tasks each are worked side by side on the one
+    store, each by ``agents`` agents of its own; the run reports their sum.
+    """
     store = store_from_url(spec)
-    with phasetodo.Session.open(SESSION, store, profile="team", agent="lead") as lead:
-        lead.todo_write(_plan(tasks))
+    for plan in range(plans):
+        with phasetodo.Session.open(_session_id(plan, plans), store, profile="team", agent="lead") as lead:
+            lead.todo_write(_plan(tasks))
     store.close()
-    started = time.perf_counter()
+    total = agents * plans  # process k works plan k // agents as agent a{k % agents}
     # each victim hangs holding its first claim until it is killed: a later one might never
     # come when the others finish the plan first (a victim starved of the lock)
-    victims = dict.fromkeys(random.Random(7).sample(range(agents), round(agents * kill)), 1)
+    victims = dict.fromkeys(random.Random(7).sample(range(total), round(total * kill)), 1)
     procs = [
-        _spawn(spec, f"a{n}", lease, work, folder / f"a{n}.log", victims.get(n, 0)) for n in range(agents)
+        _spawn(
+            spec, f"a{k % agents}", lease, work, folder / f"a{k}.log", victims.get(k, 0),
+            _session_id(k // agents, plans),
+        )
+        for k in range(total)
     ]
+    _start_when_ready(folder, total, procs)  # the clock runs from here: Python's start-up is not the fleet's
+    started = time.perf_counter()
     killed = _kill_holding(procs, victims, folder)
     for proc in procs:
         proc.wait(timeout=600)
     seconds = time.perf_counter() - started
-    logs = [_read_log(folder / f"a{n}.log") for n in range(agents)]
+    logs = [_read_log(folder / f"a{k}.log") for k in range(total)]
     latencies = tuple(e["ms"] for entries in logs for e in entries if "ms" in e)
     claims = sum(1 for entries in logs for e in entries if e["what"] == "claimed")
     fenced = sum(1 for entries in logs for e in entries if e["what"] == "fenced")
-    completed, twice, reclaimed = _audit(spec)
+    audits = [_audit(spec, _session_id(plan, plans)) for plan in range(plans)]
+    completed, twice, reclaimed = (sum(found[i] for found in audits) for i in range(3))
     return FleetRun(
         spec.split(":")[0],
-        agents,
-        tasks,
+        total,
+        tasks * plans,
         killed,
         seconds,
         claims,
@@ -179,11 +231,13 @@ def run_fleet(
         twice,
         reclaimed,
         fenced,
+        sum(e["s"] for entries in logs for e in entries if e["what"] == "cpu"),
+        plans,
     )
 
 
 def _spawn(
-    spec: str, agent: str, lease: float, work: float, out: Path, stall_at: int
+    spec: str, agent: str, lease: float, work: float, out: Path, stall_at: int, session_id: str
 ) -> subprocess.Popen[bytes]:
     argv = [
         sys.executable,
@@ -201,6 +255,8 @@ def _spawn(
         str(out),
         "--stall-at",
         str(stall_at),
+        "--session",
+        session_id,
     ]
     root = Path(__file__).resolve().parent.parent
     return subprocess.Popen(argv, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -235,13 +291,13 @@ def _read_log(path: Path) -> list[dict[str, Any]]:
     return out
 
 
-def _audit(spec: str) -> tuple[int, int, int]:
-    """From the log: tasks completed, tasks completed more than once, claims taken over."""
+def _audit(spec: str, session_id: str = SESSION) -> tuple[int, int, int]:
+    """From a plan's log: tasks completed, tasks completed more than once, claims taken over."""
     store = store_from_url(spec)
     completions: dict[str, int] = {}
     holder: dict[str, str | None] = {}
     reclaimed = 0
-    with phasetodo.Session.open(SESSION, store, profile="team") as session:
+    with phasetodo.Session.open(session_id, store, profile="team") as session:
         before: dict[str, tuple[str, str | None]] = {}
         for event in session.events():
             now = {t.content: (t.status.value, t.owner) for p in event.phases for t in p.tasks}
@@ -275,7 +331,7 @@ def _store_spec(kind: str, folder: Path, dsn: str | None) -> Iterator[str]:
 
 def _table(run: FleetRun) -> str:
     return (
-        f"{run.store:<9} {run.agents:>6} {run.tasks:>6} {run.killed:>6} {run.seconds:>8.1f} "
+        f"{run.store:<9} {run.plans:>5} {run.agents:>6} {run.tasks:>6} {run.killed:>6} {run.seconds:>8.1f} "
         f"{run.claims_per_second:>9.1f} {run.percentile(0.5):>8.1f} {run.percentile(0.99):>8.1f} "
         f"{run.completed:>9} {run.completed_twice:>6} {run.reclaimed:>9} {run.fenced:>6}"
     )
@@ -285,7 +341,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     """The command line (see the module's docstring); ``--agent`` runs one agent process."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--store", choices=("jsonl", "sqlite", "postgres"), default="jsonl")
-    parser.add_argument("--agents", type=int, default=32)
+    parser.add_argument("--agents", type=int, default=32, help="agents per plan")
+    parser.add_argument("--plans", type=int, default=1, help="plans worked side by side on the store")
     parser.add_argument("--tasks", type=int, default=2000)
     parser.add_argument("--kill", type=float, default=0.1)
     parser.add_argument("--lease", type=float, default=2.0)
@@ -295,9 +352,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--spec", help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
     parser.add_argument("--stall-at", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--session", default=SESSION, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.agent:
-        agent_main(args.spec, args.agent, args.lease, args.work, Path(args.out), args.stall_at)
+        agent_main(
+            args.spec, args.agent, args.lease, args.work, Path(args.out), args.stall_at, args.session
+        )
         return
     with tempfile.TemporaryDirectory() as tmp, _store_spec(args.store, Path(tmp), args.dsn) as spec:
         run = run_fleet(
@@ -308,15 +368,20 @@ def main(argv: Sequence[str] | None = None) -> None:
             lease=args.lease,
             work=args.work,
             folder=Path(tmp),
+            plans=args.plans,
         )
     print(
-        "store     agents  tasks killed  seconds  claims/s  p50 ms  p99 ms  completed  twice reclaimed fenced"
+        "store     plans agents  tasks killed  seconds  claims/s  p50 ms  p99 ms"
+        "  completed  twice reclaimed fenced"
     )
     print(_table(run))
     if run.completed != run.tasks or run.completed_twice:
         print(f"FAILED: {run.completed} of {run.tasks} completed, {run.completed_twice} completed twice")
         sys.exit(1)
-    print(f"median write {statistics.median(run.latencies_ms):.1f} ms over {len(run.latencies_ms)} writes")
+    print(
+        f"median write {statistics.median(run.latencies_ms):.1f} ms over {len(run.latencies_ms)} writes; "
+        f"agents' CPU {run.cpu_ms_per_write:.2f} ms a write"
+    )
 
 
 if __name__ == "__main__":

@@ -658,6 +658,9 @@ class Session(OptionsHolder):
         the event that id already made, and records the reply with a new event.
         """
         self._check_open()
+        ahead = getattr(self._log, "read_ahead", None)
+        if callable(ahead):  # what others appended is read before the lock, not under it
+            ahead()
         with self._log.lock():
             if options is not None:  # the lock created the log, maybe with another agent as owner
                 self._writer(options.agent, options.profile)

@@ -355,6 +355,11 @@ class CachedLog:
         self._catch_up()
         return self._latest
 
+    def read_ahead(self) -> None:
+        """Read what other writers appended, without the lock: a write that takes the lock
+        next then reads under it only what landed while it waited (see Session)."""
+        self._catch_up()
+
     def wait(self, after: int, timeout: float | None = None) -> bool:
         """Poll every 50 ms until a version above ``after`` lands, or the log is replaced."""
         import time

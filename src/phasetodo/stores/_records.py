@@ -54,6 +54,10 @@ _SMALL_LIST = 16384
 #: A write also keeps its structural diff (replayed in O(phases), not O(tasks)) when
 #: the diff is at most this many bytes larger than its ops.
 EDIT_SLACK = 256
+#: A checkpoint also keeps its diff, when at most this many bytes, for the readers that hold
+#: the list before it (every agent following the plan): they patch it rather than decode
+#: the whole list. A reader that opens the log at the checkpoint reads its ``phases``.
+CHECKPOINT_EDIT = 4096
 
 
 def dumps(data: Any) -> str:
@@ -146,6 +150,10 @@ def encode(event: Event, before: tuple[Phase, ...], *, checkpoint: bool) -> dict
             out["edit"] = diff(before, event.phases)
     if checkpoint:
         out["phases"] = dump_phases(event.phases)
+        if before and "edit" not in out:  # a reader holding the list before patches it instead
+            edit = diff(before, event.phases)
+            if len(dumps(edit)) <= CHECKPOINT_EDIT:
+                out["edit"] = edit
     return out
 
 
@@ -196,12 +204,14 @@ def is_checkpoint(data: object) -> bool:
     return isinstance(data, Mapping) and "phases" in data
 
 
-def decode(data: object, before: tuple[Phase, ...] | None) -> Event:
+def decode(data: object, before: tuple[Phase, ...] | None, *, in_turn: bool = False) -> Event:
     """The event a parsed record holds, its list materialized from ``before``.
 
     ``before`` is the list after the previous record (``()`` for the first);
-    ``None`` when it is unknown, which only a checkpoint can follow. Raises
-    ``ValueError`` naming the bad field.
+    ``None`` when it is unknown, which only a checkpoint can follow. With ``in_turn``
+    the caller vouches that ``before`` is the list of the record just before this one,
+    and a checkpoint that keeps its diff is patched onto it rather than read whole.
+    Raises ``ValueError`` naming the bad field.
     """
     data, version, kind, time = event_fields(data, ("source", "agent", "profile"))
     ops = data.get("ops")
@@ -214,7 +224,10 @@ def decode(data: object, before: tuple[Phase, ...] | None) -> Event:
             profile = "parity"
         if profile not in BUILTIN:
             raise ValueError(f"event.profile: {profile!r} is not a profile this version knows")
-    if "phases" in data:
+    phases = _patched_checkpoint(data, before) if in_turn else None
+    if phases is not None:
+        pass  # a checkpoint read in turn: what changed, not the whole list
+    elif "phases" in data:
         try:
             phases = load_phases(data["phases"])
         except InvalidPhases as error:
@@ -231,6 +244,18 @@ def decode(data: object, before: tuple[Phase, ...] | None) -> Event:
         version, kind, time, phases, data.get("source"), data.get("agent"),
         tuple(ops) if ops is not None else None, profile, request,
     )
+
+
+def _patched_checkpoint(
+    data: Mapping[str, Any], before: tuple[Phase, ...] | None
+) -> tuple[Phase, ...] | None:
+    """A checkpoint's list from its diff on ``before`` (None: it keeps no diff, or the diff
+    does not give as many phases as its list has, which is then read whole)."""
+    listed, edit = data.get("phases"), data.get("edit")
+    if not before or type(listed) is not list or edit is None:
+        return None
+    phases = patch(before, edit)
+    return phases if len(phases) == len(listed) else None
 
 
 def _replay(ops: list[Any], name: str, before: tuple[Phase, ...], agent: str | None) -> tuple[Phase, ...]:

@@ -155,6 +155,8 @@ class RowLog(CachedLog, Generic[_S]):
     # -- the log ---------------------------------------------------------------------
 
     def _forget(self) -> None:
+        self._local.read = False  # read again, even under the lock (a compaction replaced the rows)
+        self._local.held = None
         self._latest: Event | None = None
         self._tail = Tail()
         self._recent: deque[Event] = deque(maxlen=_RECENT)
@@ -174,11 +176,11 @@ class RowLog(CachedLog, Generic[_S]):
             return
         try:
             with self._transaction():
-                local.depth = 1
+                local.depth, local.read, local.held = 1, False, None
                 try:
                     yield
                 finally:
-                    local.depth = 0
+                    local.depth, local.read, local.held = 0, False, None
         except BaseException:
             with self._state:  # nothing appended in it was committed
                 self._forget()
@@ -191,7 +193,8 @@ class RowLog(CachedLog, Generic[_S]):
             if type(version) is not int:
                 raise ValueError("the version column is not an integer")
             data = loads(body if isinstance(body, (str, bytes)) else b"")
-            event = decode(data, before.phases if before is not None else ())
+            in_turn = before is not None and version == expected == before.version + 1
+            event = decode(data, before.phases if before is not None else (), in_turn=in_turn)
             checkpoint, slow = is_checkpoint(data), is_slow(data)
         except ValueError as error:
             raise CorruptLog(
@@ -207,6 +210,16 @@ class RowLog(CachedLog, Generic[_S]):
         return event, size, checkpoint, slow
 
     def _catch_up(self) -> None:
+        local = self._local
+        if getattr(local, "read", False) and local.depth:
+            return  # read once under this lock: only this writer appends until it is released
+        with self._state:
+            self._catch_up_rows()
+            if getattr(local, "depth", 0):
+                local.read = True
+
+    def _catch_up_rows(self) -> None:
+        """Read the rows appended since the newest one read (all of them if the log was replaced)."""
         with self._state:
             newest = self._max_version()
             latest = self._latest
@@ -269,6 +282,7 @@ class RowLog(CachedLog, Generic[_S]):
         if self._head is None:  # a log without hashes: only its length tells
             return True
         stored = self._stored_hash(version)
+        self._local.held = (version, stored)  # what the next row chains to, if no other is read
         return stored is None or stored == self._head
 
     def _read_tail(self, after: int) -> None:
@@ -374,7 +388,11 @@ class RowLog(CachedLog, Generic[_S]):
             record, checkpoint = encode_next(event, before, self._tail, plan=self._plan())
             # Chained to the newest row as stored: another process may have compacted (and so
             # re-hashed) the log since this one read it.
-            previous = self._stored_hash(version) if version > 0 else None
+            held = self._local.held if getattr(self._local, "read", False) else None
+            if held is not None and held[0] == version:  # looked up under this lock already
+                previous = held[1]
+            else:
+                previous = self._stored_hash(version) if version > 0 else None
             body, digest = seal(dumps(record), previous)
             self._insert(event.version, body, checkpoint, event.request.key if event.request else None)
             self._adopt(event, len(body), checkpoint, is_slow(record), digest)

@@ -663,7 +663,9 @@ class JsonlLog(CachedLog):
             self.records_read += 1
             try:
                 data = loads(line)
-                event = decode(data, latest.phases if latest is not None else ())
+                in_turn = latest is not None and not skipped and isinstance(data, dict)
+                in_turn = in_turn and data.get("version") == last + 1  # the record right after latest
+                event = decode(data, latest.phases if latest is not None else (), in_turn=in_turn)
             except ValueError as error:
                 self._corrupt(offset, str(error))
                 skipped = True

@@ -385,34 +385,64 @@ class SqliteStore:
     def _queue_lock(self) -> None:
         """Take the writers' ``flock`` within the store's timeout, or raise ``StoreError``.
 
-        A file system without ``flock`` leaves SQLite's own busy wait, with one warning.
+        Taken at once when free; else waited for blocked in the kernel, which wakes the
+        waiters when it is released (a waiter that polled with growing pauses was
+        overtaken by newcomers for seconds). A file system without ``flock`` leaves
+        SQLite's own busy wait, with one warning.
         """
-        deadline = time.monotonic() + self._timeout
-        pause = 0.001
-        while True:
+        try:
+            fcntl.flock(self._queue, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            error = self._queue_wait()
+        except OSError as failed:
+            error = failed
+        if error is not None:  # ENOLCK, EOPNOTSUPP, EINVAL: no flock on this file system
+            os.close(self._queue)
+            self._queue = -1
+            warnings.warn(
+                f"{self.path}.writers: cannot be locked here ({error.strerror}); writers use "
+                "SQLite's own busy wait instead",
+                WritersQueueWarning,
+                stacklevel=5,
+            )
+
+    def _queue_wait(self) -> OSError | None:
+        """Wait blocked for the writers' ``flock`` (in a helper thread, so that ``timeout=``
+        holds): None once taken, the ``OSError`` of a file system without it.
+
+        Given up after the timeout, the wait's file is left to the helper, which lets the
+        lock go and closes the file when it gets it; the next write opens a new one.
+        """
+        fd, handover, done = self._queue, threading.Lock(), threading.Event()
+        outcome: list[OSError | None] = []  # what the helper got, or the writer's giving up
+
+        def take() -> None:
+            error: OSError | None = None
             try:
-                fcntl.flock(self._queue, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return
-            except BlockingIOError:
-                pass
-            except OSError as error:  # ENOLCK, EOPNOTSUPP, EINVAL: no flock on this file system
-                os.close(self._queue)
-                self._queue = -1
-                warnings.warn(
-                    f"{self.path}.writers: cannot be locked here ({error.strerror}); writers use "
-                    "SQLite's own busy wait instead",
-                    WritersQueueWarning,
-                    stacklevel=5,
-                )
-                return
-            left = deadline - time.monotonic()
-            if left <= 0:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except OSError as failed:
+                error = failed
+            with handover:
+                if outcome:  # the writer gave up: let the lock go at once
+                    if error is None:
+                        fcntl.flock(fd, fcntl.LOCK_UN)
+                    os.close(fd)
+                    return
+                outcome.append(error)
+            done.set()
+
+        threading.Thread(target=take, name="phasetodo-sqlite-writers", daemon=True).start()
+        done.wait(self._timeout)
+        with handover:
+            if not outcome:
+                outcome.append(None)
+                self._queue, self._queue_pid = -1, -1  # the helper closes this file
                 raise StoreError(
                     f"{self.path}.writers: another writer held the writers' queue for over "
                     f"{self._timeout:g} s (timeout=)"
                 )
-            time.sleep(min(pause, left))
-            pause = min(pause * 2, 0.05)
+        return outcome[0]
 
     def _dequeue(self) -> None:
         """Leave the writers' queue (the next in line takes the database's lock)."""

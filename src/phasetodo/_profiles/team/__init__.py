@@ -17,10 +17,11 @@ from ..._core.model import Phase
 from ...errors import InvalidPhases
 from ..registry import CallContext, Profile
 from ..result import Storage, ToolResult
+from .details import TeamDetails
 from .engine import TeamOutcome, TeamWork, apply_team, normalize_team, team_problems
 from .ops import TeamOp
 from .schema import TEAM_PARAMS_SCHEMA, parse_team_params
-from .summary import TeamView, format_team_summary, team_view
+from .summary import TeamView, format_team_summary, shown_phases, team_view
 
 __all__ = [
     "TEAM",
@@ -67,14 +68,28 @@ Examples:
 """  # noqa: E501 - one JSON example per line
 
 
-def _view(outcome: Outcome, agent: str | None, scope: str | None, *, plan: bool = True) -> TeamView:
-    """The caller's view of a team outcome, from the working copy it was frozen from."""
+def _work(outcome: Outcome) -> TeamWork:
+    """The working copy a team outcome was frozen from (read again from its phases if none)."""
     work = outcome.columns
-    if not isinstance(work, TeamWork):
-        work = TeamWork(outcome.phases)
+    return work if isinstance(work, TeamWork) else TeamWork(outcome.phases)
+
+
+def _view(
+    outcome: Outcome,
+    agent: str | None,
+    scope: str | None,
+    *,
+    plan: bool = True,
+    dump: bool = True,
+    work: TeamWork | None = None,
+) -> TeamView:
+    """The caller's view of a team outcome, from the working copy it was frozen from."""
+    work = _work(outcome) if work is None else work
     notices = outcome.notices if isinstance(outcome, TeamOutcome) else ()
     changes = outcome.changes if isinstance(outcome, TeamOutcome) else ()
-    return team_view(work, agent, outcome.errors, notices, scope, plan=plan, changes=changes)
+    return team_view(
+        work, agent, outcome.errors, notices, scope, plan=plan, dump=dump, changes=changes
+    )
 
 
 def team_text(outcome: Outcome, agent: str | None, scope: str | None = None) -> str:
@@ -94,9 +109,15 @@ def team_details(
 def _details(
     outcome: Outcome, view: TeamView, storage: str, agent: str | None, scope: str | None
 ) -> dict[str, Any]:
+    return {"phases": view.dumped, **_rest(outcome, view, storage, agent, scope)}
+
+
+def _rest(
+    outcome: Outcome, view: TeamView, storage: str, agent: str | None, scope: str | None
+) -> dict[str, Any]:
+    """``details`` but its ``phases``."""
     claimed = outcome.claimed if isinstance(outcome, TeamOutcome) else None
     details: dict[str, Any] = {
-        "phases": view.dumped,
         "storage": storage,
         "profile": "team",
         "agent": agent,
@@ -120,10 +141,11 @@ def team_report(outcome: Outcome, storage: Storage) -> ToolResult:
     """
     agent = outcome.agent if isinstance(outcome, TeamOutcome) else None
     scope = outcome.scope if isinstance(outcome, TeamOutcome) else None
-    view = _view(outcome, agent, scope)
+    work = _work(outcome)
+    view = _view(outcome, agent, scope, dump=False, work=work)  # details.phases made when read
     return ToolResult(
         view.text,
-        _details(outcome, view, storage, agent, scope),
+        TeamDetails(lambda: shown_phases(work, scope), _rest(outcome, view, storage, agent, scope)),
         is_error=bool(outcome.errors),
         phases=outcome.phases,
         errors=outcome.errors,

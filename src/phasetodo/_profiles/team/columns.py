@@ -166,10 +166,15 @@ def _read_fields(phase: Phase) -> tuple[bool, tuple[tuple[object, ...], ...]]:
     )
     if plain:
         fields = (fields[0], statuses, fields[2], fields[6])
+    _keep(phase, plain, fields)
+    return plain, fields
+
+
+def _keep(phase: Phase, plain: bool, fields: tuple[tuple[object, ...], ...]) -> None:
+    """Remember what was read from ``phase`` (see ``_READ``)."""
     if len(_READ) >= _READ_MOST:
         _READ.clear()
     _READ[id(phase)] = (phase, plain, fields)
-    return plain, fields
 
 
 def team_columns(phases: Sequence[Phase]) -> list[TeamColumn]:
@@ -186,8 +191,9 @@ def team_columns(phases: Sequence[Phase]) -> list[TeamColumn]:
         try:
             known = read.get(id(phase))
             if known is not None and known[0] is phase:
-                raise TypeError  # read before: it has a team's fields
+                raise TypeError  # read before: its fields are kept
             ((name, contents, statuses, notes, ids),) = id_rows((phase,))
+            _keep(phase, True, (tuple(contents), tuple(statuses), tuple(notes), tuple(ids)))
         except TypeError:  # an owner, a reason, an ``after``, an id, a lease or a blocked task
             plain, fields = _read_fields(phase)
             if plain:

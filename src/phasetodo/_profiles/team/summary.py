@@ -15,7 +15,7 @@ from ..._core.model import Phase, Status
 from ..._views.summary import SYMBOLS, phase_dicts
 from .engine import Place, TeamColumn, TeamWork, format_time
 
-__all__ = ["TEXT_LIMIT", "TeamView", "format_team_head", "format_team_summary", "team_view"]
+__all__ = ["TEXT_LIMIT", "TeamView", "format_team_head", "format_team_summary", "shown_phases", "team_view"]
 
 #: How many ready tasks the head lists before "and N more" (``details.ready`` has them all).
 READY_SHOWN = 10
@@ -152,6 +152,16 @@ def _dumped(cols: Sequence[TeamColumn]) -> list[dict[str, Any]]:
     return dumped
 
 
+def shown_phases(work: TeamWork, scope: str | None = None) -> list[dict[str, Any]]:
+    """``details.phases`` of a team call: the plan's phases (only ``scope``, if given) as
+    JSON, the id high-water mark on the first phase of a whole plan."""
+    dumped = _dumped([c for c in work.cols if scope is None or c.name == scope])
+    mark = work.id_mark()
+    if dumped and mark and scope is None:
+        dumped[0]["last_id"] = mark
+    return dumped
+
+
 class TeamView:
     """What one caller reads back from a team plan: the summary and the JSON details' parts."""
 
@@ -220,12 +230,7 @@ def team_view(
     handle's caller sees the plan.
     """
     cols = [c for c in work.cols if scope is None or c.name == scope]
-    dumped: list[dict[str, Any]] = []
-    if dump:
-        dumped = _dumped(cols)
-        mark = work.id_mark()
-        if dumped and mark and scope is None:
-            dumped[0]["last_id"] = mark
+    dumped = shown_phases(work, scope) if dump else []
     contents: list[str] = []
     ready: list[Place] = []  # the first READY_SHOWN
     for col in cols:
