@@ -79,7 +79,8 @@ def _done_in_another_process(db: Path, session_id: str) -> None:
 class TestReadsAfterOtherProcesses:
     def test_a_fresh_open_reads_what_another_process_acknowledged(self, tmp_path: Path) -> None:
         """After this process read one session, another process's acknowledged write to a second
-        session is what a fresh store (and the first store) read here (the reads of issue 32, item 3)."""
+        session is what a fresh store (and the first store) read here. (Issue 32 item 3's own
+        sequence, with the command and a live board, is test_sqlite_board_reads.py.)"""
         db = tmp_path / "plans.db"
         for sid in ("p", "q"):
             setup = phasetodo.SqliteStore(db)
