@@ -140,6 +140,11 @@ class TestLoad:
         assert codec.as_phases([{"name": "P", "tasks": [{"content": "a", "status": "pending"}]}]) == (phase,)
 
 
+def _leased(lease: dict[str, Any]) -> dict[str, Any]:
+    """A stored task in progress for ``w`` with the lease ``lease``."""
+    return {"content": "T", "status": "in_progress", "owner": "w", "lease": lease}
+
+
 class TestTeamFields:
     @pytest.mark.parametrize(
         ("field", "value", "problem"),
@@ -155,6 +160,26 @@ class TestTeamFields:
         data = [{"name": "P", "tasks": [{"content": "T", "status": "pending", field: value}]}]
         with pytest.raises(phasetodo.InvalidPhases) as caught:
             phasetodo.load_phases(data)
+        assert list(caught.value.problems) == [problem]
+
+    @pytest.mark.parametrize(
+        ("phase", "problem"),
+        [
+            ({"last_id": -1}, "[0].last_id: must be at least 0, not -1"),
+            ({"last_id": 1.5}, "[0].last_id: must be an integer, not a number"),
+            ({"last_id": True}, "[0].last_id: must be an integer, not a boolean"),
+            ({"tasks": [_leased({"epoch": -1})]}, "[0].tasks[0].lease.epoch: must be at least 0, not -1"),
+            (
+                {"tasks": [_leased({"epoch": 1, "until": "soon"})]},
+                "[0].tasks[0].lease.until: must be a number, not a string",
+            ),
+        ],
+    )
+    def test_malformed_numbers_are_named(self, phase: dict[str, Any], problem: str) -> None:
+        """A stored id mark or lease number out of range or of the wrong type is an InvalidPhases
+        naming it (the schema's integer and number types and its minimum; a raw KeyError before)."""
+        with pytest.raises(phasetodo.InvalidPhases) as caught:
+            phasetodo.load_phases([{"name": "P", "tasks": [], **phase}])
         assert list(caught.value.problems) == [problem]
 
     def test_team_fields_load(self) -> None:

@@ -254,14 +254,22 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,),
     "array": (list, tuple),
     "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
 }
-_TYPE_NAMES = {"object": "an object", "array": "an array", "string": "a string"}
+_TYPE_NAMES = {
+    "object": "an object",
+    "array": "an array",
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+}
 
 
 def problems(value: object, schema: Mapping[str, Any] = PARAMS_SCHEMA, place: str = "") -> list[str]:
     """Every way ``value`` breaks ``schema``, one line each, prefixed by its place.
 
-    Covers the keywords our schemas use: type, enum, required, properties,
+    Covers the keywords our schemas use: type, enum, minimum, required, properties,
     items and minItems.
     """
     where = place or "params"
@@ -269,6 +277,9 @@ def problems(value: object, schema: Mapping[str, Any] = PARAMS_SCHEMA, place: st
     if kind is not None and not _has_type(value, kind):
         return [f"{where}: must be {_TYPE_NAMES[kind]}, not {_describe(value)}"]
     found: list[str] = []
+    least = schema.get("minimum")
+    if least is not None and isinstance(value, (int, float)) and value < least:
+        found.append(f"{where}: must be at least {least}, not {value}")
     if "enum" in schema and value not in schema["enum"]:
         found.append(f"{where}: must be one of {', '.join(schema['enum'])}")
     if isinstance(value, dict):
