@@ -283,12 +283,14 @@ class TestPermissions:
         ]
         return phases
 
-    @pytest.mark.parametrize("op", ["done", "drop", "rm"])
-    def test_agent_cannot_close_anothers_task(self, op: str) -> None:
-        """done/drop/rm of a task another agent is on is refused for a non-lead."""
+    @pytest.mark.parametrize(
+        ("op", "doing"), [("done", "mark it done"), ("drop", "drop it"), ("rm", "remove it")]
+    )
+    def test_agent_cannot_close_anothers_task(self, op: str, doing: str) -> None:
+        """done/drop/rm of a task another agent is on is refused for a non-lead, in words."""
         result = call(self.claimed(), "w2", {"op": op, "task": "Parser"})
         assert result["details"]["errors"] == [
-            f'Task "Parser" belongs to agent "w1": only it or the lead ("lead") may {op} it'
+            f'Task "Parser" belongs to agent "w1": only it or the lead ("lead") may {doing}'
         ]
 
     def test_lead_may_close_anothers_task(self) -> None:

@@ -52,7 +52,7 @@ class TestAnotherAgentsTask:
         """Making another agent's task wait is refused too."""
         _, _, w2 = _plan()
         (error,) = _errors(w2, {"op": "after", "task": "a", "after": ["b"]})
-        assert error.startswith('Task "a" belongs to agent "w1": only it or the lead ("lead") may')
+        assert error == 'Task "a" belongs to agent "w1": only it or the lead ("lead") may make it wait'
 
 
 class TestTargets:

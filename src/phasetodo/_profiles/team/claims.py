@@ -16,6 +16,9 @@ from .ids import TaskIds
 
 __all__ = ["Claims", "format_time"]
 
+#: What an op does to a task, as a refusal says it (others: ``"<op> it"``).
+_DOING = {"done": "mark it done", "rm": "remove it", "after": "make it wait"}
+
 
 def _voided(held: Lease | None) -> tuple[str, ...]:
     """The agents whose claims on a task were voided by takeovers (a log written before
@@ -80,7 +83,7 @@ class Claims(TaskIds):
         lead = f' ("{self.lead}")' if self.lead is not None else ""
         self.errors.append(
             f'Task "{col.contents[index]}" belongs to agent "{col.owners[index]}": '
-            f"only it or the lead{lead} may {verb} it"
+            f"only it or the lead{lead} may {_DOING.get(verb, verb + ' it')}"
         )
         return False
 
