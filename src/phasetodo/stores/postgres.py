@@ -167,9 +167,9 @@ class PostgresStore:
         listen: bool | None = None,
         server_clock: bool = True,
     ) -> None:
-        if listen not in (None, True, False):
+        if listen is not None and not isinstance(listen, bool):
             raise InvalidOptionType(f"listen: must be True, False or None, not {listen!r}")
-        if server_clock not in (True, False):
+        if not isinstance(server_clock, bool):
             raise InvalidOptionType(f"server_clock: must be True or False, not {server_clock!r}")
         self.server_clock = server_clock
         self._listens: bool | None = listen
