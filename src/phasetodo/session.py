@@ -57,7 +57,6 @@ from .stores._requests import (
 from .stores._url import default_directory, store_from_url, warn_if_at_former_default
 
 if TYPE_CHECKING:
-
     from typing_extensions import Unpack
 
 __all__ = [
