@@ -349,7 +349,11 @@ def run_one(
     def respawn(n: int, seconds: float) -> subprocess.Popen[bytes]:
         return _spawn(spec, session_id, f"a{n}", outs[n], args, skews[n], seconds=max(seconds, 0.1))
 
-    _inject(fault, procs, args, rng, server, outs, (spec, session_id, history), respawn)
+    try:
+        _inject(fault, procs, args, rng, server, outs, (spec, session_id, history), respawn)
+        broken = None
+    except (phasetodo.errors.StoreError, phasetodo.errors.CorruptLog) as error:
+        broken = Anomaly("store-unusable", f"the injector could not read the log: {error}")
     for proc in procs + readers:
         try:
             proc.wait(timeout=args.seconds + 120)
@@ -364,7 +368,8 @@ def run_one(
     except phasetodo.errors.StoreError as error:  # the store itself no longer opens: an anomaly
         return Outcome(store, fault, made, acked, (Anomaly("store-unusable", str(error)),))
     (history / "final-log.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
-    return Outcome(store, fault, made, acked, tuple(check(calls, events)))
+    found = tuple(check(calls, events))
+    return Outcome(store, fault, made, acked, found if broken is None else (broken, *found))
 
 
 @contextmanager
