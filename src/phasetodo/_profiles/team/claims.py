@@ -40,19 +40,6 @@ def format_time(moment: float | None) -> str:
 class Claims(TaskIds):
     """The working copy's claims: lapsed leases, fencing, who may change what, claiming and renewing."""
 
-    def find_lapsed(self) -> None:
-        """The claims of other agents whose lease ended by ``now`` (:attr:`lapsed`)."""
-        now, agent = self.now, self.agent
-        self.lapsed = {}
-        if now is None:
-            return
-        for col, index in self.active:
-            held = col.leases[index]
-            if held is None or held.until is None or held.until > now:
-                continue
-            if col.owners[index] != agent:
-                self.lapsed[(col, index)] = None
-
     def fenced(self, col: TeamColumn, index: int) -> bool:
         """Whether the caller lost this task when its lease lapsed (another agent took it
         over since); adds the error, which names the new holder, when so."""

@@ -88,18 +88,6 @@ class TeamWork(Readiness):
     the invariants every batch ends with.
     """
 
-    def __init__(
-        self,
-        phases: Sequence[Phase],
-        agent: str | None = None,
-        lead: str | None = None,
-        scope: str | None = None,
-        now: float | None = None,
-        lease: float | None = None,
-    ) -> None:
-        super().__init__(phases, agent, lead, scope, now, lease)
-        self.find_lapsed()
-
     def find(self, content: str | None, verb: str) -> Place | None:
         """The task named by ``content`` (its content, else its id); adds the error when none."""
         if not content:

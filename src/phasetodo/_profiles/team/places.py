@@ -42,6 +42,7 @@ class TeamPlaces(Columns):
         #: Claims of other agents whose lease lapsed by ``now``: ready to be taken over.
         self.lapsed: dict[Place, None] = {}
         self.agent = agent
+        self.find_lapsed()
         self.scope = scope
         self.privileged = agent is None or (lead is not None and agent == lead)
         self.lead = lead
@@ -52,6 +53,19 @@ class TeamPlaces(Columns):
         self.last_read = max((p.last_id for p in phases), default=0)
         self.last_issued: int | None = None
         self._by_id: dict[str, str] | None = None  # id -> content, built on the first id lookup
+
+    def find_lapsed(self) -> None:
+        """The claims of other agents whose lease ended by ``now`` (:attr:`lapsed`)."""
+        now, agent = self.now, self.agent
+        self.lapsed = {}
+        if now is None:
+            return
+        for col, index in self.active:
+            held = col.leases[index]
+            if held is None or held.until is None or held.until > now:
+                continue
+            if col.owners[index] != agent:
+                self.lapsed[(col, index)] = None
 
     def place(self, content: str) -> Place | None:
         """Where the live task ``content`` is (its first place), or None."""
