@@ -9,17 +9,8 @@ from pathlib import Path
 import pytest
 
 import phasetodo
-from phasetodo.cli import main
 
-
-def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    """The exit status, stdout and stderr of ``phasetodo ARGS``."""
-    try:
-        status = main(list(args))
-    except SystemExit as exit_:
-        status = exit_.code if isinstance(exit_.code, int) else 1
-    out, err = capsys.readouterr()
-    return status, out, err
+from ._inprocess import run_main as _run
 
 
 @pytest.fixture

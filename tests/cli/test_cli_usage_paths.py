@@ -8,19 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from phasetodo.cli import main
+from ._inprocess import run_main as _run
 
 INIT = json.dumps({"ops": [{"op": "init", "list": [{"phase": "A", "items": ["a"]}]}]})
-
-
-def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    """The exit status, stdout and stderr of ``phasetodo ARGS``."""
-    try:
-        status = main(list(args))
-    except SystemExit as exit_:
-        status = exit_.code if isinstance(exit_.code, int) else 1
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 @pytest.fixture
