@@ -89,8 +89,7 @@ async def versions(
         _WATCHERS.set(limiter)
     # The version first, from the board's own open log (which the page's first read has just
     # decoded): the watching session decodes the list again, so it opens after, not before.
-    head = await anyio.to_thread.run_sync(lambda: board.head(session_id))
-    cursor = await anyio.to_thread.run_sync(lambda: board.version(session_id))
+    head, cursor = await anyio.to_thread.run_sync(lambda: (board.head(session_id), board.version(session_id)))
     yield cursor
     session = await anyio.to_thread.run_sync(
         lambda: phasetodo.Session.open(session_id, board.store, resume="keep")
