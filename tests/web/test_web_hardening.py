@@ -283,6 +283,21 @@ class TestHostAllowlist:
             create_app(Board(store), token=TOKEN, hosts=None)  # type: ignore[arg-type]
 
 
+class TestCtrlC:
+    """The address is printed once the board serves, so a Ctrl-C from then on stops it."""
+
+    def test_ctrl_c_right_after_the_address_stops_the_board(self, tmp_path: Path) -> None:
+        for _ in range(5):
+            proc, lines = _serve(tmp_path)
+            assert "?token=" in lines[0]
+            port, _ = _address(lines[0])
+            with socket.create_connection(("127.0.0.1", port), timeout=5):
+                pass  # it listens as soon as it speaks
+            err = _stop(proc)
+            assert proc.returncode == 0, err
+            assert "Traceback" not in err, err
+
+
 class _CountingStore(phasetodo.MemoryStore):
     """A memory store that counts how often it is listed."""
 

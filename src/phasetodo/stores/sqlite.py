@@ -186,9 +186,12 @@ class SqliteStore:
         """Adopt ``conn`` as this process's connection."""
         if columns is not None:
             self._marked = "checkpoint" in columns
-        self._pid = os.getpid()
-        self._mutex = threading.RLock()
-        self._depth = 0
+        if self._pid != os.getpid():  # a forked child: the parent's thread state is not its own
+            self._pid = os.getpid()
+            self._mutex = threading.RLock()
+            self._depth = 0
+        # In this process the mutex stays the one other threads may hold right now (a
+        # first write connects while readers wait on it): a new one would let both in.
         self._readonly = not writable
         self._conn = conn
         self._file = _hold(self.path)

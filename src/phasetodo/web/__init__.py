@@ -82,7 +82,8 @@ def serve(
     allow_hosts: Iterable[str] = (),
     limits: Limits | None = None,
 ) -> None:
-    """Serve the board over ``store`` until interrupted; prints the address to open.
+    """Serve the board over ``store`` until interrupted; prints the address to open once it
+    serves (from then on Ctrl-C stops it cleanly).
 
     ``store`` is a store or a store string (:func:`phasetodo.stores.store_from_url`);
     ``None`` is the default store, the one ``Session.open`` and the command use.
@@ -128,15 +129,19 @@ def serve(
     app = create_app(
         board, token=token, hosts=access, max_streams=limits.streams, body_timeout=limits.body_timeout
     )
-    server = make_server(app, board, limits)
     url = _url(host, port)
     if read_only and not access.private:
-        out.write(f"phasetodo board (read-only): {url}\n")
+        lines = f"phasetodo board (read-only): {url}\n"
     else:
-        out.write(f"phasetodo board{' (read-only)' if read_only else ''}: {url}?token={token}\n")
+        lines = f"phasetodo board{' (read-only)' if read_only else ''}: {url}?token={token}\n"
     if access.private:
-        out.write(_exposure(host, access, read_only, store))
-    out.flush()
+        lines += _exposure(host, access, read_only, store)
+
+    def announce() -> None:
+        out.write(lines)
+        out.flush()
+
+    server = make_server(app, board, limits, announce)
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:  # uvicorn passes Ctrl-C on once it has shut down: a clean stop

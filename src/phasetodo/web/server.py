@@ -19,6 +19,7 @@ import json
 import logging
 import socket
 import time
+from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
@@ -196,14 +197,25 @@ def _quiet_accept(loop: asyncio.AbstractEventLoop) -> None:
 class BoardServer(uvicorn.Server):
     """uvicorn's server that ends the board's live feeds on exit and keeps accept errors quiet."""
 
-    def __init__(self, config: uvicorn.Config, board: Board) -> None:
+    def __init__(
+        self, config: uvicorn.Config, board: Board, announce: Callable[[], None] | None = None
+    ) -> None:
         super().__init__(config)
         self.board = board
+        #: Called once the server accepts and its Ctrl-C handler is in place (a Ctrl-C before
+        #: then could land inside an import, where Python drops it, and the server would stay up).
+        self.announce = announce
 
     async def serve(self, sockets: list[socket.socket] | None = None) -> None:
         """Serve ``sockets`` until told to exit."""
         _quiet_accept(asyncio.get_running_loop())
         await super().serve(sockets)
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        """Start serving, then announce it."""
+        await super().startup(sockets)
+        if self.started and self.announce is not None:
+            self.announce()
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         """Ctrl-C: end the live feeds first, so shutdown does not wait on them."""
@@ -211,8 +223,15 @@ class BoardServer(uvicorn.Server):
         super().handle_exit(sig, frame)
 
 
-def make_server(app: Any, board: Board, limits: Limits, **config: Any) -> BoardServer:
-    """A server for the board's ``app`` within ``limits`` (``config``: more ``uvicorn.Config``)."""
+def make_server(
+    app: Any,
+    board: Board,
+    limits: Limits,
+    announce: Callable[[], None] | None = None,
+    **config: Any,
+) -> BoardServer:
+    """A server for the board's ``app`` within ``limits`` that calls ``announce`` once it
+    serves (``config``: more ``uvicorn.Config``)."""
     settings: dict[str, Any] = {
         "log_level": "warning",
         "lifespan": "off",
@@ -220,4 +239,4 @@ def make_server(app: Any, board: Board, limits: Limits, **config: Any) -> BoardS
         "timeout_keep_alive": limits.keep_alive,
         **config,
     }
-    return BoardServer(uvicorn.Config(app, http=_protocol(limits), **settings), board)
+    return BoardServer(uvicorn.Config(app, http=_protocol(limits), **settings), board, announce)
