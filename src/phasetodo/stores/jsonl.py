@@ -511,8 +511,11 @@ class JsonlLog(CachedLog):
         time (newest checkpoint plus the tail after it), only new lines after that.
         """
         with self._thread_lock:
-            if self._pid != os.getpid() or self._fd < 0 or self._replaced():
-                self._open_log(create=False)  # forked, created by another writer, or compacted
+            # Forked, created by another writer, or compacted. Under the lock the file stays the
+            # one locked (reopening would drop the lock): a write there is refused by append.
+            reopen = self._fd < 0 or self._replaced()
+            if self._pid != os.getpid() or (reopen and self._depth == 0):
+                self._open_log(create=False)
             if self._fd < 0:
                 return
             end = self._complete_end()
