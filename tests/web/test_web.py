@@ -189,6 +189,27 @@ class TestReads:
         assert shared["agents"] == ["ann", "bob", "cy"]
         assert shared["agent"] == "cy"
 
+    def test_a_longer_branch_checked_out_lists_only_its_own_agents(
+        self, client: TestClient, store: phasetodo.JsonlStore, tmp_path: Path
+    ) -> None:
+        """A checkout of a branch with more events than the log the board read: agents who wrote
+        only on the old branch leave the list (the longer history is not an append to it)."""
+        with phasetodo.Session.open("shared", store, resume="keep") as session:
+            session.todo_write(init({"A": ["one", "two"]}), agent="bob")
+        path = store.path_for("shared")
+        branch = tmp_path / "branch"
+        branch.mkdir()
+        (branch / path.name).write_bytes(path.read_bytes())
+        with phasetodo.Session.open("shared", phasetodo.JsonlStore(branch), resume="keep") as other:
+            for item in ("three", "four"):
+                other.todo_write({"ops": [{"op": "append", "phase": "A", "items": [item]}]}, agent="dee")
+        with phasetodo.Session.open("shared", store, resume="keep") as session:
+            session.todo_write({"ops": [{"op": "done", "task": "one"}]}, agent="ann")
+        assert client.get("/api/sessions/shared").json()["agents"] == ["ann", "bob"]
+        os.replace(branch / path.name, path)  # what git does on checkout: a new file
+        shown = client.get("/api/sessions/shared").json()
+        assert (shown["version"], shown["agents"]) == (3, ["bob", "dee"])
+
     def test_plan_is_the_newest_list(self, client: TestClient) -> None:
         """The plan route gives every phase, task, status and note with its version."""
         data = client.get("/api/sessions/plan").json()

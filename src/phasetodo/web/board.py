@@ -153,6 +153,16 @@ def _phases_of(latest: phasetodo.Event | None) -> tuple[phasetodo.Phase, ...] | 
     return latest.phases if latest is not None else None
 
 
+def _continues(log: Any, before: Head, seen: phasetodo.Event | None, head: Head) -> bool:
+    """Whether the history at ``head`` extends the one read at ``before`` (whose newest
+    event was ``seen``): it is longer and holds that same event at that version."""
+    if head.version <= before.version:
+        return False
+    if seen is None:
+        return before.version == 0
+    return next(iter(log.events(seen.version - 1)), None) == seen
+
+
 class _Entry:
     """One open log, the agents seen in it, and how many calls use it now."""
 
@@ -161,6 +171,7 @@ class _Entry:
         self.lock = threading.Lock()
         self.users = 0
         self.head: Head | None = None  # the history read last
+        self.seen: phasetodo.Event | None = None  # its newest event
         self.ident = head_id(Head(0))  # its head id (see :func:`head_id`), what pages send back
         self.making = threading.Lock()  # held while ``text`` is made, so it is made once
         self.forget()
@@ -235,14 +246,17 @@ class Board:
         """The newest event of the log, read from its end (not a scan of the history); its
         list is kept among the recent ones by its head id, for deltas from it.
 
-        A log replaced under the board (a checkout, a restore) with as many events or fewer
-        is another history: what was read of the old one is dropped.
+        A log replaced under the board (a checkout, a restore) is another history, whatever
+        its length: what was read of the old one is dropped.
         """
         head, latest = newest_of(entry.log)
         with entry.lock:
-            if entry.head is not None and head != entry.head and head.version <= entry.head.version:
+            before, seen = entry.head, entry.seen
+        other = before is not None and head != before and not _continues(entry.log, before, seen, head)
+        with entry.lock:
+            if other:
                 entry.forget()
-            entry.head, entry.ident = head, head_id(head)
+            entry.head, entry.ident, entry.seen = head, head_id(head), latest
             if latest is not None:
                 entry.lists[entry.ident] = latest.phases
                 entry.lists.move_to_end(entry.ident)
