@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain, count, repeat
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from typing import Any, ClassVar
 
 import attrs
@@ -189,8 +189,6 @@ _ONLY_DICT = frozenset((dict,))
 _ONLY_TUPLE = frozenset((tuple,))
 _ONLY_TASK = frozenset((Task,))
 _ONLY_NONE = frozenset((None,))
-_ONLY_TWO = frozenset((2,))
-_get_content, _get_status = itemgetter("content"), itemgetter("status")
 _content, _status, _notes = attrgetter("content"), attrgetter("status"), attrgetter("notes")
 _name, _tasks = attrgetter("name"), attrgetter("tasks")
 _owner, _reason, _after = attrgetter("owner"), attrgetter("reason"), attrgetter("after")
@@ -198,8 +196,7 @@ _id, _lease, _team = attrgetter("id"), attrgetter("lease"), attrgetter("team")
 
 
 def _rows(phases: Sequence[Mapping[str, Any]]) -> list[Row]:
-    """JSON phases as columns, in bulk for a phase whose tasks hold only content and status,
-    else in one plain loop per task; raises on anything unusual."""
+    """JSON phases as columns, in one plain loop per task; raises on anything unusual."""
     lookup, team, only_str = _PLAIN_LOOKUP, _TEAM_KEYS, _ONLY_STR
     out: list[Row] = []
     for phase in phases:
@@ -210,9 +207,6 @@ def _rows(phases: Sequence[Mapping[str, Any]]) -> list[Row]:
             raise TypeError
         if not _ONLY_DICT.issuperset(map(type, tasks)):
             raise TypeError
-        if _ONLY_TWO.issuperset(map(len, tasks)):  # content and status each, no notes
-            out.append(_bulk_row(name, tasks))
-            continue
         contents: list[str] = []
         statuses: list[Status | None] = []
         notes: list[Any] = []
@@ -238,15 +232,6 @@ def _rows(phases: Sequence[Mapping[str, Any]]) -> list[Row]:
             notes.append(noted)
         out.append((name, contents, statuses, notes))
     return out
-
-
-def _bulk_row(name: str, tasks: Sequence[Mapping[str, Any]]) -> Row:
-    """A JSON phase whose tasks hold only ``content`` and ``status``, one ``map`` per field."""
-    contents: list[str] = list(map(_get_content, tasks))
-    if not _ONLY_STR.issuperset(map(type, contents)):
-        raise TypeError
-    statuses: list[Status | None] = list(map(_PLAIN_LOOKUP.__getitem__, map(_get_status, tasks)))
-    return name, contents, statuses, [None] * len(tasks)
 
 
 def value_rows(phases: Sequence[Phase]) -> list[Row]:
