@@ -125,8 +125,8 @@ class Task:
     ``id`` (a short name unique in the plan, never reused, kept across renames)
     and ``lease`` (a claim's :class:`Lease`, on plans whose agents use leases);
     the reference's profiles carry them through untouched. They are read as
-    attributes and held together as ``team`` (a :class:`TeamFields`, ``None``
-    when none is set), so that a plain task is cheap to build.
+    attributes and held together as ``team`` (one frozen value of the five, ``None``
+    when none is set), so that a plain task is four slots to build, not eight.
     """
 
     content: str
