@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import pickle
 
 import attrs
@@ -57,3 +58,10 @@ class TestTeamFields:
         """A team task and a plain task come back equal from pickle."""
         for task in (_team_task(), Task("a")):
             assert pickle.loads(pickle.dumps(task)) == task
+
+    def test_signature_shows_the_defaults(self) -> None:
+        """The signature users read gives each team keyword its default, not the sentinel."""
+        params = inspect.signature(Task).parameters
+        assert [params[name].default for name in ("owner", "reason", "after", "id", "lease")] == [
+            None, None, (), None, None,
+        ]

@@ -7,9 +7,11 @@ the parts an operation touches are ever copied.
 from __future__ import annotations
 
 import enum
+import inspect
 from collections.abc import Sequence
 from itertools import chain, repeat
 from operator import attrgetter
+from typing import ClassVar
 
 import attrs
 
@@ -127,12 +129,15 @@ class Task:
     the reference's profiles carry them through untouched. They are read as
     attributes and held together as ``team`` (one frozen value of the five, ``None``
     when none is set), so that a plain task is four slots to build, not eight.
+    The keyword ``team`` gives the five at once (``attrs.evolve`` passes it); the
+    team keywords given beside it replace its fields.
     """
 
     content: str
     status: Status
     notes: tuple[str, ...]
     team: TeamFields | None
+    __signature__: ClassVar[inspect.Signature]
 
     def __init__(
         self,
@@ -209,6 +214,27 @@ class Task:
 
 
 _NO_TEAM = TeamFields()
+
+
+def _signature() -> inspect.Signature:
+    """``Task()`` as users read it (``help``, the API pages): each team keyword at the default it
+    has when ``team`` is not given, not at the sentinel that lets ``attrs.evolve`` keep them."""
+    shown = {
+        "owner": (None, "str | None"),
+        "reason": (None, "str | None"),
+        "after": ((), "tuple[str, ...] | list[str]"),
+        "id": (None, "str | None"),
+        "lease": (None, "Lease | None"),
+    }
+    real = inspect.signature(Task.__init__)
+    params = [
+        p.replace(default=shown[p.name][0], annotation=shown[p.name][1]) if p.name in shown else p
+        for p in list(real.parameters.values())[1:]
+    ]
+    return real.replace(parameters=params)
+
+
+Task.__signature__ = _signature()
 _set_content = Task.__dict__["content"].__set__
 _set_status = Task.__dict__["status"].__set__
 _set_notes = Task.__dict__["notes"].__set__
