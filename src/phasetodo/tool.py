@@ -21,9 +21,7 @@ from ._profiles.options import UNSET, Options, OptionsHolder, Overrides, PerCall
 from ._profiles.parity import DESCRIPTION, PARITY
 from ._profiles.registry import Profile
 from ._profiles.result import DetailsJSON, PhaseJSON, ResultJSON, Storage, TaskJSON, ToolResult
-from ._profiles.todo import TODO, TODO_DETAILS_SCHEMA, to_todo
 from ._specs import Api, anthropic_tool, mcp_tool, openai_tool, strip_nulls
-from ._todo.values import phases_to_json
 from .errors import InvalidOption, InvalidParams, InvalidPhases
 
 if TYPE_CHECKING:
@@ -395,6 +393,24 @@ class TodoWriteTool:
         return mcp_tool(self)
 
 
+class _TodoField:
+    """A class attribute of :class:`TodoTool` read from the ``todo`` profile when first read:
+    ``import phasetodo`` then loads none of that tool's modules (instances hold their own)."""
+
+    def __init__(self, field: str) -> None:
+        self.field = field
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        from ._profiles.todo import TODO
+
+        return getattr(TODO, self.field)
+
+
+def _from_todo(field: str) -> Any:
+    """:class:`_TodoField` typed as the attribute it stands for."""
+    return _TodoField(field)
+
+
 class TodoTool(TodoWriteTool):
     """The reference's current ``todo`` tool a host registers: one op per call, the params
     *are* the op, each result exactly :func:`phasetodo.todo.apply`'s.
@@ -405,11 +421,13 @@ class TodoTool(TodoWriteTool):
     """
 
     name: ClassVar[str] = "todo"
-    description: str = TODO.description
-    parameters: Mapping[str, Any] = TODO.schema
+    description: str = _from_todo("description")
+    parameters: Mapping[str, Any] = _from_todo("schema")
     reads: ClassVar[bool] = False
 
     def __init__(self, session: TodoState | None = None, *, limits: Limits | Unset | None = UNSET) -> None:
+        from ._profiles.todo import TODO
+
         own = getattr(session, "profile", TODO) if session is not None else TODO
         if not isinstance(own, Profile) or own.tool != self.name:
             shown = own.name if isinstance(own, Profile) else own
@@ -443,10 +461,15 @@ class TodoTool(TodoWriteTool):
 
     def details(self) -> dict[str, Any]:
         """The current list as the tool's details: ``{"phases", "storage"}``."""
+        from ._profiles.todo import to_todo
+        from ._todo.values import phases_to_json
+
         return {"phases": phases_to_json(to_todo(self.phases)), "storage": self.storage}
 
     def to_mcp(self) -> dict[str, Any]:
         """The tool as an MCP tool definition, with its details as output schema."""
+        from ._profiles.todo import TODO_DETAILS_SCHEMA
+
         return mcp_tool(self, output=TODO_DETAILS_SCHEMA)
 
 

@@ -189,11 +189,10 @@ _ONLY_DICT = frozenset((dict,))
 _ONLY_TUPLE = frozenset((tuple,))
 _ONLY_TASK = frozenset((Task,))
 _ONLY_NONE = frozenset((None,))
-_ONLY_ID = frozenset((str, type(None)))
 _content, _status, _notes = attrgetter("content"), attrgetter("status"), attrgetter("notes")
 _name, _tasks = attrgetter("name"), attrgetter("tasks")
 _owner, _reason, _after = attrgetter("owner"), attrgetter("reason"), attrgetter("after")
-_id, _lease = attrgetter("id"), attrgetter("lease")
+_id, _lease, _team = attrgetter("id"), attrgetter("lease"), attrgetter("team")
 
 
 def _rows(phases: Sequence[Mapping[str, Any]]) -> list[Row]:
@@ -250,11 +249,20 @@ def id_rows(phases: Sequence[Phase]) -> list[IdRow]:
     return _plain_rows(phases, with_ids=True)  # type: ignore[return-value]
 
 
-def _ids_ok(tasks: list[Task], with_ids: bool) -> bool:
-    """Whether the tasks' ids may be read: each a string or None with ``with_ids``, else all None."""
-    if with_ids:
-        return _ONLY_ID.issuperset(map(type, map(_id, tasks)))
-    return _ONLY_NONE.issuperset(map(_id, tasks))
+def _team_ok(tasks: list[Task], with_ids: bool) -> bool:
+    """Whether no task has team fields, or with ``with_ids`` whether the only one set is a string id."""
+    teams = list(map(_team, tasks))
+    if _ONLY_NONE.issuperset(teams):
+        return True
+    named = [team for team in teams if team is not None]
+    return (
+        with_ids
+        and _ONLY_STR.issuperset(map(type, map(_id, named)))
+        and _ONLY_NONE.issuperset(map(_owner, named))
+        and _ONLY_NONE.issuperset(map(_reason, named))
+        and not any(map(_after, named))
+        and _ONLY_NONE.issuperset(map(_lease, named))
+    )
 
 
 def _plain_rows(phases: Sequence[Phase], *, with_ids: bool) -> list[Row] | list[IdRow]:
@@ -278,12 +286,7 @@ def _plain_rows(phases: Sequence[Phase], *, with_ids: bool) -> list[Row] | list[
         or not _ONLY_TUPLE.issuperset(map(type, notes))
         or not _ONLY_STR.issuperset(map(type, chain.from_iterable(notes)))
         or Status.BLOCKED in statuses
-        or not _ONLY_NONE.issuperset(map(_owner, tasks))
-        or not _ONLY_NONE.issuperset(map(_reason, tasks))
-        or not _ONLY_TUPLE.issuperset(map(type, map(_after, tasks)))
-        or any(map(_after, tasks))
-        or not _ids_ok(tasks, with_ids)
-        or not _ONLY_NONE.issuperset(map(_lease, tasks))
+        or not _team_ok(tasks, with_ids)
     ):
         raise TypeError  # a team plan's fields (the general engine carries them), or a bad type
     ids = list(map(_id, tasks)) if with_ids else None

@@ -7,9 +7,11 @@ the parts an operation touches are ever copied.
 from __future__ import annotations
 
 import enum
+import inspect
 from collections.abc import Sequence
 from itertools import chain, repeat
 from operator import attrgetter
+from typing import ClassVar
 
 import attrs
 
@@ -19,6 +21,7 @@ __all__ = [
     "Phase",
     "Status",
     "Task",
+    "TeamFields",
     "keep_id_mark",
     "make_phase",
     "make_task",
@@ -92,6 +95,30 @@ class Lease:
 
 
 @attrs.frozen
+class TeamFields:
+    """A team task's ``owner``, ``reason``, ``after``, ``id`` and ``lease``, held as one value.
+
+    A :class:`Task` holds one of these, or ``None`` when none is set (every task of
+    the reference's profiles): a plain task is then four slots to build, not eight.
+    """
+
+    owner: str | None = None
+    reason: str | None = None
+    after: tuple[str, ...] = attrs.field(default=(), converter=_to_tuple)
+    id: str | None = None
+    lease: Lease | None = None
+
+
+class _Keep(enum.Enum):
+    """The default of a team keyword of ``Task()``: keep what ``team`` holds (see ``attrs.evolve``)."""
+
+    KEEP = "keep"
+
+
+_KEEP = _Keep.KEEP
+
+
+@attrs.frozen(init=False, repr=False)
 class Task:
     """One task: its content (which is also its name), status and notes.
 
@@ -99,28 +126,119 @@ class Task:
     (why it is blocked), ``after`` (contents of the tasks it waits for) and
     ``id`` (a short name unique in the plan, never reused, kept across renames)
     and ``lease`` (a claim's :class:`Lease`, on plans whose agents use leases);
-    the reference's profiles carry them through untouched.
+    the reference's profiles carry them through untouched. They are read as
+    attributes and held together as ``team`` (one frozen value of the five, ``None``
+    when none is set), so that a plain task is four slots to build, not eight.
+    The keyword ``team`` gives the five at once (``attrs.evolve`` passes it); the
+    team keywords given beside it replace its fields.
     """
 
     content: str
-    status: Status = attrs.field(default=Status.PENDING, converter=_to_status)
-    notes: tuple[str, ...] = attrs.field(default=(), converter=_to_tuple)
-    owner: str | None = None
-    reason: str | None = None
-    after: tuple[str, ...] = attrs.field(default=(), converter=_to_tuple)
-    id: str | None = None
-    lease: Lease | None = None
+    status: Status
+    notes: tuple[str, ...]
+    team: TeamFields | None
+    __signature__: ClassVar[inspect.Signature]
+
+    def __init__(
+        self,
+        content: str,
+        status: Status | str = Status.PENDING,
+        notes: tuple[str, ...] | list[str] = (),
+        owner: str | _Keep | None = _KEEP,
+        reason: str | _Keep | None = _KEEP,
+        after: tuple[str, ...] | list[str] | _Keep = _KEEP,
+        id: str | _Keep | None = _KEEP,
+        lease: Lease | _Keep | None = _KEEP,
+        *,
+        team: TeamFields | None = None,
+    ) -> None:
+        """Keywords left out keep what ``team`` holds (``attrs.evolve`` passes it), else their default."""
+        _set_content(self, content)
+        _set_status(self, _to_status(status))
+        _set_notes(self, _to_tuple(notes))
+        if owner is reason is after is id is lease is _KEEP:
+            _set_team(self, team)
+            return
+        base = team if team is not None else _NO_TEAM
+        fields = TeamFields(
+            base.owner if owner is _KEEP else owner,
+            base.reason if reason is _KEEP else reason,
+            base.after if after is _KEEP else after,
+            base.id if id is _KEEP else id,
+            base.lease if lease is _KEEP else lease,
+        )
+        _set_team(self, None if fields == _NO_TEAM else fields)
+
+    def __repr__(self) -> str:
+        """The repr of the task's eight fields, team fields spelled out."""
+        return (
+            f"Task(content={self.content!r}, status={self.status!r}, notes={self.notes!r}, "
+            f"owner={self.owner!r}, reason={self.reason!r}, after={self.after!r}, "
+            f"id={self.id!r}, lease={self.lease!r})"
+        )
+
+    @property
+    def owner(self) -> str | None:
+        """The agent on the task or that closed it (team plans)."""
+        team = self.team
+        return None if team is None else team.owner
+
+    @property
+    def reason(self) -> str | None:
+        """Why the task is blocked (team plans)."""
+        team = self.team
+        return None if team is None else team.reason
+
+    @property
+    def after(self) -> tuple[str, ...]:
+        """The contents of the tasks this one waits for (team plans)."""
+        team = self.team
+        return () if team is None else team.after
+
+    @property
+    def id(self) -> str | None:
+        """The task's short id, unique in the plan (team plans)."""
+        team = self.team
+        return None if team is None else team.id
+
+    @property
+    def lease(self) -> Lease | None:
+        """A claim's lease (team plans whose agents use leases)."""
+        team = self.team
+        return None if team is None else team.lease
 
     @property
     def has_team_fields(self) -> bool:
         """Whether ``owner``, ``reason``, ``after``, ``id`` or ``lease`` is set."""
-        return (
-            self.owner is not None
-            or self.reason is not None
-            or bool(self.after)
-            or self.id is not None
-            or self.lease is not None
-        )
+        return self.team is not None
+
+
+_NO_TEAM = TeamFields()
+
+
+def _signature() -> inspect.Signature:
+    """``Task()`` as users read it (``help``, the API pages): each team keyword at the default it
+    has when ``team`` is not given, not at the sentinel that lets ``attrs.evolve`` keep them."""
+    shown = {
+        "owner": (None, "str | None"),
+        "reason": (None, "str | None"),
+        "after": ((), "tuple[str, ...] | list[str]"),
+        "id": (None, "str | None"),
+        "lease": (None, "Lease | None"),
+    }
+    real = inspect.signature(Task.__init__)
+    params = [
+        p.replace(default=shown[p.name][0], annotation=shown[p.name][1]) if p.name in shown else p
+        for p in list(real.parameters.values())[1:]
+    ]
+    return real.replace(parameters=params)
+
+
+Task.__signature__ = _signature()
+_set_content = Task.__dict__["content"].__set__
+_set_status = Task.__dict__["status"].__set__
+_set_notes = Task.__dict__["notes"].__set__
+_set_team = Task.__dict__["team"].__set__
 
 
 def _to_tasks(value: tuple[Task, ...] | list[Task]) -> tuple[Task, ...]:
@@ -142,14 +260,6 @@ class Phase:
 
 
 _new = object.__new__
-_set_content = Task.__dict__["content"].__set__
-_set_status = Task.__dict__["status"].__set__
-_set_notes = Task.__dict__["notes"].__set__
-_set_owner = Task.__dict__["owner"].__set__
-_set_reason = Task.__dict__["reason"].__set__
-_set_after = Task.__dict__["after"].__set__
-_set_id = Task.__dict__["id"].__set__
-_set_lease = Task.__dict__["lease"].__set__
 
 
 def make_task(content: str, status: Status, notes: tuple[str, ...] = ()) -> Task:
@@ -163,11 +273,7 @@ def make_task(content: str, status: Status, notes: tuple[str, ...] = ()) -> Task
     _set_content(task, content)
     _set_status(task, status)
     _set_notes(task, notes)
-    _set_owner(task, None)
-    _set_reason(task, None)
-    _set_after(task, ())
-    _set_id(task, None)
-    _set_lease(task, None)
+    _set_team(task, None)
     return task
 
 
@@ -264,9 +370,5 @@ def make_tasks(
     any(map(_set_content, tasks, contents))
     any(map(_set_status, tasks, statuses))
     any(map(_set_notes, tasks, repeat((), size) if notes is None else notes))
-    any(map(_set_owner, tasks, repeat(None, size)))
-    any(map(_set_reason, tasks, repeat(None, size)))
-    any(map(_set_after, tasks, repeat((), size)))
-    any(map(_set_id, tasks, repeat(None, size)))
-    any(map(_set_lease, tasks, repeat(None, size)))
+    any(map(_set_team, tasks, repeat(None, size)))
     return tasks
