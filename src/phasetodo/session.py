@@ -428,7 +428,8 @@ class Session(OptionsHolder):
             # The lead is read when the call runs: taking the lock may have created the log;
             # the time is the one the event will record, so a lease lapses by the log's times.
             lead = self._log.owner if chosen.shared else None
-            result = options.override(lead=lead, now=self._moment, seen=seen).run(params, current)
+            call = CallContext(options.agent, lead, options.scope, self._moment, options.lease, seen)
+            result = options.run(params, current, call)
             if result.is_error and chosen.atomic:
                 return None, result  # refused: nothing applied, nothing appended
             return result.phases, result

@@ -20,6 +20,7 @@ from phasetodo._profiles.builtin import BUILTIN
 from phasetodo._profiles.options import Options
 from phasetodo.cli import main
 from phasetodo.errors import InvalidOption, RequestIdReused
+from phasetodo.profiles import CallContext
 from phasetodo.stores._requests import WINDOW
 from phasetodo.testing import calls
 
@@ -142,7 +143,8 @@ def test_a_builtin_profiles_details_list_is_its_list(call: tuple[Any, Any], prof
     a profile with JSON of its own (``todo``) has its details kept whole instead."""
     phases, params = call
     try:
-        result = Options(BUILTIN[profile], agent="lead", lead="lead", now=1.0).run(params, phases)
+        options = Options(BUILTIN[profile], agent="lead", lead="lead")
+        result = options.run(params, phases, CallContext("lead", "lead", now=1.0))
     except InvalidParams:
         return
     assert result.details["phases"] == dump_phases(result.phases)

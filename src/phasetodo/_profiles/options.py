@@ -64,9 +64,7 @@ class Overrides(PerCall, total=False):
     lead: str | Unset | None
     scope: str | Unset | None
     storage: Storage | Unset
-    now: float | Unset | None
     lease: float | Unset | None
-    seen: tuple[Phase, ...] | Unset | None
 
 
 @attrs.frozen
@@ -78,8 +76,8 @@ class Options:
     who writes, ``lead`` a shared plan's lead and ``scope`` the phase a call on
     it is limited to; ``storage`` is what results report in ``details.storage``;
     ``lease`` (seconds) lets a shared plan's claims lapse that long after their
-    holder's last write, ``now`` is the time a call runs at and ``seen`` the list as
-    the caller last saw it (sessions set both).
+    holder's last write. Settings only: what a call runs at (its time, the list the
+    caller last saw) is its :class:`~phasetodo.profiles.CallContext`, which a session builds.
     """
 
     profile: Profile = attrs.field(default=PARITY, converter=resolve)
@@ -89,9 +87,7 @@ class Options:
     lead: str | None = None
     scope: str | None = None
     storage: Storage = "memory"
-    now: float | None = None
     lease: float | None = None
-    seen: tuple[Phase, ...] | None = attrs.field(default=None, eq=False, repr=False)
 
     def override(self, **given: Unpack[Overrides]) -> Options:
         """A copy with the values given; ``UNSET`` (and ``profile=None``) keep this one's."""
@@ -111,15 +107,17 @@ class Options:
 
     @property
     def context(self) -> CallContext:
-        """Who makes the call and on what, as the profile's ``apply`` takes it."""
-        if (
-            self.agent is None and self.lead is None and self.scope is None and self.now is None
-            and self.lease is None and self.seen is None
-        ):
+        """Who makes the call and on what, as these options say (no time, no list seen)."""
+        if self.agent is None and self.lead is None and self.scope is None and self.lease is None:
             return _NOBODY
-        return CallContext(self.agent, self.lead, self.scope, self.now, self.lease, self.seen)
+        return CallContext(self.agent, self.lead, self.scope, lease=self.lease)
 
-    def run(self, params: object, phases: Sequence[Phase | Mapping[str, Any]] = ()) -> ToolResult:
+    def run(
+        self,
+        params: object,
+        phases: Sequence[Phase | Mapping[str, Any]] = (),
+        context: CallContext | None = None,
+    ) -> ToolResult:
         """One call with these options, arguments to result: the one pipeline every entry takes.
 
         Parse the arguments, check them against the limits, apply them for the call's
@@ -129,12 +127,14 @@ class Options:
         ``takes_json`` (read once, into the working copy; a malformed list raises
         :class:`~phasetodo.InvalidPhases` naming the place). A dry run's result says what
         the call would change; saving it is the caller's choice (sessions do not).
+        ``context`` is the call's, when its caller knows more than these options (a
+        session: the plan's lead, the time, the list last seen); else :attr:`context`.
         """
         current = phases if isinstance(phases, tuple) else tuple(phases)
         profile, limits = self.profile, self.limits
         ops = profile.parse(params)
         grows = limits is not None and limits.check_ops(ops)
-        outcome = profile.apply(current, ops, self.context)  # type: ignore[arg-type]
+        outcome = profile.apply(current, ops, context or self.context)  # type: ignore[arg-type]
         if grows:
             assert limits is not None
             count_phases, count_tasks = outcome.size()
