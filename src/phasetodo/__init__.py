@@ -24,7 +24,6 @@ from ._profiles.parity import PARITY
 from ._profiles.registry import Profile
 from ._public import SUBMODULES
 from ._views.anchor import compaction_anchor
-from ._views.diff import ListDiff, diff_phases
 from ._views.summary import format_summary
 from .errors import (
     InvalidParams,
@@ -98,6 +97,7 @@ if TYPE_CHECKING:
     from ._profiles.strict import STRICT
     from ._profiles.team import TEAM
     from ._version import __version__
+    from ._views.diff import ListDiff, diff_phases
     from ._views.markdown import markdown_to_phases, phases_to_markdown
     from ._views.render import TodoList
     from .session import Session
@@ -105,12 +105,14 @@ if TYPE_CHECKING:
 
 #: Public names whose modules load on first use, by module: sessions and stores bring
 #: sqlite3, file locking and the event log, the terminal view its styles, ``__version__``
-#: the package metadata, the strict and team profiles their engines, Markdown its parser;
+#: the package metadata, the strict and team profiles their engines, Markdown its parser,
+#: the list diff its values;
 #: a host that only calls ``todo_write`` needs none of them.
 _ON_FIRST_USE = {
     "._profiles.strict": ("STRICT",),
     "._profiles.team": ("TEAM",),
     "._version": ("__version__",),
+    "._views.diff": ("ListDiff", "diff_phases"),
     "._views.markdown": ("markdown_to_phases", "phases_to_markdown"),
     "._views.render": ("TodoList",),
     ".session": ("Session",),

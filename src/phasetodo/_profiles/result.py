@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from functools import cached_property
-from typing import Any, Literal, TypedDict, cast
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
 
 import attrs
 
 from .._core.engine import Outcome
 from .._core.model import Phase
-from .._views.diff import StatusChange, diff_phases, format_diff
+
+if TYPE_CHECKING:
+    from .._views.diff import StatusChange
 
 __all__ = ["DetailsJSON", "PhaseJSON", "ResultJSON", "Storage", "TaskJSON", "TextPart", "ToolResult"]
 
@@ -142,6 +144,8 @@ class ToolResult:
 
         ``details`` gains ``"dry_run": true`` and ``"diff"``.
         """
+        from .._views.diff import diff_phases, format_diff  # dry runs only: kept out of the import
+
         diff = diff_phases(before, self.phases)
         if diff.is_empty:
             head = "Dry run — nothing was saved. The call would change nothing."
