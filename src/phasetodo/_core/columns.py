@@ -53,7 +53,7 @@ _ABANDONED = Status.ABANDONED
 _ONLY_PHASE = frozenset((Phase,))
 #: ``touched`` of a column nothing has changed yet: shared, replaced by a dict on the first change.
 _UNTOUCHED: frozenset[int] = frozenset()
-#: What the JSON reader (``_rows``) may raise on input the fast path does not take.
+#: What the JSON reader (``_from_dicts``) may raise on input the fast path does not take.
 _REFUSED = (TypeError, KeyError, AttributeError, ValueError)
 
 
@@ -198,10 +198,11 @@ _owner, _reason, _after = attrgetter("owner"), attrgetter("reason"), attrgetter(
 _id, _lease = attrgetter("id"), attrgetter("lease")
 
 
-def _rows(phases: Sequence[Mapping[str, Any]]) -> list[Row]:
-    """JSON phases as columns, in one plain loop per task; raises on anything unusual."""
+def _from_dicts(phases: Sequence[Mapping[str, Any]]) -> list[_Col]:
+    """JSON phases as columns, in one plain loop per task; anything unusual raises for the
+    careful loader, which names the place."""
     lookup, team = _PLAIN_LOOKUP, _TEAM_KEYS
-    out: list[Row] = []
+    out: list[_Col] = []
     for phase in phases:
         if type(phase) is not dict:
             raise TypeError
@@ -236,7 +237,7 @@ def _rows(phases: Sequence[Mapping[str, Any]]) -> list[Row]:
                 if type(text) is not str:
                     raise TypeError
             notes.append(noted)
-        out.append((name, contents, statuses, notes))
+        out.append(_Col(name, contents, statuses, notes))
     return out
 
 
@@ -349,11 +350,6 @@ def make_tasks(
     if notes is None:
         return [make_task(c, s) for c, s in zip(contents, statuses, strict=True)]
     return [make_task(c, s, n) for c, s, n in zip(contents, statuses, notes, strict=True)]
-
-
-def _from_dicts(items: Sequence[Mapping[str, Any]]) -> list[_Col]:
-    """Columns from JSON phases; anything unusual raises for the careful loader, which names the place."""
-    return [_Col(*row) for row in _rows(items)]
 
 
 def read_columns(phases: Iterable[Phase | Mapping[str, Any]]) -> list[_Col] | None:
