@@ -486,12 +486,21 @@ class Columns:
                     return col, index
         return None
 
+    def expect(self, lookups: int) -> None:
+        """Say that ``lookups`` tasks are about to be looked up: past a few, indexing every
+        task once costs less than scanning the columns for each."""
+        if self._by_content is None and self.scans + lookups > _SCANS:
+            self.index_contents()
+
     def holds(self, content: str) -> bool:
         """Whether a live task has ``content``."""
-        if self._by_content is None and self.scans < _SCANS:
-            self.scans += 1
-            return self._scan(content) is not None
-        return content in self.by_content
+        by_content = self._by_content
+        if by_content is None:
+            if self.scans < _SCANS:
+                self.scans += 1
+                return self._scan(content) is not None
+            by_content = self.index_contents()
+        return content in by_content
 
     def find_task(self, content: str | None) -> tuple[_Col, int] | None:
         if not content:
@@ -656,6 +665,7 @@ class Columns:
         assert op.phase is not None
         assert op.items is not None
         col = self.by_name.get(op.phase) or self._new_col(op.phase)
+        self.expect(len(op.items))
         for content in op.items:
             if self.holds(content):
                 self.errors.append(texts.already_exists(content))
@@ -717,8 +727,8 @@ class Columns:
         """Run ``ops`` in order, then keep exactly one task active."""
         if not isinstance(ops, (list, tuple)):
             ops = tuple(ops)
-        if len(ops) > _SCANS and self._by_content is None and _targeted(ops) > _SCANS:
-            self.index_contents()  # many tasks named: indexing every task once costs less than scans
+        if len(ops) > _SCANS and self._by_content is None:
+            self.expect(_targeted(ops))
         run = self.run
         for op in ops:
             run(op)
