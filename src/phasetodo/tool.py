@@ -9,6 +9,7 @@ keeping its list in a :class:`TodoState`: a durable ``Session`` or a
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import repeat
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from ._core.codec import as_phases, dump_phases
@@ -155,7 +156,7 @@ def _list_arg(phases: object, profile: Profile) -> Sequence[Phase | Mapping[str,
 
 
 def _all_values(items: Sequence[object]) -> bool:
-    return all(isinstance(p, Phase) for p in items)
+    return all(map(isinstance, items, repeat(Phase)))
 
 
 def _phases_arg(phases: object, profile: Profile = PARITY) -> tuple[Phase, ...]:

@@ -94,6 +94,41 @@ class TestRemoval:
         assert [t.content for t in out.phases[1].tasks] == ["d", "e", "b"]
 
 
+TWICE = (
+    Phase("One", (Task("x", DONE), Task("y", ACTIVE))),
+    Phase("Two", (Task("x"), Task("z"))),
+)
+
+
+def notes_of(phases: tuple[Phase, ...]) -> list[list[tuple[str, ...]]]:
+    return [[t.notes for t in p.tasks] for p in phases]
+
+
+class TestLookups:
+    @pytest.mark.parametrize("lookups", [1, 8, 9, 30])
+    def test_a_content_held_twice_is_found_first_in_list_order(self, lookups: int) -> None:
+        """However many tasks a batch names, a content two tasks hold names the first live one."""
+        out = phasetodo.apply(TWICE, [Note("x", "n")] * lookups)
+        assert notes_of(out.phases) == [[("n",) * lookups, ()], [(), ()]]
+
+    @pytest.mark.parametrize("lookups", [1, 8, 9, 30])
+    def test_after_rm_the_next_live_task_is_found(self, lookups: int) -> None:
+        """Once the first of two tasks of a content is removed, the second is the one named."""
+        ops = [Note("z", "n")] * lookups + [Rm(task="x"), Note("x", "m"), Done(task="x")]
+        out = phasetodo.apply(TWICE, ops)
+        assert out.errors == ()
+        assert [[t.content for t in p.tasks] for p in out.phases] == [["y"], ["x", "z"]]
+        assert out.phases[1].tasks[0] == Task("x", DONE, ("m",))
+
+    @pytest.mark.parametrize("lookups", [1, 8, 9, 30])
+    def test_append_refuses_a_live_content_and_takes_a_removed_one(self, lookups: int) -> None:
+        """append finds what is live the same way after a few lookups as after many."""
+        ops = [Note("z", "n")] * lookups + [Rm(task="y"), phasetodo.ops.Append("Two", ("x", "y"))]
+        out = phasetodo.apply(TWICE, ops)
+        assert out.errors == ('Task "x" already exists',)
+        assert [t.content for t in out.phases[1].tasks] == ["x", "z", "y"]
+
+
 class TestMarkdownLines:
     def test_carriage_return_before_first_line_feed(self) -> None:
         """An empty first line does not borrow a \\r from the end of the text."""

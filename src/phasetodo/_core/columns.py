@@ -2,8 +2,10 @@
 
 A phase is held as three parallel lists (contents, statuses, notes), read from
 ``Phase`` values or straight from JSON dicts, so loading 10,000 tasks builds no
-per-task object. One dict, content -> phase, finds any task, and each touched
-phase builds its own content -> position map on first use. Contents are unique
+per-task object. The first few tasks a batch names are found by scanning the
+columns; past those, one dict, content -> phase, finds any task (built once,
+when it pays), and each touched phase builds its own content -> position map
+on first use. Contents are unique
 in a well-made list; the few that are not (a list written so, or an ``init``
 that repeats an item) are counted in ``shared`` and found by a scan, first in
 list order, as the reference finds them. Tasks that carry more than the
@@ -51,7 +53,7 @@ _ABANDONED = Status.ABANDONED
 _ONLY_PHASE = frozenset((Phase,))
 #: ``touched`` of a column nothing has changed yet: shared, replaced by a dict on the first change.
 _UNTOUCHED: frozenset[int] = frozenset()
-#: What the JSON reader (``_rows``) may raise on input the fast path does not take.
+#: What the JSON reader (``_from_dicts``) may raise on input the fast path does not take.
 _REFUSED = (TypeError, KeyError, AttributeError, ValueError)
 
 
@@ -195,10 +197,11 @@ _owner, _reason, _after = attrgetter("owner"), attrgetter("reason"), attrgetter(
 _id, _lease, _team = attrgetter("id"), attrgetter("lease"), attrgetter("team")
 
 
-def _rows(phases: Sequence[Mapping[str, Any]]) -> list[Row]:
-    """JSON phases as columns, in one plain loop per task; raises on anything unusual."""
-    lookup, team, only_str = _PLAIN_LOOKUP, _TEAM_KEYS, _ONLY_STR
-    out: list[Row] = []
+def _from_dicts(phases: Sequence[Mapping[str, Any]]) -> list[_Col]:
+    """JSON phases as columns, in one plain loop per task; anything unusual raises for the
+    careful loader, which names the place."""
+    lookup, team = _PLAIN_LOOKUP, _TEAM_KEYS
+    out: list[_Col] = []
     for phase in phases:
         if type(phase) is not dict:
             raise TypeError
@@ -227,10 +230,13 @@ def _rows(phases: Sequence[Mapping[str, Any]]) -> list[Row]:
                 if noted is None:
                     notes.append(None)
                     continue
-            if type(noted) is not list or not only_str.issuperset(map(type, noted)):
+            if type(noted) is not list:
                 raise TypeError  # notes must be a list of strings, [] or absent
+            for text in noted:  # a task has a few notes: a loop costs less than a set check
+                if type(text) is not str:
+                    raise TypeError
             notes.append(noted)
-        out.append((name, contents, statuses, notes))
+        out.append(_Col(name, contents, statuses, notes))
     return out
 
 
@@ -300,21 +306,19 @@ def _plain_rows(phases: Sequence[Phase], *, with_ids: bool) -> list[Row] | list[
     return out
 
 
-#: What :func:`_lookups` gives: phase name -> column, content -> column (the first of each
-#: wins), the in-progress tasks as ``{(column, position): None}`` in list order, and the
-#: number of tasks.
-Index = tuple[dict[str, Any], dict[str, Any], dict[tuple[Any, int], None], int]
+#: What :func:`_lookups` gives: phase name -> column (the first of each name wins), the
+#: in-progress tasks as ``{(column, position): None}`` in list order, and the number of tasks.
+Index = tuple[dict[str, Any], dict[tuple[Any, int], None], int]
 
 
 def _lookups(cols: list[_Col]) -> Index:
-    """The lookups a working copy needs, one bulk update per column."""
+    """The lookups every batch needs; content -> column is built only when it pays
+    (:attr:`Columns.by_content`)."""
     by_name: dict[str, Any] = {}
-    by_content: dict[str, Any] = {}
     total = 0
-    for col in reversed(cols):  # backwards, so that the first phase of a name or content wins
+    for col in reversed(cols):  # backwards, so that the first phase of a name wins
         by_name[col.name] = col
         total += len(col.contents)
-        by_content.update(zip(col.contents, repeat(col)))
     active = {
         (col, position): None
         for col in cols
@@ -322,7 +326,22 @@ def _lookups(cols: list[_Col]) -> Index:
         for position, status in enumerate(col.statuses)
         if status is _ACTIVE
     }
-    return by_name, by_content, active, total
+    return by_name, active, total
+
+
+def _content_index(cols: list[_Col]) -> dict[str, Any]:
+    """content -> the column of the first live task with it, one bulk update per column."""
+    by_content: dict[str, Any] = {}
+    for col in reversed(cols):  # backwards, so that the first phase of a content wins
+        by_content.update(zip(_live_contents(col), repeat(col)))
+    return by_content
+
+
+def _live_contents(col: _Col) -> list[str]:
+    """The contents of the column's tasks that are still in the list."""
+    if not col.holes:
+        return col.contents
+    return [c for c, s in zip(col.contents, col.statuses, strict=True) if s is not None]
 
 
 def make_tasks(
@@ -334,11 +353,6 @@ def make_tasks(
     if notes is None:
         return [make_task(c, s) for c, s in zip(contents, statuses, strict=True)]
     return [make_task(c, s, n) for c, s, n in zip(contents, statuses, notes, strict=True)]
-
-
-def _from_dicts(items: Sequence[Mapping[str, Any]]) -> list[_Col]:
-    """Columns from JSON phases; anything unusual raises for the careful loader, which names the place."""
-    return [_Col(*row) for row in _rows(items)]
 
 
 def read_columns(phases: Iterable[Phase | Mapping[str, Any]]) -> list[_Col] | None:
@@ -413,17 +427,49 @@ class Columns:
 
     def _index(self, cols: list[_Col]) -> None:
         self.cols = cols
-        self.by_name, self.by_content, self.active, self.count = _lookups(cols)
+        self.by_name, self.active, self.count = _lookups(cols)
         self.uniform: Status | None = None
         self.shape += 1
+        self._by_content: dict[str, Any] | None = None
         #: Contents more than one task has (content -> how many are left): found by a scan.
-        self.shared: dict[str, int] = {} if len(self.by_content) == self.count else _repeated(cols)
+        #: Known once :attr:`by_content` is built.
+        self.shared: dict[str, int] = {}
+        #: Tasks looked up by scanning the columns, before :attr:`by_content` is built.
+        self.scans = 0
+
+    @property
+    def by_content(self) -> dict[str, Any]:
+        """content -> the column of the first live task with it.
+
+        Built on first use: a batch of a few ops finds its tasks by scanning the
+        columns (:meth:`locate`), which costs less than indexing every task.
+        """
+        found = self._by_content
+        return self.index_contents() if found is None else found
+
+    @by_content.setter
+    def by_content(self, value: dict[str, Any]) -> None:
+        """A working copy that rebuilds its lists sets their index (no content held twice)."""
+        self._by_content = value
+        self.shared = {}
+
+    def index_contents(self) -> dict[str, Any]:
+        """Build :attr:`by_content` (and ``shared``) from the live tasks, now."""
+        found = self._by_content = _content_index(self.cols)
+        self.shared = {} if len(found) == self.count else _repeated(self.cols)
+        return found
 
     # -- lookups ---------------------------------------------------------------
 
     def locate(self, content: str) -> tuple[_Col, int] | None:
         """The first live task with ``content``, in list order, or ``None``; adds no error."""
-        col = self.by_content.get(content)
+        by_content = self._by_content
+        if by_content is None:
+            if self.scans < _SCANS:
+                self.scans += 1
+                return self._scan(content)
+            by_content = self.index_contents()
+        col = by_content.get(content)
         if col is None:
             return None
         if content not in self.shared:
@@ -433,6 +479,31 @@ class Columns:
             if index is not None:
                 return col, index
         raise AssertionError(content)  # pragma: no cover - ``shared`` counts live tasks
+
+    def _scan(self, content: str) -> tuple[_Col, int] | None:
+        """:meth:`locate` without the index: the columns searched in list order."""
+        for col in self.cols:
+            if content in col.contents:
+                index = _live_index(col, content)
+                if index is not None:
+                    return col, index
+        return None
+
+    def expect(self, lookups: int) -> None:
+        """Say that ``lookups`` tasks are about to be looked up: past a few, indexing every
+        task once costs less than scanning the columns for each."""
+        if self._by_content is None and self.scans + lookups > _SCANS:
+            self.index_contents()
+
+    def holds(self, content: str) -> bool:
+        """Whether a live task has ``content``."""
+        by_content = self._by_content
+        if by_content is None:
+            if self.scans < _SCANS:
+                self.scans += 1
+                return self._scan(content) is not None
+            by_content = self.index_contents()
+        return content in by_content
 
     def find_task(self, content: str | None) -> tuple[_Col, int] | None:
         if not content:
@@ -463,6 +534,8 @@ class Columns:
 
     def _forget(self, content: str) -> None:
         """One live task with ``content`` left the list."""
+        if self._by_content is None:
+            return
         left = self.shared.get(content, 1) - 1
         if left:
             self.shared[content] = left
@@ -514,14 +587,15 @@ class Columns:
         live = len(col.contents) - col.holes
         if not live:
             return
-        by_content = self.by_content
-        for content, status in zip(col.contents, col.statuses, strict=True):
-            if status is None:
-                continue
-            if self.shared:
-                self._forget(content)
-            else:
-                del by_content[content]
+        by_content = self._by_content
+        if by_content is not None:
+            for content, status in zip(col.contents, col.statuses, strict=True):
+                if status is None:
+                    continue
+                if self.shared:
+                    self._forget(content)
+                else:
+                    del by_content[content]
         if self.active:
             for key in [a for a in self.active if a[0] is col]:
                 del self.active[key]
@@ -594,13 +668,14 @@ class Columns:
         assert op.phase is not None
         assert op.items is not None
         col = self.by_name.get(op.phase) or self._new_col(op.phase)
-        by_content = self.by_content
+        self.expect(len(op.items))
         for content in op.items:
-            if content in by_content:
+            if self.holds(content):
                 self.errors.append(texts.already_exists(content))
                 continue
             col.add(content)
-            by_content[content] = col
+            if self._by_content is not None:
+                self._by_content[content] = col
             self.count += 1
             self.shape += 1
             self.uniform = None
@@ -653,6 +728,10 @@ class Columns:
 
     def apply(self, ops: Iterable[Op | View]) -> None:
         """Run ``ops`` in order, then keep exactly one task active."""
+        if not isinstance(ops, (list, tuple)):
+            ops = tuple(ops)
+        if len(ops) > _SCANS and self._by_content is None:
+            self.expect(_targeted(ops))
         run = self.run
         for op in ops:
             run(op)
@@ -706,9 +785,14 @@ _STEPS: dict[type, Callable[[Columns, Any], None]] = {
 }
 
 
+def _targeted(ops: Sequence[Op | View]) -> int:
+    """How many of ``ops`` name a task."""
+    return sum(1 for op in ops if getattr(op, "task", None))
+
+
 def _repeated(cols: list[_Col]) -> dict[str, int]:
-    """The contents more than one task has, with how many have each."""
-    counts = Counter(chain.from_iterable(col.contents for col in cols))
+    """The contents more than one live task has, with how many have each."""
+    counts = Counter(chain.from_iterable(_live_contents(col) for col in cols))
     return {content: n for content, n in counts.items() if n > 1}
 
 

@@ -206,6 +206,7 @@ class _StrictWork(Columns):
             if is_blank(op.phase):
                 found.append("phase: a phase name must not be blank")
             seen: set[str] = set()
+            self.expect(len(op.items))
             for index, item in enumerate(op.items):
                 where = f"items[{index}]"
                 held = self.locate(item)

@@ -77,15 +77,31 @@ _ALL_STATUSES = (*REFERENCE_STATUSES, Status.BLOCKED)
 _WIRE = {s: s.value for s in Status}
 
 
+class _NoteCounts(dict[int, str]):
+    """What a noted task's summary line ends with, by its number of notes: the common
+    counts written once, any other when asked."""
+
+    def __missing__(self, size: int) -> str:
+        return f" (+{size} note{'' if size == 1 else 's'})"
+
+
+_NOTE_COUNTS = _NoteCounts()
+_NOTE_COUNTS.update((size, _NOTE_COUNTS[size]) for size in range(1, 33))
+
+
 def _noted(tree: list[str], prefix: str, content: str, status: Status, notes: Sequence[str]) -> None:
     """A noted task's summary line, and under the active task its notes."""
-    size = len(notes)
-    tree.append(f"{prefix}{content} (+{size} note{'' if size == 1 else 's'})")
+    tree.append(f"{prefix}{content}{_NOTE_COUNTS[len(notes)]}")
     if status is _ACTIVE:
-        for index, note in enumerate(notes):
-            if index:
-                tree.append("        ---")
-            tree.extend(f"        {line}" for line in note.split("\n"))
+        _spelled(tree, notes)
+
+
+def _spelled(tree: list[str], notes: Sequence[str]) -> None:
+    """The active task's notes under its line, a ``---`` between two."""
+    for index, note in enumerate(notes):
+        if index:
+            tree.append("        ---")
+        tree.extend(f"        {line}" for line in note.split("\n"))
 
 
 #: What :func:`_parts` gives: the summary's tree and its open tasks as texts (lines joined by
@@ -100,7 +116,7 @@ def _parts(cols: Sequence[Column], prefixes: tuple[str, ...]) -> Parts:
     ``blocked`` where a team plan's list is written. A big column is written run by
     run (:func:`_runs`), a small one task by task, here.
     """
-    prefix, wires = dict(zip(_ALL_STATUSES, prefixes, strict=False)), _WIRE
+    prefix, wires, counts = dict(zip(_ALL_STATUSES, prefixes, strict=False)), _WIRE, _NOTE_COUNTS
     tree: list[str] = []
     remaining: list[str] = []
     dumped: list[dict[str, Any]] = []
@@ -119,7 +135,9 @@ def _parts(cols: Sequence[Column], prefixes: tuple[str, ...]) -> Parts:
                 if s is _PENDING or s is _ACTIVE:
                     remaining.append(f"  - {c} [{wire}] ({name})")
                 if n:
-                    _noted(tree, prefix[s], c, s, n)  # type: ignore[index,arg-type]
+                    tree.append(f"{prefix[s]}{c}{counts[len(n)]}")  # type: ignore[index]
+                    if s is _ACTIVE:
+                        _spelled(tree, n)
                     tasks.append({"content": c, "status": wire, "notes": list(n)})
                 else:
                     tree.append(f"{prefix[s]}{c}")  # type: ignore[index]
