@@ -463,13 +463,9 @@ class Columns:
 
     def locate(self, content: str) -> tuple[_Col, int] | None:
         """The first live task with ``content``, in list order, or ``None``; adds no error."""
-        by_content = self._by_content
-        if by_content is None:
-            if self.scans < _SCANS:
-                self.scans += 1
-                return self._scan(content)
-            by_content = self.index_contents()
-        col = by_content.get(content)
+        if self._scanning():
+            return self._scan(content)
+        col = self.by_content.get(content)
         if col is None:
             return None
         if content not in self.shared:
@@ -479,6 +475,13 @@ class Columns:
             if index is not None:
                 return col, index
         raise AssertionError(content)  # pragma: no cover - ``shared`` counts live tasks
+
+    def _scanning(self) -> bool:
+        """Whether this lookup scans the columns: one of the first few, before any index."""
+        if self._by_content is None and self.scans < _SCANS:
+            self.scans += 1
+            return True
+        return False
 
     def _scan(self, content: str) -> tuple[_Col, int] | None:
         """:meth:`locate` without the index: the columns searched in list order."""
@@ -497,13 +500,9 @@ class Columns:
 
     def holds(self, content: str) -> bool:
         """Whether a live task has ``content``."""
-        by_content = self._by_content
-        if by_content is None:
-            if self.scans < _SCANS:
-                self.scans += 1
-                return self._scan(content) is not None
-            by_content = self.index_contents()
-        return content in by_content
+        if self._scanning():
+            return self._scan(content) is not None
+        return content in self.by_content
 
     def find_task(self, content: str | None) -> tuple[_Col, int] | None:
         if not content:
