@@ -61,6 +61,49 @@ def _awatch_executor() -> ThreadPoolExecutor:
         return _awatch_pool
 
 
+class _Place:
+    """Where a watch is in the log: the version it yielded last, the history that belongs to
+    (None: not told, when the caller named the version), and that event."""
+
+    def __init__(self, view: Followed, after: int | None) -> None:
+        self.cursor = view.version if after is None else after
+        self.seen: Head | None = view.head if after is None else None
+        self.last: Event | None = None
+
+    def step(self, view: Followed, wait: float | None) -> list[Event]:
+        """The events after the cursor, or a replaced log's newest (whole), waiting at most
+        ``wait`` seconds (None: for ever) for one when there is none yet."""
+        found = self._read(view)
+        if found:
+            return found
+        if self._replaced(view) or view.log.wait(self.cursor, wait):
+            return self._read(view)
+        return []
+
+    def _read(self, view: Followed) -> list[Event]:
+        found: list[Event] = []
+        if self._replaced(view):
+            self.seen = head_of(view.log)  # the log was replaced: its newest event, with the whole list
+            newest = _replacement(view, self.last)
+            if newest is not None:
+                found.append(newest)
+                self.cursor, self.last = newest.version, newest
+        batch = list(view.log.events(self.cursor))
+        head = head_of(view.log)  # the history these events belong to
+        if batch and head.version == batch[-1].version:
+            self.seen = head  # (with no events read, a new head is a replacement: adopted next read)
+        if batch:
+            self.cursor, self.last = batch[-1].version, batch[-1]
+        return found + batch
+
+    def _replaced(self, view: Followed) -> bool:
+        """Whether the log now holds another history than the one read, no longer than it."""
+        if self.seen is None:
+            return False
+        head = head_of(view.log)
+        return head != self.seen and head.version <= self.cursor
+
+
 def watch(view: Followed, timeout: float | None = None, *, after: int | None = None) -> Iterator[Event]:
     """Yield each new event as it lands in the store, whoever wrote it, in version order.
 
@@ -69,31 +112,19 @@ def watch(view: Followed, timeout: float | None = None, *, after: int | None = N
     seconds pass without a new event (``None``: never) or the session
     closes. JSONL and SQLite poll cheaply; PostgreSQL waits on LISTEN/NOTIFY.
     """
-    cursor = view.version if after is None else after
-    seen: Head | None = view.head if after is None else None
-    last: Event | None = None
+    place = _Place(view, after)
+    deadline = None if timeout is None else time.monotonic() + timeout
     while not view.closed:
-        moved = False
-        head = head_of(view.log)
-        if seen is not None and head != seen and head.version <= cursor:
-            seen = head  # the log was replaced: its newest event, with the whole list
-            newest = _replacement(view, last)
-            if newest is not None:
-                cursor, moved, last = newest.version, True, newest
-                yield newest
-        batch = list(view.log.events(cursor))
-        head = head_of(view.log)  # before yielding: the history these events belong to
-        if head.version == (batch[-1].version if batch else cursor):
-            seen = head
-        for event in batch:
-            cursor, moved, last = event.version, True, event
+        found = place.step(view, None if deadline is None else max(0.0, deadline - time.monotonic()))
+        if not found:
+            if deadline is not None and time.monotonic() >= deadline:
+                return
+            continue
+        for event in found:
             view.advance_to(event.version, event.phases)
             yield event
-        now = head_of(view.log) if not moved and seen is not None else seen
-        if now != seen and now is not None and now.version <= cursor:
-            continue  # replaced since it was read: adopted at the top of the loop
-        if not moved and not view.log.wait(cursor, timeout):
-            return
+        if timeout is not None:  # quiet time, counted again from here
+            deadline = time.monotonic() + timeout
 
 
 def _replacement(view: Followed, last: Event | None) -> Event | None:
@@ -123,13 +154,11 @@ async def awatch(
     import asyncio
 
     loop = asyncio.get_running_loop()
-    cursor = view.version if after is None else after
+    place = _Place(view, after)
     deadline = None if timeout is None else time.monotonic() + timeout
     while not view.closed:
         left = _AWATCH_SLICE if deadline is None else max(0.0, deadline - time.monotonic())
-        batch = await loop.run_in_executor(
-            _awatch_executor(), _next_batch, view, cursor, min(left, _AWATCH_SLICE)
-        )
+        batch = await loop.run_in_executor(_awatch_executor(), place.step, view, min(left, _AWATCH_SLICE))
         if not batch:
             if deadline is not None and time.monotonic() >= deadline:
                 return
@@ -137,14 +166,5 @@ async def awatch(
         if timeout is not None:  # the timeout counts quiet time, as in watch
             deadline = time.monotonic() + timeout
         for event in batch:
-            cursor = event.version
             view.advance_to(event.version, event.phases)
             yield event
-
-
-def _next_batch(view: Followed, cursor: int, timeout: float | None) -> list[Event]:
-    """The events after ``cursor``, waiting at most ``timeout`` for one (in a pool thread)."""
-    batch = list(view.log.events(cursor))
-    if batch or not view.log.wait(cursor, timeout):
-        return batch
-    return list(view.log.events(cursor))

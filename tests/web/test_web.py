@@ -807,6 +807,42 @@ class TestLive:
         assert [t["content"] for t in now["phases"][1]["tasks"]] == ["Patch it", "Only on the branch"]
         assert now["phases"][0]["tasks"][0]["status"] == "in_progress"  # not done on the branch
 
+    def test_the_feed_yields_a_checkout_that_lands_between_two_waits(
+        self, store: phasetodo.JsonlStore, tmp_path: Path
+    ) -> None:
+        """A log replaced by a sibling of as many events while the feed's consumer was busy (not
+        while it waited) still moves the feed: the watch that starts next must not take the new
+        history in silently. The CI run that found this lost the page's checkout for good."""
+        import anyio
+
+        from phasetodo.web.feed import versions
+
+        path = store.path_for("plan")
+        sibling = tmp_path / "sibling"
+        sibling.mkdir()
+        (sibling / path.name).write_bytes(path.read_bytes())
+        with phasetodo.Session.open("plan", phasetodo.JsonlStore(sibling), resume="keep") as other:
+            other.todo_write({"ops": [{"op": "append", "phase": "Fix", "items": ["Only on the branch"]}]})
+        board = Board(store)
+
+        async def follow() -> list[int | None]:
+            feed = versions(board, "plan", wait=0.2)
+            seen = [await feed.__anext__()]
+            with phasetodo.Session.open("plan", store, resume="keep") as session:
+                session.todo_write({"ops": [{"op": "done", "task": "Read the test"}]})
+            with anyio.fail_after(10):
+                seen.append(await feed.__anext__())
+                os.replace(sibling / path.name, path)  # between two waits: the feed is not waiting
+                seen.append(await feed.__anext__())
+            await feed.aclose()
+            return seen
+
+        try:
+            assert anyio.run(follow) == [2, 3, 3]
+            assert "Only on the branch" in board.plan_text("plan")[1]
+        finally:
+            board.close()
+
     def test_the_feed_follows_a_postgresql_store(self, postgres_store: phasetodo.PostgresStore) -> None:
         """On PostgreSQL the plan stream sends a write made by another process (LISTEN/NOTIFY)."""
         with phasetodo.Session.open("plan", postgres_store) as session:

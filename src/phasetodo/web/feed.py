@@ -10,6 +10,7 @@ fingerprint (ids with their newest versions) instead.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import TypeVar
 
@@ -63,54 +64,56 @@ def changes(
     return _changes(board, read, every=every, idle=idle)
 
 
-def _next_version(session: phasetodo.Session, wait: float) -> int | None:
-    """The first new event's version ``watch`` reports (a replaced log's newest too); None after
-    ``wait`` quiet seconds."""
-    for event in session.watch(wait):
-        return event.version
-    return None
+def _wake(session: phasetodo.Session, after: int, wait: float) -> None:
+    """Return once an event after version ``after`` lands (or the log is replaced while this
+    waits), or after ``wait`` quiet seconds: the feed then looks at the board's head itself."""
+    for _ in session.watch(wait, after=after):
+        return
 
 
 async def versions(
     board: Board, session_id: str, *, wait: float = WAIT_SECONDS, idle: float = math.inf
 ) -> AsyncIterator[int | None]:
-    """Yield the session's version now, then each new one as :meth:`Session.watch` sees it land,
-    and the newest of a log replaced under it (a checkout), however many events it holds.
+    """Yield the session's version now, then again each time the board's head for it moves:
+    a new event, or a log replaced under it (a checkout), however many events that holds.
 
-    Yields None after ``idle`` seconds without an event (for a keep-alive) and
-    stops when the board closes (within ``wait`` seconds). A burst may yield
-    versions the consumer has already shown: it compares the board's head and skips
-    those. The session is opened without an agent, so watching claims and creates
-    nothing; a write that lands while it opens is still yielded.
+    :meth:`Session.watch` is only the wake-up (it waits the way the store does best); what
+    moved is told by the board's own head, compared with the one read before the last yield,
+    so a change that lands between two waits is never taken in silently. Yields None after
+    ``idle`` seconds without a change (for a keep-alive) and stops when the board closes
+    (within ``wait`` seconds). The consumer compares the board's head again and skips a version
+    it has already shown. The watching session is opened without an agent: it claims and
+    creates nothing.
     """
     limiter = _WATCHERS.get(None)
     if limiter is None:
         limiter = anyio.CapacityLimiter(WATCHERS)
         _WATCHERS.set(limiter)
-    # The version first, from the board's own open log (which the page's first read has just
-    # decoded): the watching session decodes the list again, so it opens after, not before.
-    head, cursor = await anyio.to_thread.run_sync(lambda: (board.head(session_id), board.version(session_id)))
+
+    def look() -> tuple[str, int]:  # a head id starts with its version (see HEAD_ID)
+        head = board.head(session_id)
+        return head, int(head.partition("-")[0])
+
+    # The board's own open log first (the page's first read has just decoded it): the watching
+    # session decodes the list again, so it opens after, not before.
+    head, cursor = await anyio.to_thread.run_sync(look)
     yield cursor
     session = await anyio.to_thread.run_sync(
         lambda: phasetodo.Session.open(session_id, board.store, resume="keep")
     )
     try:
-        # A write, or a log replaced by another of as many events (a checkout), while it
-        # opened: the watch starts from what the session read, so yield it; the consumer
-        # compares heads.
-        moved = await anyio.to_thread.run_sync(lambda: board.head(session_id) != head)
-        if session.version != cursor or moved:
-            yield session.version
         quiet = 0.0
         while not board.closing.is_set():
-            found = await anyio.to_thread.run_sync(_next_version, session, wait, limiter=limiter)
-            if found is not None:
-                cursor, quiet = found, 0.0
+            now, version = await anyio.to_thread.run_sync(look)
+            if now != head:
+                head, cursor, quiet = now, version, 0.0
                 yield cursor
                 continue
-            quiet += wait
             if quiet >= idle:
                 quiet = 0.0
                 yield None
+            started = time.monotonic()
+            await anyio.to_thread.run_sync(_wake, session, cursor, wait, limiter=limiter)
+            quiet += time.monotonic() - started
     finally:
         session.close()
