@@ -171,3 +171,74 @@ class TestSqliteOpeningAgain:
         _open_sqlite(db)
         _set_body(db, 5, "note 3", "note X")
         assert phasetodo.SqliteStore(db).verify("s").version == 5
+
+
+def _fill_postgres(store: phasetodo.PostgresStore, writes: int) -> None:
+    with phasetodo.Session.open("s", store) as session:
+        session.todo_write({"ops": [{"op": "init", "list": [{"phase": "P", "items": ["a", "b"]}]}]})
+        for i in range(writes - 1):
+            session.todo_write({"ops": [{"op": "note", "task": "a", "text": f"note {i}"}]})
+
+
+def _open_postgres(dsn: str) -> tuple[int, list[warnings.WarningMessage]]:
+    store = phasetodo.PostgresStore(dsn)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with phasetodo.Session.open("s", store, resume="keep") as session:
+            version = session.version
+    store.close()
+    return version, [w for w in caught if issubclass(w.category, TamperedLogWarning)]
+
+
+def _set_postgres_body(dsn: str, version: int, old: str, new: str) -> None:
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(
+            "UPDATE phasetodo_events SET body = replace(body, %s, %s) WHERE session = 's' AND version = %s",
+            (old, new, version),
+        )
+
+
+@pytest.mark.postgres
+class TestPostgresOpeningAgain:
+    """On PostgreSQL too an open checks from the newest row this user checked, where it still holds."""
+
+    def test_rows_added_since_are_checked(self, postgres_store: phasetodo.PostgresStore) -> None:
+        """After a clean open, a row added and then altered is named at the next open."""
+        dsn = postgres_store.dsn
+        _fill_postgres(postgres_store, 30)
+        assert _open_postgres(dsn) == (30, [])
+        with phasetodo.Session.open("s", postgres_store, resume="keep") as session:
+            session.todo_write({"ops": [{"op": "note", "task": "b", "text": "appended"}]})
+        _set_postgres_body(dsn, 31, "appended", "altered")
+        version, warned = _open_postgres(dsn)
+        assert version == 31
+        assert len(warned) == 1
+        assert "version 31: its hash does not match" in str(warned[0].message)
+
+    def test_another_history_at_the_checked_row_is_checked_whole(
+        self, postgres_store: phasetodo.PostgresStore
+    ) -> None:
+        """The checked row itself altered (as a restore of another history would): every row
+        is checked again, and an old altered row is named."""
+        dsn = postgres_store.dsn
+        _fill_postgres(postgres_store, 30)
+        assert _open_postgres(dsn) == (30, [])
+        _set_postgres_body(dsn, 5, "note 3", "note X")
+        _set_postgres_body(dsn, 30, "note 28", "note Y")
+        warned = _open_postgres(dsn)[1]
+        assert len(warned) == 1
+        assert "version 5: its hash does not match" in str(warned[0].message)
+
+    def test_an_old_row_altered_after_a_clean_open_is_left_to_verify(
+        self, postgres_store: phasetodo.PostgresStore
+    ) -> None:
+        """What the mark trades: an open after a clean one reads from the checked row on, so an
+        older row altered since is not named there; ``verify`` checks every row and names it."""
+        dsn = postgres_store.dsn
+        _fill_postgres(postgres_store, 30)
+        assert _open_postgres(dsn) == (30, [])
+        _set_postgres_body(dsn, 5, "note 3", "note X")
+        assert _open_postgres(dsn) == (30, [])
+        assert postgres_store.verify("s").version == 5

@@ -1,15 +1,16 @@
-"""What this user has already checked of a log file's hash chain, so that opening a long
-history re-checks only what is new.
+"""What this user has already checked of a log's hash chain, so that opening a long history
+re-checks only what is new.
 
-After a clean check of a JSONL log or a SQLite session, the newest record checked (its
-version and hash, and for JSONL the offset just past it) is kept in the user's cache
-(``$XDG_CACHE_HOME/phasetodo/chain``, else ``~/.cache/phasetodo/chain``;
+After a clean check of a JSONL log, a SQLite session or a PostgreSQL session, the newest
+record checked (its version and hash, and for JSONL the offset just past it) is kept in the
+user's cache (``$XDG_CACHE_HOME/phasetodo/chain``, else ``~/.cache/phasetodo/chain``;
 ``PHASETODO_CACHE_DIR`` moves it), under a name derived from the file's path and identity
-(device, inode) and the session. The next open takes that record as
-checked if it is still there and its bytes still hash to the same value (it is re-hashed
-from the hash before it, kept too), and checks the chain from it on. The
-mark lives outside the store, where only this user writes: a log shipped with a mark
-(a branch, a copy) is checked whole. ``verify`` always checks everything.
+(device, inode) and the session, or for PostgreSQL from the server's address and the
+session. The next open takes that record as checked if it is still there and its bytes
+still hash to the same value (it is re-hashed from the hash before it, kept too), and
+checks the chain from it on. The mark lives outside the store, where only this user
+writes: a log shipped with a mark (a branch, a copy) is checked whole. ``verify`` always
+checks everything.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import attrs
 
 from ._chain import follow, unseal
 
-__all__ = ["Mark", "forget", "holds", "key_of", "load", "mark_of", "save"]
+__all__ = ["Mark", "forget", "holds", "key_for", "key_of", "load", "mark_of", "save"]
 
 
 @attrs.frozen
@@ -68,6 +69,13 @@ def key_of(path: Path, st: os.stat_result, part: str = "") -> str:
     """What a log's mark is kept under: the file's real path and identity, and ``part`` (the
     session, where one file holds several)."""
     key = f"{os.path.realpath(path)}\0{st.st_dev}\0{st.st_ino}\0{part}"
+    return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+def key_for(*parts: str) -> str:
+    """What the mark of a log that is no file is kept under: ``parts`` naming it (the store's
+    kind, its address, the session), hashed, so that no password in an address is kept."""
+    key = "\0".join(parts)
     return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 

@@ -39,13 +39,14 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, Literal, TypeVar
 
 import attrs
 
 from ..errors import CorruptLog, InvalidOptionType, StoreError, install_hint
+from . import _checked
 from ._base import check_session_id
 from ._chain import Verification, first_break, unseal
 from ._dsn import redact
@@ -84,8 +85,9 @@ _REQUEST_INDEX = (
 #: big checkpoint again, and count its characters, at every use (four times slower).
 _FIRST_BREAK = r"""
 WITH b AS (
-  SELECT version, row_number() OVER (ORDER BY version) AS n, convert_to(body, 'UTF8') AS raw
-  FROM phasetodo_events WHERE session = %s OFFSET 0
+  SELECT version, row_number() OVER (ORDER BY version) + %(start)s - 1 AS n,
+         convert_to(body, 'UTF8') AS raw
+  FROM phasetodo_events WHERE session = %(session)s AND version >= %(start)s OFFSET 0
 ), r AS (
   SELECT version, n, raw, length(raw) AS size,
          CASE WHEN substr(raw, length(raw) - 74, 9) = '\x2c2268617368223a22'::bytea
@@ -93,16 +95,23 @@ WITH b AS (
               THEN encode(substr(raw, length(raw) - 65, 64), 'escape') END AS digest
   FROM b
 ), c AS (
-  SELECT n, version, raw, size, digest, lag(digest) OVER (ORDER BY version) AS previous FROM r
+  SELECT n, version, raw, size, digest,
+         CASE WHEN n = %(start)s THEN %(previous)s ELSE lag(digest) OVER (ORDER BY version) END AS previous
+  FROM r
+), bad AS (
+  SELECT n FROM c
+  WHERE version <> n
+     OR substring(encode(substr(raw, 1, 32), 'escape') from '^\{"version":([0-9]+)[,}]')
+        IS DISTINCT FROM n::text
+     OR digest IS NULL
+     OR digest <> encode(sha256(convert_to(coalesce(previous, '') || chr(10), 'UTF8')
+                                || substr(raw, 1, greatest(size - 75, 0)) || '\x7d'::bytea), 'hex')
+  ORDER BY (digest IS NULL AND previous IS NULL), n LIMIT 1
+), top AS (
+  SELECT version, digest, previous FROM c ORDER BY version DESC LIMIT 1
 )
-SELECT n FROM c
-WHERE version <> n
-   OR substring(encode(substr(raw, 1, 32), 'escape') from '^\{"version":([0-9]+)[,}]')
-      IS DISTINCT FROM n::text
-   OR digest IS NULL
-   OR digest <> encode(sha256(convert_to(coalesce(previous, '') || chr(10), 'UTF8')
-                              || substr(raw, 1, greatest(size - 75, 0)) || '\x7d'::bytea), 'hex')
-ORDER BY (digest IS NULL AND previous IS NULL), n LIMIT 1
+SELECT (SELECT n FROM bad), (SELECT digest FROM c WHERE n = %(start)s),
+       (SELECT version FROM top), (SELECT digest FROM top), (SELECT previous FROM top)
 """
 #: Serializes schema creation between processes that start together.
 _SCHEMA_LOCK = 7_046_051_600
@@ -463,7 +472,7 @@ class PostgresStore:
             self._replayable = False
             self._run(run)
 
-    def read(self, sql: str, args: tuple[Any, ...]) -> list[Any]:
+    def read(self, sql: str, args: tuple[Any, ...] | Mapping[str, Any]) -> list[Any]:
         """Run one query and return its rows (none while the tables do not exist)."""
         with self._mutex, self._errors():
             try:
@@ -616,11 +625,21 @@ class PostgresLog(RowLog[PostgresStore]):
     def _first_break(self) -> tuple[int, str] | None:
         """Check every row's link in the server (``sha256`` and ``lag``, PostgreSQL 11 and later);
         then only the row it points at, and the one before it, are read, to say exactly why.
-        Where the rows are not laid out as our writers lay them out, the exact check runs here."""
-        found = self.store.read(_FIRST_BREAK, (self.session_id,))
-        if not found:
+        Where the rows are not laid out as our writers lay them out, the exact check runs here.
+
+        Rows this user checked before (:mod:`._checked`, kept under the server's address and
+        the session) are skipped when the newest of them is still there with the same hash.
+        """
+        key = _checked.key_for("postgres", self.store.dsn, self.session_id)
+        mark = _checked.load(key)
+        number, newest = self._rows_break(mark)
+        if mark is not None and newest is None:  # the mark's row is gone or holds another hash
+            number, newest = self._rows_break(None)
+        if number is None:
+            if newest is not None and newest != mark:
+                _checked.save(key, newest)
             return None
-        number = int(found[0][0])
+        _checked.forget(key)
         rows = self.store.read(
             "SELECT version, body FROM phasetodo_events WHERE session = %s ORDER BY version"
             " OFFSET %s LIMIT %s",
@@ -630,6 +649,23 @@ class PostgresLog(RowLog[PostgresStore]):
         previous = unseal(bodies[0][1])[1] if number > 1 else None
         exact = first_break(bodies[-1:], start=number, previous=previous)
         return exact if exact is not None else super()._first_break()
+
+    def _rows_break(self, mark: _checked.Mark | None) -> tuple[int | None, _checked.Mark | None]:
+        """The first broken row from ``mark``'s on (every row without one), by its number, and
+        the mark of the newest row checked (None for an empty log). (None, None) when
+        ``mark``'s row no longer holds: gone, or its bytes no longer give its hash."""
+        start = mark.version if mark is not None else 1
+        previous = mark.previous if mark is not None else None
+        args = {"session": self.session_id, "start": start, "previous": previous}
+        found = self.store.read(_FIRST_BREAK, args)
+        if not found:  # no table yet
+            return None, None
+        ((number, first, version, digest, before),) = found
+        if mark is not None and (first != mark.digest or number == start):
+            return None, None  # the checked row is gone, or its bytes no longer give its hash
+        if version is None or digest is None:
+            return number, None
+        return number, _checked.Mark(0, int(version), str(digest), before)
 
     def _replace_all(self, rows: list[tuple[int, str, bool, str | None]]) -> None:
         store = self.store
