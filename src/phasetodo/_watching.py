@@ -63,11 +63,12 @@ def _awatch_executor() -> ThreadPoolExecutor:
 
 class _Place:
     """Where a watch is in the log: the version it yielded last, the history that belongs to
-    (None: not told, when the caller named the version), and that event."""
+    (None until read, when the caller named an older version), and that event."""
 
     def __init__(self, view: Followed, after: int | None) -> None:
-        self.cursor = view.version if after is None else after
-        self.seen: Head | None = view.head if after is None else None
+        now = view.version
+        self.cursor = now if after is None else after
+        self.seen: Head | None = view.head if self.cursor == now else None
         self.last: Event | None = None
 
     def step(self, view: Followed, wait: float | None) -> list[Event]:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+import pytest
 
 from phasetodo import JsonlStore, Session, _watching
 from phasetodo.session import _Followed
@@ -78,8 +79,10 @@ def test_a_checkout_between_the_read_and_the_head_is_yielded(tmp_path: Path) -> 
         assert [t.content for t in session.phases[0].tasks] == ["One", "Only on the branch"]
 
 
-def test_awatch_yields_a_checkout_under_it(tmp_path: Path) -> None:
-    """:meth:`Session.awatch` (what ACP follows a plan with) adopts a replaced log and yields it."""
+@pytest.mark.parametrize("named", [False, True], ids=["after-none", "after-the-version"])
+def test_awatch_yields_a_checkout_under_it(tmp_path: Path, named: bool) -> None:
+    """:meth:`Session.awatch` (what ACP follows a plan with, naming the version it sent last)
+    adopts a replaced log and yields it."""
     import asyncio
 
     store = JsonlStore(tmp_path / "store")
@@ -96,7 +99,7 @@ def test_awatch_yields_a_checkout_under_it(tmp_path: Path) -> None:
 
         async def first() -> Any:
             asyncio.get_running_loop().call_later(0.3, os.replace, sibling, path)
-            async for event in session.awatch(timeout=5.0):
+            async for event in session.awatch(timeout=5.0, after=session.version if named else None):
                 return event
             return None
 
