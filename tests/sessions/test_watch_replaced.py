@@ -59,7 +59,9 @@ class _View:
         self.inner.advance_to(version, phases)
 
 
-def test_a_checkout_between_the_read_and_the_head_is_yielded(tmp_path: Path) -> None:
+def _two_branches(tmp_path: Path) -> tuple[JsonlStore, Path, Path]:
+    """A plan's store, its log's path, and a sibling log (a branch) of as many events once the
+    caller writes once more: the sibling appended "Only on the branch"."""
     store = JsonlStore(tmp_path / "store")
     with Session.open("plan", store, resume="keep") as session:
         session.todo_write({"ops": [{"op": "init", "list": [{"phase": "Work", "items": ["One"]}]}]})
@@ -69,6 +71,11 @@ def test_a_checkout_between_the_read_and_the_head_is_yielded(tmp_path: Path) -> 
     sibling.write_bytes(path.read_bytes())
     with Session.open("plan", JsonlStore(tmp_path / "sibling"), resume="keep") as other:
         other.todo_write({"ops": [{"op": "append", "phase": "Work", "items": ["Only on the branch"]}]})
+    return store, path, sibling
+
+
+def test_a_checkout_between_the_read_and_the_head_is_yielded(tmp_path: Path) -> None:
+    store, path, sibling = _two_branches(tmp_path)
     with Session.open("plan", store, resume="keep") as session:
         session.todo_write({"ops": [{"op": "start", "task": "One"}]})
         view = _View(_Followed(session), _ReplacedAfterEmptyRead(session._log, sibling, path))
@@ -85,15 +92,7 @@ def test_awatch_yields_a_checkout_under_it(tmp_path: Path, named: bool) -> None:
     adopts a replaced log and yields it."""
     import asyncio
 
-    store = JsonlStore(tmp_path / "store")
-    with Session.open("plan", store, resume="keep") as session:
-        session.todo_write({"ops": [{"op": "init", "list": [{"phase": "Work", "items": ["One"]}]}]})
-    path = store.path_for("plan")
-    (tmp_path / "sibling").mkdir()
-    sibling = tmp_path / "sibling" / path.name
-    sibling.write_bytes(path.read_bytes())
-    with Session.open("plan", JsonlStore(tmp_path / "sibling"), resume="keep") as other:
-        other.todo_write({"ops": [{"op": "append", "phase": "Work", "items": ["Only on the branch"]}]})
+    store, path, sibling = _two_branches(tmp_path)
     with Session.open("plan", store, resume="keep") as session:
         session.todo_write({"ops": [{"op": "start", "task": "One"}]})
 

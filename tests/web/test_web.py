@@ -45,6 +45,17 @@ def store(tmp_path: Path) -> Iterator[phasetodo.JsonlStore]:
     store.close()
 
 
+def _sibling_branch(store: phasetodo.JsonlStore, tmp_path: Path) -> tuple[Path, Path]:
+    """The plan's log path, and a copy of that log (a branch) that appended "Only on the branch"."""
+    path = store.path_for("plan")
+    folder = tmp_path / "sibling"
+    folder.mkdir()
+    (folder / path.name).write_bytes(path.read_bytes())
+    with phasetodo.Session.open("plan", phasetodo.JsonlStore(folder), resume="keep") as other:
+        other.todo_write({"ops": [{"op": "append", "phase": "Fix", "items": ["Only on the branch"]}]})
+    return path, folder / path.name
+
+
 def _client(store: phasetodo.Store, *, read_only: bool = False) -> TestClient:
     board = Board(store, read_only=read_only)
     return TestClient(create_app(board, token=TOKEN), base_url=BASE)
@@ -778,12 +789,7 @@ class TestLive:
     ) -> None:
         """A checkout that swaps the log for a sibling with as many events: the page showing the
         old plan gets the new plan whole (never a delta applied to the old list), and reads too."""
-        path = store.path_for("plan")
-        sibling = tmp_path / "sibling"
-        sibling.mkdir()
-        (sibling / path.name).write_bytes(path.read_bytes())
-        with phasetodo.Session.open("plan", phasetodo.JsonlStore(sibling), resume="keep") as other:
-            other.todo_write({"ops": [{"op": "append", "phase": "Fix", "items": ["Only on the branch"]}]})
+        path, sibling = _sibling_branch(store, tmp_path)
         with phasetodo.Session.open("plan", store, resume="keep") as session:  # the same length here
             session.todo_write({"ops": [{"op": "done", "task": "Read the test"}]})
         with (
@@ -792,7 +798,7 @@ class TestLive:
         ):
             shown = http.get("/api/sessions/plan").json()
             with http.stream("GET", f"/api/sessions/plan/stream?since={shown['head']}") as stream:
-                os.replace(sibling / path.name, path)  # what git does on checkout: a new file
+                os.replace(sibling, path)  # what git does on checkout: a new file
                 lines = []
                 for line in stream.iter_lines():
                     lines.append(line)
@@ -817,12 +823,7 @@ class TestLive:
 
         from phasetodo.web.feed import versions
 
-        path = store.path_for("plan")
-        sibling = tmp_path / "sibling"
-        sibling.mkdir()
-        (sibling / path.name).write_bytes(path.read_bytes())
-        with phasetodo.Session.open("plan", phasetodo.JsonlStore(sibling), resume="keep") as other:
-            other.todo_write({"ops": [{"op": "append", "phase": "Fix", "items": ["Only on the branch"]}]})
+        path, sibling = _sibling_branch(store, tmp_path)
         board = Board(store)
 
         async def follow() -> list[int | None]:
@@ -832,7 +833,7 @@ class TestLive:
                 session.todo_write({"ops": [{"op": "done", "task": "Read the test"}]})
             with anyio.fail_after(10):
                 seen.append(await feed.__anext__())
-                os.replace(sibling / path.name, path)  # between two waits: the feed is not waiting
+                os.replace(sibling, path)  # between two waits: the feed is not waiting
                 seen.append(await feed.__anext__())
             await feed.aclose()
             return seen
