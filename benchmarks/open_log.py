@@ -3,8 +3,9 @@
 Usage: ``python -m benchmarks.open_log [--store jsonl,sqlite,postgres] [--events 13000] [--tasks 100]
 [--rounds 7] [--dsn DSN]``.
 
-A lead writes a plan of ``--tasks`` tasks; an agent claims one and renews its lease
-``--events`` times (``heartbeat()``, what makes a long history on a small plan). The run then times
+A lead writes a plan of ``--tasks`` tasks; an agent claims one and writes ``start {}`` again
+``--events`` times (each keeps its task and renews its lease: a long history on a small plan;
+``heartbeat()`` made such a history before it kept renewals beside the log). The run then times
 ``Session.open(...).version`` two ways, each ``--rounds`` times, and prints min, median and max
 in milliseconds:
 
@@ -55,7 +56,7 @@ store.close()
 
 
 def fill(spec: str, tasks: int, events: int) -> None:
-    """The plan of ``tasks`` tasks, one claimed, then ``events`` renewals of that claim."""
+    """The plan of ``tasks`` tasks, one claimed, then ``events`` writes renewing that claim."""
     store = store_from_url(spec)
     items = [f"task {n}" for n in range(tasks)]
     for session_id, listed in ((SESSION, items), (WARM, items[:1])):
@@ -64,7 +65,7 @@ def fill(spec: str, tasks: int, events: int) -> None:
     with phasetodo.Session.open(SESSION, store, profile="team", agent="a1", lease=60) as agent:
         agent.write({"ops": [{"op": "start"}]})
         for _ in range(events):
-            agent.heartbeat()
+            agent.write({"ops": [{"op": "start"}]})
     store.close()
 
 

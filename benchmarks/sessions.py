@@ -157,7 +157,7 @@ def _fresh(name: str, where: Path, dsn: str | None) -> phasetodo.Store:
         import psycopg
 
         with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute("DROP TABLE IF EXISTS phasetodo_events, phasetodo_sessions")
+            conn.execute("DROP TABLE IF EXISTS phasetodo_events, phasetodo_sessions, phasetodo_renewals")
     return phasetodo.stores.store_from_url(_durable(name, where, dsn))
 
 

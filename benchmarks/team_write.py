@@ -10,8 +10,9 @@ wall-clock time per write (min, median, max), two ways:
   ``details.phases`` is never built);
 * ``Session.todo_write``, whose JSON holds the whole plan in ``details.phases``.
 
-Then, on a JSONL store, an agent holding a claim on a plan of ``--beat-tasks`` tasks calls
-``heartbeat()`` ten times, and the run prints the log bytes each one added.
+Then, on a JSONL store, ``--beaters`` agents, each holding a claim on a plan of
+``--beat-tasks`` tasks, call ``heartbeat()`` ten times each, and the run prints the log bytes
+a beat added and the size of the file the renewals are kept in beside the log.
 """
 
 from __future__ import annotations
@@ -76,19 +77,28 @@ def write_costs(tasks: int, writes: int) -> list[tuple[str, list[float], list[fl
     return out
 
 
-def beat_bytes(tasks: int, beats: int = 10) -> float:
-    """Log bytes one ``heartbeat()`` adds on a JSONL store, an agent holding a claim."""
+def beat_bytes(tasks: int, agents: int = 32, beats: int = 10) -> tuple[float, int]:
+    """Log bytes one ``heartbeat()`` adds on a JSONL store, ``agents`` agents each holding a
+    claim and beating ``beats`` times, and the bytes of the renewals' file beside the log."""
     with tempfile.TemporaryDirectory() as tmp:
         store = store_from_url(f"jsonl:{Path(tmp) / 'store'}")
         with phasetodo.Session.open("plan", store, profile="team", agent="lead") as lead:
             lead.todo_write(_plan(tasks))
-        with phasetodo.Session.open("plan", store, profile="team", agent="a1", lease=60) as session:
+        sessions = [
+            phasetodo.Session.open("plan", store, profile="team", agent=f"a{n}", lease=60)
+            for n in range(agents)
+        ]
+        for session in sessions:
             session.write({"ops": [{"op": "start"}]})
-            log = next(Path(tmp, "store").glob("*.jsonl"))
-            size = log.stat().st_size
-            for _ in range(beats):
+        log = Path(tmp, "store", "plan.jsonl")
+        size = log.stat().st_size
+        for _ in range(beats):
+            for session in sessions:
                 session.heartbeat()
-            return (log.stat().st_size - size) / beats
+        for session in sessions:
+            session.close()
+        beside = Path(tmp, "store", "plan.jsonl.beat")
+        return (log.stat().st_size - size) / (beats * agents), beside.stat().st_size if beside.exists() else 0
 
 
 def _spread(values: Sequence[float]) -> str:
@@ -101,12 +111,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--tasks", type=int, default=100_000)
     parser.add_argument("--writes", type=int, default=20)
     parser.add_argument("--beat-tasks", type=int, default=1000)
+    parser.add_argument("--beaters", type=int, default=32)
     args = parser.parse_args(argv)
     print(f"one agent's writes on {args.tasks:,} tasks (memory store), ms: min median max")
     for how, cpu, wall in write_costs(args.tasks, args.writes):
         print(f"{how:<11} CPU  {_spread(cpu)}   wall {_spread(wall)}")
-    beat = beat_bytes(args.beat_tasks)
-    print(f"heartbeat on {args.beat_tasks:,} tasks (JSONL): {beat:.0f} log bytes a beat")
+    beat, beside = beat_bytes(args.beat_tasks, args.beaters)
+    print(
+        f"heartbeats of {args.beaters} agents on {args.beat_tasks:,} tasks (JSONL): {beat:.0f} log bytes"
+        f" a beat; renewals beside the log: {beside:,} bytes in all"
+    )
 
 
 if __name__ == "__main__":

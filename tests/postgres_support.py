@@ -125,7 +125,7 @@ def reset(dsn: str) -> None:
     import psycopg
 
     with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute("DROP TABLE IF EXISTS phasetodo_events, phasetodo_sessions")
+        conn.execute("DROP TABLE IF EXISTS phasetodo_events, phasetodo_sessions, phasetodo_renewals")
 
 
 class Bouncer:

@@ -56,7 +56,9 @@ STORE_DIR = ".phasetodo"
 #: The ``.gitattributes`` line that hands the session logs to the driver.
 ATTRIBUTES_LINE = f"{STORE_DIR}/*.jsonl merge=phasetodo"
 #: What the store makes beside its logs that must not be committed.
-_IGNORED = "# made by the phasetodo store, never committed\n*.torn\n*.compact\n"
+#: The heartbeats' file beside each log (see ``stores/_renewals.py``): changes every beat.
+_BEATS = "*.beat"
+_IGNORED = f"# made by the phasetodo store, never committed\n*.torn\n*.compact\n{_BEATS}\n"
 
 
 # -- reading logs ------------------------------------------------------------------------
@@ -243,6 +245,11 @@ def init_repo(repo: str | os.PathLike[str] = ".") -> InitReport:
     store.mkdir(exist_ok=True)
     if not ignore.exists():
         _write_new(ignore, _IGNORED)
+    else:  # set up before heartbeats were kept beside the log: their file is ignored too
+        kept = ignore.read_text(encoding="utf-8")
+        if _BEATS not in kept.splitlines():
+            gap = "" if not kept or kept.endswith("\n") else "\n"
+            _write_new(ignore, f"{gap}{_BEATS}\n", append=True)
     text = attributes.read_text(encoding="utf-8") if attributes.exists() else ""
     added = ATTRIBUTES_LINE not in text.splitlines()
     if added:

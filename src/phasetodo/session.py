@@ -25,7 +25,7 @@ import attrs
 from . import _watching
 from ._core.codec import as_phases
 from ._core.limits import DEFAULT_LIMITS, Limits
-from ._core.model import Phase, keep_id_mark
+from ._core.model import Phase, Renewal, Status, keep_id_mark
 from ._profiles.builtin import BUILTIN, ProfileLike
 from ._profiles.options import Options, OptionsHolder, PerCall
 from ._profiles.registry import CallContext, Profile
@@ -44,6 +44,7 @@ from .errors import (
 from .session_changes import Change, change, remove_closed, strip_closed
 from .stores import Event, EventKind, JsonlStore, Log, Store, Verification
 from .stores._base import Head, check_agent, head_of, newest_of
+from .stores._renewals import LazyRenewals
 from .stores._requests import (
     WINDOW,
     Request,
@@ -272,6 +273,19 @@ class Session(OptionsHolder):
         return self._version
 
     @property
+    def renewals(self) -> Mapping[str, Renewal]:
+        """The claims' deadlines that heartbeats renewed, by task id, as the store keeps them
+        beside the log (see :meth:`heartbeat`); empty on a store that has no such table."""
+        read = getattr(self._log, "renewals", None)
+        return dict(read()) if callable(read) else {}
+
+    def _lazy_renewals(self, profile: Profile) -> Mapping[str, Renewal]:
+        """:attr:`renewals` for a call of ``profile``, read only if the engine looks."""
+        if not profile.shared or not callable(getattr(self._log, "renewals", None)):
+            return {}
+        return LazyRenewals(lambda: self.renewals)
+
+    @property
     def written(self) -> int | None:
         """The version the newest write through this session object was acknowledged at, or None.
 
@@ -428,7 +442,10 @@ class Session(OptionsHolder):
             # The lead is read when the call runs: taking the lock may have created the log;
             # the time is the one the event will record, so a lease lapses by the log's times.
             lead = self._log.owner if chosen.shared else None
-            call = CallContext(options.agent, lead, options.scope, self._moment, options.lease, seen)
+            call = CallContext(
+                options.agent, lead, options.scope, self._moment, options.lease, seen,
+                self._lazy_renewals(chosen),
+            )
             result = options.run(params, current, call)
             if result.is_error and chosen.atomic:
                 return None, result  # refused: nothing applied, nothing appended
@@ -458,10 +475,12 @@ class Session(OptionsHolder):
         """Say that this handle's agent is alive: its claim's lease starts again from now.
 
         On a shared plan with a ``lease`` (see :meth:`open`), an agent that works long
-        between writes calls this so that its claim does not lapse. The new deadline is
-        appended as a ``write`` event (with no ops), so every process sees it and a
-        reopened log keeps it; returns that deadline, or ``None`` when nothing was
-        appended (no lease, no agent, or the agent holds no task).
+        between writes calls this so that its claim does not lapse. Every store of this
+        package keeps the new deadline beside the log, not in it (:attr:`renewals`, one
+        entry per agent, replaced under the plan's lock): every process sees it and the
+        permanent history does not grow. A store without such a table gets a ``write``
+        event (with no ops) instead. Returns that deadline, or ``None`` when nothing was
+        renewed (no lease, no agent, or the agent holds no task).
         """
         return self._beat(self.options)
 
@@ -470,6 +489,10 @@ class Session(OptionsHolder):
         chosen = options.profile
         if options.lease is None or options.agent is None or not chosen.shared:
             return None
+        if callable(getattr(self._log, "renew", None)):
+            renewed = self._renew(options.agent, options.lease)
+            if renewed is not False:
+                return renewed
 
         def make(current: tuple[Phase, ...]) -> tuple[tuple[Phase, ...] | None, float | None]:
             call = CallContext(options.agent, self._log.owner, options.scope, self._moment, options.lease)
@@ -479,6 +502,28 @@ class Session(OptionsHolder):
             return after, (self._moment or 0.0) + (options.lease or 0.0)
 
         return self._commit("write", make, None, options=options)
+
+    def _renew(self, agent: str, lease: float) -> float | Literal[False] | None:
+        """Renew ``agent``'s claim in the store's table beside the log, under the plan's lock;
+        the new deadline, ``None`` if it holds no task, or False for a claim with no lease
+        yet (its first deadline is a write's)."""
+        self._check_open()
+        with self._log.lock():
+            held = _claim_of(self._sync(), agent)
+            if held is None:
+                return None
+            ident, epoch = held
+            if ident is None or epoch is None:
+                return False
+            self._moment = moment = self._plan_now()
+            renewal = Renewal(ident, agent, epoch, moment + lease)
+            kept = {
+                r.task: r
+                for r in self.renewals.values()
+                if r.agent != agent and r.task != ident and r.until > moment - _RENEWALS_KEPT
+            }
+            self._log.renew({**kept, ident: renewal})  # type: ignore[attr-defined]
+        return renewal.until
 
     def scoped(self, *, agent: str, phase: str) -> ScopedSession:
         """A handle for a subagent that sees and changes only ``phase`` of this shared plan.
@@ -847,6 +892,21 @@ def _plan_options(log: Log, options: Options, *, named: bool) -> Options:
     if named or recorded not in BUILTIN:
         raise ProfileMismatch(log.session_id, recorded, asked)
     return options.override(profile=BUILTIN[recorded])
+
+
+#: How long a renewal stays in the table after its deadline passed, in seconds: kept that
+#: long, a lapsed claim's deadline reads as its holder last renewed it.
+_RENEWALS_KEPT = 3600.0
+
+
+def _claim_of(phases: tuple[Phase, ...], agent: str) -> tuple[str | None, int | None] | None:
+    """The id and lease epoch of ``agent``'s claim (its in-progress task), None if it has none."""
+    for phase in phases:
+        for task in phase.tasks:
+            if task.owner == agent and task.status is Status.IN_PROGRESS:
+                lease = task.lease
+                return task.id, lease.epoch if lease is not None and lease.until is not None else None
+    return None
 
 
 def _builtin(profile: Profile) -> bool:

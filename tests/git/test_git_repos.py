@@ -115,6 +115,20 @@ class TestInit:
         assert (again.made_store, again.added_attributes, again.set_driver) == (False, False, False)
         assert (repo / ".gitattributes").read_text() == before
 
+    def test_the_heartbeats_file_is_ignored_in_an_older_store_too(self, repo: Path) -> None:
+        """A store whose .gitignore predates heartbeats beside the log gains the ``*.beat``
+        line once (its own lines kept), and git then leaves a beats file out."""
+        ignore = repo / ".phasetodo" / ".gitignore"
+        older = "# made by the phasetodo store, never committed\n*.torn\n*.compact"
+        ignore.write_text(older, encoding="utf-8")
+        init_repo(repo)
+        init_repo(repo)
+        assert ignore.read_text(encoding="utf-8").splitlines() == [
+            "# made by the phasetodo store, never committed", "*.torn", "*.compact", "*.beat"
+        ]
+        probe = git(repo, "check-ignore", "-q", "--no-index", ".phasetodo/default.jsonl.beat", check=False)
+        assert probe.returncode == 0
+
     def test_outside_a_repository(self, tmp_path: Path, repo: Path) -> None:
         """Outside a git repository the command says so and exits 2."""
         alone = tmp_path / "alone"

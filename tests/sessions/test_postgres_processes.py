@@ -112,7 +112,7 @@ class TestCommandOnPostgres:
             tables = conn.execute(
                 "SELECT tablename FROM pg_tables WHERE tablename LIKE 'phasetodo%' ORDER BY 1"
             ).fetchall()
-            assert tables == [("phasetodo_events",), ("phasetodo_sessions",)]
+            assert tables == [("phasetodo_events",), ("phasetodo_renewals",), ("phasetodo_sessions",)]
             assert conn.execute("SELECT count(*) FROM phasetodo_sessions").fetchone() == (0,)
 
     def test_db_init_reports_an_unreachable_server(self) -> None:

@@ -20,6 +20,7 @@ import pytest
 
 import phasetodo
 from phasetodo._profiles.team.summary import format_team_head
+from phasetodo.stores import Renewal
 
 PLAN = {"ops": [{"op": "init", "list": [{"phase": "Build", "items": ["Parser", "Lexer"]}]}]}
 
@@ -103,8 +104,9 @@ class TestLapse:
         assert result["isError"] is True
         assert 'Task "Parser" is in progress for agent "w1"' in result["content"][0]["text"]
 
-    def test_heartbeat_renews_the_lease_through_the_log(self, store: Any) -> None:
-        """heartbeat() appends the new deadline; a handle in another session sees it."""
+    def test_heartbeat_renews_the_lease_beside_the_log(self, store: Any) -> None:
+        """heartbeat() keeps the new deadline beside the log (nothing appended); a handle in
+        another session counts it."""
         clock = Clock()
         w1, w2 = agent(store, "w1", clock), agent(store, "w2", clock)
         w1.todo_write(PLAN)
@@ -112,13 +114,52 @@ class TestLapse:
         version = w1.version
         clock.now = 1009.0
         assert w1.heartbeat() == 1019.0
-        assert w1.version == version + 1
-        last = list(w1.events())[-1]
-        assert (last.kind, last.agent, last.time) == ("write", "w1", 1009.0)
+        assert w1.version == version
+        assert w2.renewals == {"t1": Renewal("t1", "w1", 1, 1019.0)}
         clock.now = 1015.0
-        assert w2.todo_write({"ops": [{"op": "start", "task": "Parser"}]})["isError"] is True
+        refused = w2.todo_write({"ops": [{"op": "start", "task": "Parser"}]})
+        assert refused["isError"] is True
+        assert 'in progress for agent "w1"' in refused["details"]["errors"][0]
         clock.now = 1019.5
         assert w2.todo_write({"ops": [{"op": "start", "task": "Parser"}]})["isError"] is False
+        assert w2.phases[0].tasks[0].lease == phasetodo.Lease(2, 1029.5, "w1", 1019.0)
+
+    def test_the_views_show_the_renewed_deadline(self, store: Any) -> None:
+        """details.lapsed, the summary and the ready list give the heartbeat's deadline, not
+        the last write's."""
+        clock = Clock()
+        w1, w2 = agent(store, "w1", clock), agent(store, "w2", clock)
+        w1.todo_write(PLAN)
+        w1.todo_write({"ops": [{"op": "start", "task": "Parser"}]})
+        clock.now = 1005.0
+        w1.heartbeat()
+        clock.now = 1016.0
+        result = w2.todo_write({"ops": [{"op": "note", "task": "Lexer", "text": "later"}]})
+        assert result["details"]["lapsed"] == [{"task": "Parser", "id": "t1", "agent": "w1", "at": 1015.0}]
+        assert "w1's lease lapsed at 1970-01-01T00:16:55Z" in result["content"][0]["text"]
+        head = format_team_head(w2.refresh(), "w2", now=clock.now, renewals=w2.renewals)
+        assert "w1's lease lapsed at 1970-01-01T00:16:55Z" in head
+
+    def test_a_renewal_counts_only_for_the_claim_it_renewed(self, store: Any) -> None:
+        """After a takeover the old holder's renewal extends nothing, and its heartbeat renews
+        nothing; one entry per agent stays in the table."""
+        clock = Clock()
+        w1, w2 = agent(store, "w1", clock), agent(store, "w2", clock)
+        w1.todo_write(PLAN)
+        w1.todo_write({"ops": [{"op": "start", "task": "Parser"}]})
+        assert w1.heartbeat() == 1010.0
+        clock.now = 1011.0
+        assert w2.todo_write({"ops": [{"op": "start", "task": "Parser"}]})["isError"] is False
+        assert w1.heartbeat() is None  # fenced: it holds nothing now
+        clock.now = 1012.0
+        assert w2.heartbeat() == 1022.0
+        assert w2.heartbeat() == 1022.0
+        assert w1.renewals == {"t1": Renewal("t1", "w2", 2, 1022.0)}
+        clock.now = 1021.0
+        w3 = agent(store, "w3", clock)
+        assert w3.todo_write({"ops": [{"op": "start", "task": "Parser"}]})["isError"] is True
+        clock.now = 1022.5
+        assert w3.todo_write({"ops": [{"op": "start", "task": "Parser"}]})["isError"] is False
 
     def test_a_scoped_handle_renews_its_own_agents_claim(self, store: Any) -> None:
         """A subagent's scoped handle heartbeats for that subagent, not for the session's agent."""
@@ -130,8 +171,7 @@ class TestLapse:
         assert lead.heartbeat() is None  # the lead holds nothing
         clock.now = 1009.0
         assert sub.heartbeat() == 1019.0
-        last = list(lead.events())[-1]
-        assert (last.kind, last.agent, last.time) == ("write", "sub-1", 1009.0)
+        assert lead.renewals == {"t1": Renewal("t1", "sub-1", 1, 1019.0)}
         clock.now = 1015.0
         w2 = agent(store, "w2", clock)
         assert w2.todo_write({"ops": [{"op": "start", "task": "Parser"}]})["isError"] is True
@@ -251,8 +291,55 @@ WORKER = textwrap.dedent(
     if mode == "hold":
         while True:
             time.sleep(0.05)
+    while mode == "beat":
+        time.sleep(lease / 5)
+        s.heartbeat()
     """
 )
+
+
+def _holding(url: str, mode: str) -> tuple[Any, dict[str, str], subprocess.Popen[str]]:
+    """A one-task plan at ``url``, and a WORKER process (agent w1, 1 s lease) that has claimed
+    it and goes on in ``mode``: the store, the children's environment and the process."""
+    store = phasetodo.stores.store_from_url(url)
+    with phasetodo.Session.open("plan", store=store, profile="team", agent="lead") as lead:
+        lead.todo_write({"ops": [{"op": "init", "list": [{"phase": "P", "items": ["Only"]}]}]})
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    holder = subprocess.Popen(
+        [sys.executable, "-c", WORKER, url, "w1", "1.0", mode], stdout=subprocess.PIPE, text=True, env=env
+    )
+    assert holder.stdout is not None
+    if holder.stdout.readline().strip() != "Only":
+        holder.kill()
+        holder.wait()
+        raise AssertionError("the holder did not claim the plan's task")
+    return store, env, holder
+
+
+def _w2_starts(url: str, env: dict[str, str]) -> str:
+    """What a WORKER process of agent w2 (1 s lease) claims with ``start {}``: a task, or "None"."""
+    done = subprocess.run(
+        [sys.executable, "-c", WORKER, url, "w2", "1.0", "once"],
+        capture_output=True, text=True, env=env, timeout=60, check=True,
+    )
+    return done.stdout.strip()
+
+
+def _stop(holder: subprocess.Popen[str]) -> None:
+    if holder.poll() is None:
+        holder.kill()
+        holder.wait()
+
+
+def _taken_over(store: Any) -> phasetodo.Lease:
+    """The plan's task's lease, checked to be w2's takeover of w1's claim; the store is closed."""
+    with phasetodo.Session.open("plan", store=store, profile="team") as person:
+        task = person.phases[0].tasks[0]
+    store.close()
+    assert task.owner == "w2"
+    assert task.lease is not None
+    assert (task.lease.epoch, task.lease.lapsed) == (2, "w1")
+    return task.lease
 
 
 @pytest.mark.slow  # child processes, as the other process tests
@@ -261,41 +348,51 @@ class TestProcesses:
     def test_a_killed_holder_loses_its_task_to_another_process(self, tmp_path: Path, kind: str) -> None:
         """An agent process holding a claim is SIGKILLed; after its lease another process takes it."""
         url = f"jsonl:{tmp_path / 'logs'}" if kind == "jsonl" else f"sqlite:{tmp_path / 'plans.db'}"
-        store = phasetodo.stores.store_from_url(url)
-        with phasetodo.Session.open("plan", store=store, profile="team", agent="lead") as lead:
-            lead.todo_write({"ops": [{"op": "init", "list": [{"phase": "P", "items": ["Only"]}]}]})
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-        holder = subprocess.Popen(
-            [sys.executable, "-c", WORKER, url, "w1", "1.0", "hold"],
-            stdout=subprocess.PIPE, text=True, env=env,
-        )
+        store, env, holder = _holding(url, "hold")
         try:
-            assert holder.stdout is not None
-            assert holder.stdout.readline().strip() == "Only"
             holder.send_signal(signal.SIGKILL)
             holder.wait(timeout=30)
-            early = subprocess.run(
-                [sys.executable, "-c", WORKER, url, "w2", "1.0", "once"],
-                capture_output=True, text=True, env=env, timeout=60, check=True,
-            )
+            early = _w2_starts(url, env)
             started = time.time()
-            if early.stdout.strip() != "Only":  # the lease had not lapsed yet: wait it out
+            if early != "Only":  # the lease had not lapsed yet: wait it out
                 time.sleep(max(0.0, 1.2 - (time.time() - started)))
-                late = subprocess.run(
-                    [sys.executable, "-c", WORKER, url, "w2", "1.0", "once"],
-                    capture_output=True, text=True, env=env, timeout=60, check=True,
-                )
-                assert late.stdout.strip() == "Only", late.stderr
+                assert _w2_starts(url, env) == "Only"
         finally:
-            if holder.poll() is None:
-                holder.kill()
-                holder.wait()
-        with phasetodo.Session.open("plan", store=store, profile="team") as person:
-            task = person.phases[0].tasks[0]
-            assert task.owner == "w2"
-            assert task.lease is not None
-            assert (task.lease.epoch, task.lease.lapsed) == (2, "w1")
-        store.close()
+            _stop(holder)
+        _taken_over(store)
+
+    @pytest.mark.parametrize("kind", ["jsonl", "sqlite", "postgres"])
+    def test_a_beating_holder_keeps_its_claim_without_growing_the_log(
+        self, tmp_path: Path, kind: str, request: pytest.FixtureRequest
+    ) -> None:
+        """A process that heartbeats keeps its claim past its lease, other processes see it,
+        and the log gains nothing from the beats; once it is killed, its claim lapses at its
+        last beat's deadline and another process takes the task over."""
+        url = (
+            f"jsonl:{tmp_path / 'logs'}" if kind == "jsonl"
+            else f"sqlite:{tmp_path / 'plans.db'}" if kind == "sqlite"
+            else request.getfixturevalue("postgres_store").dsn
+        )
+        store, env, holder = _holding(url, "beat")
+        try:
+            started = time.time()
+            while time.time() - started < 2.5:  # well past the 1 s lease of its start
+                assert _w2_starts(url, env) == "None"
+            holder.send_signal(signal.SIGKILL)
+            holder.wait(timeout=30)
+            with phasetodo.Session.open("plan", store=store, profile="team") as person:
+                renewed = person.renewals["t1"]
+                logged = person.phases[0].tasks[0].lease
+                assert logged is not None
+                assert logged.until is not None
+                assert renewed.agent == "w1"
+                assert renewed.until > logged.until + 1.0
+                assert [e.agent for e in person.events()].count("w1") == 1  # its start only
+            time.sleep(max(0.0, renewed.until - time.time()) + 0.2)
+            assert _w2_starts(url, env) == "Only"
+        finally:
+            _stop(holder)
+        assert _taken_over(store).lapsed_at == renewed.until
 
 
 class TestOnPostgres:

@@ -19,10 +19,12 @@ __all__ = [
     "REFERENCE_STATUSES",
     "Lease",
     "Phase",
+    "Renewal",
     "Status",
     "Task",
     "TeamFields",
     "keep_id_mark",
+    "lapses_at",
     "make_phase",
     "make_task",
     "make_tasks",
@@ -92,6 +94,35 @@ class Lease:
     def is_void_for(self, agent: str) -> bool:
         """Whether ``agent``'s claim on the task was voided by a takeover (and not made anew)."""
         return agent == self.lapsed or agent in self.voided
+
+
+@attrs.frozen
+class Renewal:
+    """A heartbeat's new deadline for one claim, kept beside the plan's log, not in it.
+
+    ``task`` is the task's id, ``agent`` its holder and ``epoch`` the claim's
+    (:attr:`Lease.epoch`): the renewal counts only while that agent holds that very
+    claim, so a takeover or a closed task leaves it void. ``until`` is the new
+    deadline, a time of the session clock as :attr:`Lease.until` is.
+    """
+
+    task: str
+    agent: str
+    epoch: int
+    until: float
+
+    def extends(self, owner: str | None, held: Lease | None) -> bool:
+        """Whether this renewal is of the claim ``owner`` holds with ``held``."""
+        return held is not None and owner == self.agent and held.epoch == self.epoch
+
+
+def lapses_at(held: Lease | None, owner: str | None, renewal: Renewal | None) -> float | None:
+    """When the claim ``owner`` holds with ``held`` lapses: its lease's deadline, or the later
+    one ``renewal`` gives it when that is a heartbeat of this very claim (None: never)."""
+    until = held.until if held is not None else None
+    if until is None or renewal is None or not renewal.extends(owner, held):
+        return until
+    return max(until, renewal.until)
 
 
 @attrs.frozen

@@ -15,7 +15,7 @@ from typing import Any
 import attrs
 
 from .._core.engine import Outcome
-from .._core.model import Phase, Task
+from .._core.model import Phase, Renewal, Task
 from .result import Storage, ToolResult
 
 __all__ = ["CallContext", "Profile"]
@@ -31,7 +31,8 @@ class CallContext:
     ``now`` the call's time (a session's clock, the time its event records) and
     ``lease`` how many seconds the caller's claim lasts after this call
     (``None``: claims do not lapse); ``seen`` the list as the caller last saw it
-    (a shared plan's summary opens with what changed since).
+    (a shared plan's summary opens with what changed since); ``renewals`` the
+    heartbeats' later deadlines of claims, by task id, that the store keeps beside the log.
     """
 
     agent: str | None = None
@@ -40,6 +41,7 @@ class CallContext:
     now: float | None = None
     lease: float | None = None
     seen: tuple[Phase, ...] | None = attrs.field(default=None, eq=False, repr=False)
+    renewals: Mapping[str, Renewal] = attrs.field(factory=dict, eq=False, repr=False)
 
 
 @attrs.frozen

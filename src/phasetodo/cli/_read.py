@@ -59,7 +59,11 @@ def run_view(args: argparse.Namespace, out: IO[str]) -> int:
         phases = tuple(session.refresh())
         read = session.profile.read
         now = float(session.clock())
-        context = CallContext(session.agent, session.owner if session.profile.shared else None, None, now)
+        shared = session.profile.shared
+        context = CallContext(
+            session.agent, session.owner if shared else None, None, now,
+            renewals=session.renewals if shared else {},
+        )
         text = read(phases, context) if read is not None else format_summary(phases)
         details = make_tool(session, None).details()
     if args.json:

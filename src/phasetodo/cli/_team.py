@@ -11,11 +11,11 @@ profile's own op, which leaves the task pending and unowned as the board's
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import IO, Any
 
 from .. import person
-from .._core.model import Status, Task
+from .._core.model import Renewal, Status, Task, lapses_at
 from .._profiles.team.engine import ready_tasks
 from .._profiles.team.summary import format_team_head
 from ..session import Session
@@ -32,14 +32,15 @@ def run_ready(args: argparse.Namespace, out: IO[str]) -> int:
         _must_be_team(session, "ready")
         phases = tuple(session.refresh())
         now = float(session.clock())
+        renewals = session.renewals
     if args.json:
         ready = [
-            {"phase": p, "task": t.content, "id": t.id, **_lapse(t, now)}
-            for p, t in ready_tasks(phases, now=now)
+            {"phase": p, "task": t.content, "id": t.id, **_lapse(t, now, renewals)}
+            for p, t in ready_tasks(phases, now=now, renewals=renewals)
         ]
         raw(out).write(json_text(ready))
         return OK
-    out.write(format_team_head(phases, getattr(args, "agent", None), now=now) + "\n")
+    out.write(format_team_head(phases, getattr(args, "agent", None), now=now, renewals=renewals) + "\n")
     return OK
 
 
@@ -62,12 +63,14 @@ def _must_be_team(session: Session, verb: str) -> None:
         )
 
 
-def _lapse(task: Task, now: float) -> dict[str, Any]:
-    """``lapsed`` (whose lease on an in-progress task ended) and ``lapsed_at``, when it did."""
-    held = task.lease
-    if task.status is not Status.IN_PROGRESS or held is None or held.until is None or held.until > now:
+def _lapse(task: Task, now: float, renewals: Mapping[str, Renewal]) -> dict[str, Any]:
+    """``lapsed`` (whose lease on an in-progress task ended) and ``lapsed_at``, when it did
+    (a heartbeat's renewal counted)."""
+    renewal = renewals.get(task.id) if task.id is not None else None
+    until = lapses_at(task.lease, task.owner, renewal)
+    if task.status is not Status.IN_PROGRESS or until is None or until > now:
         return {}
-    return {"lapsed": task.owner, "lapsed_at": held.until}
+    return {"lapsed": task.owner, "lapsed_at": until}
 
 
 #: The ops that give a task the verb's status, from its content.

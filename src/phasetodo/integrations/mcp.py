@@ -34,7 +34,7 @@ from __future__ import annotations
 import functools
 import io
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
 import attrs
@@ -195,7 +195,11 @@ def read_result(tool: TodoWriteTool, arguments: object) -> ToolResult:
         state = tool.session
         clock = getattr(state, "clock", None)
         now = float(clock()) if callable(clock) else None  # a lapsed lease shows as lapsed
-        call = CallContext(getattr(state, "agent", None), None, getattr(state, "phase", None), now)
+        renewals = getattr(state, "renewals", None)  # a heartbeat's deadline shows too
+        call = CallContext(
+            getattr(state, "agent", None), None, getattr(state, "phase", None), now,
+            renewals=renewals if isinstance(renewals, Mapping) else {},
+        )
         text = tool.profile.read(tuple(getattr(state, "plan", phases)), call)
     else:
         text = format_summary(phases)

@@ -12,11 +12,14 @@ A store string names one (:func:`parse_store`, :func:`store_from_url`):
 default store is ``$PHASETODO_HOME/sessions``, else ``./.phasetodo``.
 
 A server-backed store is one more module implementing :class:`Store` and
-:class:`Log`: open, append, latest snapshot, iterate, lock.
+:class:`Log`: open, append, latest snapshot, iterate, lock. A log may also keep
+heartbeats beside its history (``renewals()`` and ``renew()``, each a
+:class:`Renewal` by task id); every store here does.
 """
 
 from __future__ import annotations
 
+from .._core.model import Renewal
 from ._base import (
     EVENT_KINDS,
     Event,
@@ -45,6 +48,7 @@ __all__ = [
     "MemoryStore",
     "PostgresLog",
     "PostgresStore",
+    "Renewal",
     "SqliteLog",
     "SqliteStore",
     "Store",

@@ -281,6 +281,10 @@ class Log(Protocol):
         """Block until the newest version is above ``after``; False if ``timeout`` seconds passed."""
         ...
 
+    # A log may also have ``renewals() -> dict[str, Renewal]`` and ``renew(renewals)`` (under
+    # the lock): the heartbeats' deadlines, by task id, kept beside the history and replaced
+    # whole (see ``_renewals``); without them a heartbeat appends a ``write`` event.
+
     # A log may also have ``find_request(key) -> Event | None`` (the event a write with
     # that request key appended, ``Request.key``: the caller's agent, scope and id; among
     # at least the last ``_requests.WINDOW`` events);

@@ -10,16 +10,17 @@ The cache is dropped when a write's transaction does not commit.
 
 from __future__ import annotations
 
+import json
 import threading
 import warnings
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
 import attrs
 
-from .._core.model import Phase
+from .._core.model import Phase, Renewal
 from ..errors import CorruptLog, TamperedLogWarning, VersionConflict
 from ._base import CachedLog, Event
 from ._chain import (
@@ -33,6 +34,7 @@ from ._chain import (
     verify_records,
 )
 from ._records import Tail, decode, dumps, encode_next, is_checkpoint, is_slow, loads, plan_of
+from ._renewals import renewals_from_json, renewals_to_json
 
 __all__ = ["RowLog", "RowStore"]
 
@@ -120,6 +122,29 @@ class RowLog(CachedLog, Generic[_S]):
     def _request_version(self, request_id: str) -> object:
         """The version of this session's row made with ``request_id`` (an indexed lookup), or None."""
         raise NotImplementedError
+
+    def _renewals_body(self) -> object:
+        """The JSON text of this session's renewals row (None: it has none)."""
+        raise NotImplementedError
+
+    def _put_renewals(self, body: str) -> None:
+        """Replace this session's renewals row with ``body`` (inside :meth:`lock`)."""
+        raise NotImplementedError
+
+    # -- heartbeats, beside the log (see :mod:`._renewals`) ------------------------------
+
+    def renewals(self) -> dict[str, Renewal]:
+        """The claims' renewed deadlines, by task id (a row that does not read back: none)."""
+        body = self._renewals_body()
+        try:
+            data = json.loads(body) if isinstance(body, str) else None
+        except ValueError:
+            data = None
+        return renewals_from_json(data)
+
+    def renew(self, renewals: Mapping[str, Renewal]) -> None:
+        """Replace the renewals with ``renewals`` (under :meth:`lock`); the log is unchanged."""
+        self._put_renewals(json.dumps(renewals_to_json(renewals)))
 
     def _first_break(self) -> tuple[int, str] | None:
         """The first version whose row breaks the hash chain or the version order, and why (see

@@ -24,6 +24,9 @@ The store never follows a symbolic link: its folder and every file it opens are
 opened with ``O_NOFOLLOW`` (a planted link raises :class:`~phasetodo.errors.StoreError`).
 A log object used in a process forked from the one that opened it reopens its
 file there, so the ``flock`` of parent and children exclude each other.
+
+Heartbeats' renewed deadlines live beside the log in ``<session_id>.jsonl.beat`` (see
+:mod:`._renewals`), rewritten in place under the lock and never part of the history.
 """
 
 from __future__ import annotations
@@ -34,14 +37,14 @@ import re
 import threading
 import warnings
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Literal, Protocol, cast
 
 import attrs
 
-from .._core.model import Phase
+from .._core.model import Phase, Renewal
 from ..errors import (
     CorruptLog,
     CorruptLogWarning,
@@ -66,6 +69,7 @@ from ._chain import (
     verify_records,
 )
 from ._records import FORMAT, Tail, decode, dumps, encode_next, is_checkpoint, is_slow, loads, plan_of
+from ._renewals import renewals_from_json, renewals_to_json
 from ._requests import WINDOW, request_from_json
 
 try:  # POSIX; elsewhere only threads of one process are kept apart.
@@ -76,6 +80,8 @@ except ImportError:  # pragma: no cover - not on the platforms we test
 __all__ = ["FORMAT", "JsonlLog", "JsonlStore", "OnCorrupt"]
 
 _BLOCK = 1 << 16
+#: The suffix of the file beside a log that holds its heartbeats' renewals.
+_BEAT = ".beat"
 #: How many recent events a log keeps to serve ``events(after)`` to watchers.
 _RECENT = 512
 #: Reading backwards starts small (a tail of deltas is short) and doubles.
@@ -802,6 +808,36 @@ class JsonlLog(CachedLog):
             if request is not None and type(version) is int:
                 found.setdefault(request.key, version)
         return found
+
+    # -- heartbeats, beside the log (see :mod:`._renewals`) ------------------------
+
+    def renewals(self) -> dict[str, Renewal]:
+        """The claims' renewed deadlines, by task id, from ``<id>.jsonl.beat`` (none if it is
+        missing or does not read back, as after a crash while it was rewritten)."""
+        try:
+            fd = _open_inside(self.path.parent, self.path.name + _BEAT, os.O_RDONLY)
+        except FileNotFoundError:
+            return {}
+        try:
+            data = b"".join(iter(lambda: os.read(fd, _BLOCK), b""))
+        finally:
+            os.close(fd)
+        try:
+            return renewals_from_json(loads(data))
+        except ValueError:
+            return {}
+
+    def renew(self, renewals: Mapping[str, Renewal]) -> None:
+        """Rewrite ``<id>.jsonl.beat`` with ``renewals`` (under :meth:`lock`; not ``fsync``ed:
+        a lost table only lets claims lapse at their last write's deadline)."""
+        with self.lock():
+            body = dumps(renewals_to_json(renewals)).encode("ascii")
+            fd = _open_inside(self.path.parent, self.path.name + _BEAT, os.O_WRONLY | os.O_CREAT)
+            try:
+                os.pwrite(fd, body, 0)
+                os.ftruncate(fd, len(body))
+            finally:
+                os.close(fd)
 
     # -- writing ---------------------------------------------------------------
 

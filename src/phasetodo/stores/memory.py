@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager
 from typing import Literal
 
+from .._core.model import Renewal
 from ..errors import VersionConflict
 from ._base import Event, check_session_id
 from ._chain import Verification
@@ -27,6 +28,7 @@ class MemoryLog:
         self._wanted_profile = profile
         self._events: list[Event] = []
         self._requests: dict[str, Event] = {}
+        self._renewals: dict[str, Renewal] = {}
         self._lock = threading.RLock()
         self._landed = threading.Condition(self._lock)
 
@@ -66,6 +68,16 @@ class MemoryLog:
         """The event a write with request ``key`` appended, or None (every id is remembered)."""
         with self._lock:
             return self._requests.get(key)
+
+    def renewals(self) -> dict[str, Renewal]:
+        """The claims' renewed deadlines, by task id (see :mod:`._renewals`)."""
+        with self._lock:
+            return dict(self._renewals)
+
+    def renew(self, renewals: Mapping[str, Renewal]) -> None:
+        """Replace the renewals with ``renewals``; the events are unchanged."""
+        with self._lock:
+            self._renewals = dict(renewals)
 
     def wait(self, after: int, timeout: float | None = None) -> bool:
         """Block until an event above version ``after`` is appended (or ``timeout`` passes)."""

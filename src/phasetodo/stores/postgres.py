@@ -68,6 +68,8 @@ SCHEMA = (
     " PRIMARY KEY (session, version))",
     "CREATE INDEX IF NOT EXISTS phasetodo_checkpoints ON phasetodo_events (session, version)"
     " WHERE checkpoint",
+    # heartbeats' renewed deadlines, beside the log (see stores/_renewals.py): one row a session
+    "CREATE TABLE IF NOT EXISTS phasetodo_renewals (session text PRIMARY KEY, body text NOT NULL)",
 )
 #: Tables made before request ids existed gain the column (empty) and its index.
 _REQUEST_COLUMN = "ALTER TABLE phasetodo_events ADD COLUMN request text"
@@ -606,6 +608,21 @@ class PostgresLog(RowLog[PostgresStore]):
                 event=(self.session_id, version, body, request),
             )
             store.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.session_id))
+
+    def _renewals_body(self) -> object:
+        rows = self.store.read(
+            "SELECT body FROM phasetodo_renewals WHERE session = %s", (self.session_id,)
+        )
+        return rows[0][0] if rows else None
+
+    def _put_renewals(self, body: str) -> None:
+        store = self.store
+        with store.transaction():
+            store.execute(
+                "INSERT INTO phasetodo_renewals (session, body) VALUES (%s, %s)"
+                " ON CONFLICT (session) DO UPDATE SET body = excluded.body",
+                (self.session_id, body),
+            )
 
     def _stored_hash(self, version: int) -> str | None:
         rows = self.store.read(

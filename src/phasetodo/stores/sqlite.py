@@ -69,6 +69,8 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS events (session TEXT NOT NULL, version INTEGER NOT NULL,"
     " body TEXT NOT NULL, checkpoint INTEGER NOT NULL DEFAULT 1, request TEXT, hash TEXT,"
     " PRIMARY KEY (session, version)) WITHOUT ROWID",
+    # heartbeats' renewed deadlines, beside the log (see stores/_renewals.py): one row a session
+    "CREATE TABLE IF NOT EXISTS renewals (session TEXT PRIMARY KEY, body TEXT NOT NULL)",
 )
 #: Rows written before checkpoints existed each hold the whole list: default 1.
 _MIGRATE = "ALTER TABLE events ADD COLUMN checkpoint INTEGER NOT NULL DEFAULT 1"
@@ -550,9 +552,11 @@ def _set_up(conn: sqlite3.Connection) -> bool:
     columns = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
     names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     tables = {row[1] for row in conn.execute("PRAGMA table_info(sessions)")}
+    renewals = {row[1] for row in conn.execute("PRAGMA table_info(renewals)")}
     return (
         {"session", "version", "body", "checkpoint", "request", "hash"} <= columns
         and {"id", "owner"} <= tables
+        and {"session", "body"} <= renewals
         and {"events_checkpoints", "events_requests"} <= names
     )
 
@@ -623,6 +627,16 @@ class SqliteLog(RowLog[SqliteStore]):
                 "INSERT INTO events (session, version, body, checkpoint, request, hash)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
                 (self.session_id, version, body, int(checkpoint), request, unseal(body)[1]),
+            )
+
+    def _renewals_body(self) -> object:
+        rows = self.store.read("SELECT body FROM renewals WHERE session = ?", (self.session_id,))
+        return rows[0][0] if rows else None
+
+    def _put_renewals(self, body: str) -> None:
+        with self.store.transaction() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO renewals (session, body) VALUES (?, ?)", (self.session_id, body)
             )
 
     def _replace_all(self, rows: list[tuple[int, str, bool, str | None]]) -> None:

@@ -156,7 +156,7 @@ def team_report(outcome: Outcome, storage: Storage) -> ToolResult:
 def _apply(phases: tuple[Phase, ...], ops: Sequence[TeamOp], call: CallContext) -> Outcome:
     return apply_team(
         phases, ops, agent=call.agent, lead=call.lead, scope=call.scope, now=call.now,
-        lease=call.lease, seen=call.seen,
+        lease=call.lease, seen=call.seen, renewals=call.renewals,
     )
 
 
@@ -174,7 +174,9 @@ def repair_team_plan(phases: tuple[Phase, ...]) -> tuple[Phase, ...]:
 
 def read_team_plan(phases: tuple[Phase, ...], call: CallContext) -> str:
     """What ``todo_read`` shows an agent of a team plan: its summary, no errors."""
-    return format_team_summary(phases, call.agent, scope=call.scope, now=call.now)
+    return format_team_summary(
+        phases, call.agent, scope=call.scope, now=call.now, renewals=call.renewals
+    )
 
 
 #: Many agents, one plan: claims, one active task per agent, ``blocked``, ``after``; all or nothing.

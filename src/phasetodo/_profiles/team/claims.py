@@ -93,7 +93,7 @@ class Claims(TaskIds):
                 assert held is not None
                 former = col.owners[index]  # kept as ``lapsed``; the ones before it in ``voided``
                 voided = tuple(a for a in voided if a != former)
-                col.leases[index] = Lease(epoch, self.deadline(), former, held.until, voided)
+                col.leases[index] = Lease(epoch, self.deadline(), former, self.until_of(col, index), voided)
             else:
                 col.leases[index] = Lease(epoch, self.deadline(), voided=voided)
         self._set(col, index, ACTIVE)

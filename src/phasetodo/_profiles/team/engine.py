@@ -30,7 +30,7 @@ plan as a parity call does, and pays what its ops touch.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import compress, count, repeat
 from operator import attrgetter, is_not
 
@@ -39,7 +39,7 @@ import attrs
 from ..._core import texts
 from ..._core.engine import Outcome
 from ..._core.jsstring import trim_end
-from ..._core.model import Phase, Task
+from ..._core.model import Phase, Renewal, Task
 from ..._core.ops import Done, Drop, Note, Rm, Start
 from ..hints import Hints
 from ..strict import not_found_hint
@@ -455,6 +455,7 @@ def apply_team(
     now: float | None = None,
     lease: float | None = None,
     seen: Sequence[Phase] | None = None,
+    renewals: Mapping[str, Renewal] | None = None,
 ) -> TeamOutcome:
     """Apply ``ops`` for ``agent`` (``None``: a person) to a copy of ``phases``.
 
@@ -465,15 +466,17 @@ def apply_team(
     ``start {}`` and pickups look only there, and ``init`` is refused.
     ``now`` is the call's time: another agent's claim whose lease ended by then
     is ready again, and with ``lease`` (seconds) the caller's claim lasts that
-    long after the call. With ``seen`` (the plan as the caller last saw it) the
-    outcome tells what changed since (:func:`~.changes.changes_since`).
+    long after the call; ``renewals`` (by task id) are heartbeats' later deadlines for
+    claims, kept beside the log (:meth:`~.places.TeamPlaces.until_of`). With ``seen``
+    (the plan as the caller last saw it) the outcome tells what changed since
+    (:func:`~.changes.changes_since`).
     ``phases`` is never modified.
     A call scoped to a phase the plan does not have applies nothing and fails
     (:func:`missing_scope`): the lead adds the phase (``init`` or ``append``).
     """
     before = tuple(phases)
     changes = tuple(changes_since(seen, before)) if seen is not None else ()
-    work = TeamWork(before, agent, lead, scope, now, lease)
+    work = TeamWork(before, agent, lead, scope, now, lease, renewals)
     if scope is not None and not any(phase.name == scope for phase in before):
         work.errors.append(missing_scope(scope, before))  # nothing applies, whatever the ops
     else:
@@ -481,7 +484,7 @@ def apply_team(
             work.run(op)
     if work.errors:
         errors = tuple(work.errors)
-        work = TeamWork(before, agent, lead, scope, now)
+        work = TeamWork(before, agent, lead, scope, now, renewals=renewals)
         work.repair()
         return TeamOutcome(work.phases(), errors, (), work.claimed(), agent, scope, changes, columns=work)
     work.normalize()
@@ -498,10 +501,12 @@ def normalize_team(phases: Iterable[Phase]) -> tuple[Phase, ...]:
     return work.phases()
 
 
-def ready_tasks(phases: Iterable[Phase], *, now: float | None = None) -> list[tuple[str, Task]]:
+def ready_tasks(
+    phases: Iterable[Phase], *, now: float | None = None, renewals: Mapping[str, Renewal] | None = None
+) -> list[tuple[str, Task]]:
     """The ready tasks in plan order, as ``(phase name, task)``; with ``now``, the claims
-    whose lease lapsed by then too."""
-    work = TeamWork(tuple(phases), now=now)
+    whose lease lapsed by then too (heartbeats' ``renewals`` counted)."""
+    work = TeamWork(tuple(phases), now=now, renewals=renewals)
     return [
         (col.name, col.tasks[index])  # type: ignore[index,misc]
         for col in work.cols

@@ -7,10 +7,10 @@ at what time, and answers where a task is, who holds it and what the caller sees
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from ..._core.columns import Columns
-from ..._core.model import Phase, Status
+from ..._core.model import Phase, Renewal, Status, lapses_at
 from .columns import BLOCKED, HELD, Place, TeamColumn, live, team_columns
 
 __all__ = ["TeamPlaces"]
@@ -21,7 +21,9 @@ class TeamPlaces(Columns):
 
     ``agent`` is the caller (``None``: a person), ``lead`` the agent that may change
     tasks other agents hold, ``scope`` the one phase the caller sees (``None``: all),
-    ``now`` the call's time and ``lease`` the seconds the caller's claim lasts after it.
+    ``now`` the call's time and ``lease`` the seconds the caller's claim lasts after it;
+    ``renewals`` the heartbeats' deadlines kept beside the log, by task id (see
+    :meth:`until_of`).
     """
 
     cols: list[TeamColumn]  # type: ignore[assignment]
@@ -35,10 +37,12 @@ class TeamPlaces(Columns):
         scope: str | None = None,
         now: float | None = None,
         lease: float | None = None,
+        renewals: Mapping[str, Renewal] | None = None,
     ) -> None:
         super().__init__(phases, team_columns(phases))  # type: ignore[arg-type]
         self.now = now
         self.lease = lease
+        self.renewals: Mapping[str, Renewal] = renewals or {}
         #: Claims of other agents whose lease lapsed by ``now``: ready to be taken over.
         self.lapsed: dict[Place, None] = {}
         self.agent = agent
@@ -62,10 +66,19 @@ class TeamPlaces(Columns):
             return
         for col, index in self.active:
             held = col.leases[index]
-            if held is None or held.until is None or held.until > now:
-                continue
-            if col.owners[index] != agent:
+            if held is None or held.until is None or held.until > now or col.owners[index] == agent:
+                continue  # a renewal only moves a deadline later: no need to look it up
+            until = self.until_of(col, index)
+            if until is not None and until <= now:
                 self.lapsed[(col, index)] = None
+
+    def until_of(self, col: TeamColumn, index: int) -> float | None:
+        """When the claim on the task lapses: its lease's deadline, or a later one that a
+        heartbeat of the same claim left in :attr:`renewals`."""
+        held, ident = col.leases[index], col.ids[index]
+        if held is None or held.until is None or ident is None:
+            return None if held is None else held.until
+        return lapses_at(held, col.owners[index], self.renewals.get(ident))
 
     def place(self, content: str) -> Place | None:
         """Where the live task ``content`` is (its first place), or None."""

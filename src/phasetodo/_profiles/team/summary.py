@@ -6,12 +6,12 @@ on what, what is blocked and why, what waits for what, and then the plan.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import compress, count, islice, repeat
 from operator import is_, is_not
 from typing import Any
 
-from ..._core.model import Phase, Status
+from ..._core.model import Phase, Renewal, Status
 from ..._views.summary import SYMBOLS, phase_dicts
 from .engine import Place, TeamColumn, TeamWork, format_time
 
@@ -194,12 +194,6 @@ def _name(col: TeamColumn, index: int) -> str:
     return quoted if ident is None else f"{ident} {quoted}"
 
 
-def _until(col: TeamColumn, index: int) -> float | None:
-    """When the claim on the task lapses (or lapsed), if it has a lease."""
-    held = col.leases[index]
-    return held.until if held is not None else None
-
-
 def _capped(title: str, shown: Sequence[str], total: int) -> list[str]:
     """A titled list: the ``shown`` lines of its ``total`` items, then how many more there are."""
     out = [f"{title} ({total}):", *shown]
@@ -248,7 +242,7 @@ def team_view(
             "task": col.contents[i],
             "id": col.ids[i],
             "agent": col.owners[i],
-            "at": _until(col, i),
+            "at": work.until_of(col, i),
         }
         for col, i in lapsed
     ]
@@ -333,7 +327,7 @@ def team_view(
             "Lapsed",
             [
                 f"  {_name(c, i)} ({_clip(c.name, 60)}) — {c.owners[i]}'s lease lapsed at "
-                f"{format_time(_until(c, i))}; start it to take it over"
+                f"{format_time(work.until_of(c, i))}; start it to take it over"
                 for c, i in lapsed[:LIST_SHOWN]
                 ],
                 len(lapsed),
@@ -393,16 +387,22 @@ def format_team_summary(
     *,
     plan: bool = True,
     now: float | None = None,
+    renewals: Mapping[str, Renewal] | None = None,
 ) -> str:
     """The summary for ``agent`` of a plan held as values (see :func:`team_view`); with
-    ``now``, the claims whose lease lapsed by then are listed (and ready)."""
-    work = TeamWork(tuple(phases), agent, now=now)
+    ``now``, the claims whose lease lapsed by then are listed (and ready), heartbeats'
+    ``renewals`` counted."""
+    work = TeamWork(tuple(phases), agent, now=now, renewals=renewals)
     return team_view(work, agent, errors, notices, scope, plan=plan, dump=False).text
 
 
 def format_team_head(
-    phases: Sequence[Phase], agent: str | None = None, *, now: float | None = None
+    phases: Sequence[Phase],
+    agent: str | None = None,
+    *,
+    now: float | None = None,
+    renewals: Mapping[str, Renewal] | None = None,
 ) -> str:
     """The summary without the plan: the agent's task, ready tasks, lapsed claims, who is on
     what, what is blocked and what waits (``phasetodo ready``)."""
-    return format_team_summary(phases, agent, plan=False, now=now)
+    return format_team_summary(phases, agent, plan=False, now=now, renewals=renewals)
