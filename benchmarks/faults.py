@@ -5,7 +5,8 @@ Usage: ``python -m benchmarks.faults [--store jsonl|sqlite|postgres|pgbouncer] [
 [--seed 7]``. Several ``--store`` values may be given as a comma list.
 
 For each fault kind a fresh team plan is written and ``--agents`` processes work it for
-``--seconds``: claim (``start {}``), work a little, close (``done``). Every agent numbers
+``--seconds``: claim (``start {}``), beat once (``heartbeat()``), work a little, close
+(``done``). Every agent numbers
 its calls ``call-1``, ``call-2``, ... (the same ids in every agent, on purpose) and retries
 a call that raised with the same id. Each call is recorded, with the wall-clock interval
 around it, in a JSON-lines history per agent; reads (a fresh ``Session.open``) record the
@@ -150,9 +151,25 @@ def agent_main(
                     text=result["content"][0]["text"].splitlines()[0],
                 )
                 break
+            if session is not None and ops[0]["op"] == "start":
+                _beat(session, agent, record)
             time.sleep(0.01)
             if calls % 3 == 0:
                 _read(spec, session_id, record)
+
+
+def _beat(session: phasetodo.Session, agent: str, record: Any) -> None:
+    """Renew the claim the agent holds, recording the task, the version it was seen at and
+    the deadline a heartbeat acknowledged (None: it held nothing, or the beat raised)."""
+    version = session.version
+    task = _mine(session.phases, agent)
+    start, until, text = time.time(), None, ""
+    try:
+        until = session.heartbeat() if task is not None else None
+    except Exception as error:
+        text = repr(error)[:200]
+    record(kind="beat", start=start, end=time.time(), ok=not text, task=task, version=version, until=until,
+           text=text)
 
 
 def _resume(out: Path) -> tuple[int, list[Any] | None]:

@@ -1,7 +1,8 @@
 """The checks of a recorded history: small pure functions, each returning its anomalies.
 
-A *call* is one record an agent wrote (a dict): ``agent``, ``kind`` (``write`` or
-``read``), ``rid`` (the request id, writes only), ``start``/``end`` (wall-clock
+A *call* is one record an agent wrote (a dict): ``agent``, ``kind`` (``write``, ``read``
+or ``beat``: a heartbeat, with the ``task`` it renewed and the deadline ``until`` it
+acknowledged), ``rid`` (the request id, writes only), ``start``/``end`` (wall-clock
 seconds around the call), ``ok`` (the call returned; False when it raised),
 ``error`` (the reply was an error result), ``version`` (the version the write was
 acknowledged at, or the version the read returned) and ``text`` (the reply's first
@@ -162,6 +163,38 @@ def request_ids(calls: Sequence[Record], events: Sequence[Record]) -> list[Anoma
     return found
 
 
+def renewals(calls: Sequence[Record], events: Sequence[Record]) -> list[Anomaly]:
+    """A claim taken over before the deadline an acknowledged heartbeat gave it.
+
+    The agent held the task at the version it read before the beat and wrote nothing in
+    between; so the first event after that version where the task leaves it is a takeover
+    that the beat's renewal must have held off until ``until`` (both times are the plan's).
+    Beats that a swap of the log may have sent to another branch are not checked.
+    """
+    swaps = _swaps(calls)
+    found: list[Anomaly] = []
+    for beat in calls:
+        if beat["kind"] != "beat" or beat["until"] is None or any(beat["start"] < s["end"] for s in swaps):
+            continue
+        agent, task = beat["agent"], beat["task"]
+        for event in events:
+            if event["version"] <= beat["version"]:
+                continue
+            status, owner = event["tasks"].get(task, (None, None))
+            if status == "in_progress" and owner == agent:
+                continue
+            if status == "in_progress" and event["time"] < beat["until"]:
+                found.append(
+                    Anomaly(
+                        "renewal-ignored",
+                        f"{task!r} taken from {agent} by {owner} at v{event['version']}, "
+                        f"{beat['until'] - event['time']:.3f} s before its heartbeat's deadline",
+                    )
+                )
+            break
+    return found
+
+
 def clock(events: Sequence[Record]) -> list[Anomaly]:
     """An event whose time is earlier than the event before it."""
     return [
@@ -206,6 +239,7 @@ CHECKS: tuple[Callable[[Sequence[Record], Sequence[Record]], list[Anomaly]], ...
     request_ids,
     lambda calls, events: clock(events),
     stale_base,
+    renewals,
 )
 
 KINDS = (
@@ -218,6 +252,7 @@ KINDS = (
     "foreign-reply",
     "time-backwards",
     "stale-base",
+    "renewal-ignored",
     "store-unusable",
 )
 

@@ -217,6 +217,38 @@ class TestSwaps:
         assert [a.kind for a in checks.stale_base(calls, log)] == ["stale-base"]
 
 
+def beat(agent: str, version: int, until: float | None, start: float = 0.0) -> dict[str, Any]:
+    return {
+        "agent": agent, "kind": "beat", "start": start, "end": start + 0.1, "ok": True,
+        "task": "t", "version": version, "until": until, "text": "",
+    }
+
+
+class TestRenewals:
+    def test_a_takeover_after_the_beats_deadline_is_fine(self) -> None:
+        """w1 beat at v2 until 20; w2 took the task at time 21."""
+        log = [event(2, "w1", W1), event(3, "w2", W2, time=21.0)]
+        assert checks.renewals([beat("w1", 2, 20.0)], log) == []
+
+    def test_a_takeover_before_the_beats_deadline_is_found(self) -> None:
+        """w2 took the task at time 15, before the deadline 20 w1's heartbeat was given."""
+        log = [event(2, "w1", W1), event(3, "w2", W2, time=15.0)]
+        found = checks.renewals([beat("w1", 2, 20.0)], log)
+        assert [a.kind for a in found] == ["renewal-ignored"]
+        assert "taken from w1 by w2 at v3" in found[0].detail
+
+    def test_a_claim_the_holder_closed_ends_the_check(self) -> None:
+        """Once w1 completed the task, a later claim by w2 is not a takeover of w1's claim."""
+        log = [event(2, "w1", W1), event(3, "w1", {"t": ["completed", "w1"]}), event(4, "w2", W2, time=5.0)]
+        assert checks.renewals([beat("w1", 2, 20.0)], log) == []
+
+    def test_a_beat_that_renewed_nothing_or_overlapped_a_swap_is_not_checked(self) -> None:
+        """No deadline acknowledged, or a swap of the log under the beat: nothing to hold."""
+        log = [event(2, "w1", W1), event(3, "w2", W2, time=15.0)]
+        assert checks.renewals([beat("w1", 2, None)], log) == []
+        assert checks.renewals([beat("w1", 2, 20.0, start=1.0), swap(1, 0.5, 2.0)], log) == []
+
+
 class TestCheck:
     def test_a_clean_history_has_no_anomaly(self) -> None:
         """All checks together on a sound history find nothing."""
