@@ -201,8 +201,8 @@ def phase_dicts(cols: Sequence[Any]) -> list[dict[str, Any]]:
     for col in cols:
         tasks: list[dict[str, Any]] = []
         ids = getattr(col, "ids", None)
-        if ids is not None and (not isinstance(ids, list) or len(ids) != len(col.contents)):
-            raise TypeError("a column's ids are a list of its length")
+        if ids is not None and (not isinstance(ids, (list, tuple)) or len(ids) != len(col.contents)):
+            raise TypeError("a column's ids are a sequence of its length")
         for i, (c, s, n) in enumerate(zip(col.contents, col.statuses, col.notes, strict=True)):
             wire = wires[s]
             task: dict[str, Any] = {"content": c, "status": wire}

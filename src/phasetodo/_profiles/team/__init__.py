@@ -17,7 +17,7 @@ from ..._core.model import Phase
 from ...errors import InvalidPhases
 from ..registry import CallContext, Profile
 from ..result import Storage, ToolResult
-from .details import TeamDetails
+from .details import Later, TeamDetails
 from .engine import TeamOutcome, TeamWork, apply_team, normalize_team, team_problems
 from .ops import TeamOp
 from .schema import TEAM_PARAMS_SCHEMA, parse_team_params
@@ -109,20 +109,20 @@ def team_details(
 def _details(
     outcome: Outcome, view: TeamView, storage: str, agent: str | None, scope: str | None
 ) -> dict[str, Any]:
-    return {"phases": view.dumped, **_rest(outcome, view, storage, agent, scope)}
+    return {"phases": view.dumped, **_rest(outcome, view, storage, agent, scope, view.ready)}
 
 
 def _rest(
-    outcome: Outcome, view: TeamView, storage: str, agent: str | None, scope: str | None
+    outcome: Outcome, view: TeamView, storage: str, agent: str | None, scope: str | None, ready: object
 ) -> dict[str, Any]:
-    """``details`` but its ``phases``."""
+    """``details`` but its ``phases``, with ``ready`` (the list, or a :class:`Later` one)."""
     claimed = outcome.claimed if isinstance(outcome, TeamOutcome) else None
     details: dict[str, Any] = {
         "storage": storage,
         "profile": "team",
         "agent": agent,
         "task": claimed,
-        "ready": view.ready,
+        "ready": ready,
     }
     if scope is not None:
         details["scope"] = scope
@@ -145,7 +145,10 @@ def team_report(outcome: Outcome, storage: Storage) -> ToolResult:
     view = _view(outcome, agent, scope, dump=False, work=work)  # details.phases made when read
     return ToolResult(
         view.text,
-        TeamDetails(lambda: shown_phases(work, scope), _rest(outcome, view, storage, agent, scope)),
+        TeamDetails({
+            "phases": Later(lambda: shown_phases(work, scope)),
+            **_rest(outcome, view, storage, agent, scope, Later(lambda: view.ready)),
+        }),
         is_error=bool(outcome.errors),
         phases=outcome.phases,
         errors=outcome.errors,

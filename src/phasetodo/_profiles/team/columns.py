@@ -43,7 +43,7 @@ class TeamColumn(Column):
     """
 
     EXTRA = ("owners", "reasons", "afters", "ids", "leases")
-    __slots__ = ("afters", "ids", "leases", "owners", "plain", "reasons")
+    __slots__ = ("afters", "full_ids", "ids", "leases", "owners", "plain", "reasons")
     owners: list[str | None]
     reasons: list[str | None]
     afters: list[tuple[str, ...]]
@@ -77,6 +77,8 @@ class TeamColumn(Column):
         #: Known to hold no owner, reason, ``after`` or blocked task (read so, and untouched
         #: since): the team's checks skip it. ``False`` means "look".
         self.plain = False
+        #: Known to give every task an id (read so, and no task added since). ``False``: look.
+        self.full_ids = False
 
     def __getattr__(self, field: str) -> Any:
         """An owners, reasons, afters or leases list not made yet: made now, empty of them."""
@@ -93,12 +95,25 @@ class TeamColumn(Column):
             place = self.place = dict(zip(reversed(self.contents), range(size - 1, -1, -1), strict=True))
         return place[content]
 
+    # ``team_columns`` lends a phase's kept tuples as ``contents`` and ``ids`` (typed as the
+    # lists they become): the two places that change them copy them first.
+
+    def writable_ids(self) -> list[str | None]:
+        """The ids as a list that may be changed (a copy of the lent tuple, the first time)."""
+        if isinstance(self.ids, tuple):
+            self.ids = list(self.ids)
+        return self.ids
+
     def add(self, content: str, after: tuple[str, ...] = ()) -> int:
         """A new pending, unowned task at the end; its position."""
+        if isinstance(self.contents, tuple):
+            self.contents = list(self.contents)
+        self.writable_ids()
         self.owners.append(None)
         self.reasons.append(None)
         self.afters.append(after)
         self.ids.append(None)
+        self.full_ids = False
         self.leases.append(None)
         if after:
             self.plain = False
@@ -142,17 +157,19 @@ class TeamColumn(Column):
 
 
 #: What :func:`team_columns` read from a phase, by the phase's identity (the entry keeps the
-#: phase, so that no other object takes its id): a session's next call gets most phases of
-#: the last result back as they were and reads each once. Emptied past ``_READ_MOST`` phases.
-_READ: dict[int, tuple[Phase, bool, tuple[tuple[object, ...], ...]]] = {}
+#: phase, so that no other object takes its id): whether it is plain, its fields, and whether
+#: every task has an id. A session's next call gets most phases of the last result back as
+#: they were and reads each once. Emptied past ``_READ_MOST`` phases.
+_READ: dict[int, tuple[Phase, bool, tuple[tuple[object, ...], ...], bool]] = {}
 _READ_MOST = 4096
 
 
-def _read_fields(phase: Phase) -> tuple[bool, tuple[tuple[object, ...], ...]]:
-    """A phase's team fields as tuples, and whether only ids are set among them (plain)."""
+def _read_fields(phase: Phase) -> tuple[bool, tuple[tuple[object, ...], ...], bool]:
+    """A phase's team fields as tuples, whether only ids are set among them (plain), and
+    whether every task has an id."""
     found = _READ.get(id(phase))
     if found is not None and found[0] is phase:
-        return found[1], found[2]
+        return found[1], found[2], found[3]
     tasks = phase.tasks
     size = len(tasks)
     fields = tuple(zip(*map(_fields, tasks), strict=True)) if size else ((),) * 8
@@ -164,17 +181,18 @@ def _read_fields(phase: Phase) -> tuple[bool, tuple[tuple[object, ...], ...]]:
         and not any(afters)
         and BLOCKED not in statuses
     )
+    full = None not in fields[6]
     if plain:
         fields = (fields[0], statuses, fields[2], fields[6])
-    _keep(phase, plain, fields)
-    return plain, fields
+    _keep(phase, plain, fields, full)
+    return plain, fields, full
 
 
-def _keep(phase: Phase, plain: bool, fields: tuple[tuple[object, ...], ...]) -> None:
+def _keep(phase: Phase, plain: bool, fields: tuple[tuple[object, ...], ...], full: bool) -> None:
     """Remember what was read from ``phase`` (see ``_READ``)."""
     if len(_READ) >= _READ_MOST:
         _READ.clear()
-    _READ[id(phase)] = (phase, plain, fields)
+    _READ[id(phase)] = (phase, plain, fields, full)
 
 
 def team_columns(phases: Sequence[Phase]) -> list[TeamColumn]:
@@ -193,25 +211,31 @@ def team_columns(phases: Sequence[Phase]) -> list[TeamColumn]:
             if known is not None and known[0] is phase:
                 raise TypeError  # read before: its fields are kept
             ((name, contents, statuses, notes, ids),) = id_rows((phase,))
-            _keep(phase, True, (tuple(contents), tuple(statuses), tuple(notes), tuple(ids)))
+            full = None not in ids
+            _keep(phase, True, (tuple(contents), tuple(statuses), tuple(notes), tuple(ids)), full)
         except TypeError:  # an owner, a reason, an ``after``, an id, a lease or a blocked task
-            plain, fields = _read_fields(phase)
+            plain, fields, full = _read_fields(phase)
+            # contents and ids stay the kept tuples until a task is added (``add``, ``writable_ids``)
             if plain:
-                contents_, statuses_, notes_, ids_ = map(list, fields)
+                contents_, statuses_, notes_, ids_ = fields
                 col = TeamColumn(
-                    phase.name, contents_, statuses_, notes_, source=phase, ids=ids_  # type: ignore[arg-type]
+                    phase.name, contents_, list(statuses_), list(notes_),  # type: ignore[arg-type]
+                    source=phase, ids=ids_,  # type: ignore[arg-type]
                 )
                 col.plain = True
             else:
-                contents_, statuses_, notes_, owners, reasons, afters, ids_, leases = map(list, fields)
+                contents_, statuses_, notes_, owners, reasons, afters, ids_, leases = fields
                 col = TeamColumn(
-                    phase.name, contents_, statuses_, notes_,  # type: ignore[arg-type]
-                    owners, reasons, afters, phase, ids_, leases,  # type: ignore[arg-type]
+                    phase.name, contents_, list(statuses_), list(notes_),  # type: ignore[arg-type]
+                    list(owners), list(reasons), list(afters), phase, ids_,  # type: ignore[arg-type]
+                    list(leases),  # type: ignore[arg-type]
                 )
+            col.full_ids = full
             out.append(col)
             continue
         col = TeamColumn(name, contents, statuses, notes, source=phase, ids=ids)
         col.plain = True
+        col.full_ids = full
         out.append(col)
     return out
 

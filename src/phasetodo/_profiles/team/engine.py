@@ -295,7 +295,8 @@ class TeamWork(Readiness):
             col.dirty = True
             col.touched = None
         self._reindex()
-        removed = contents - set(self.by_content)
+        self.expect(len(contents))
+        removed = {c for c in contents if not self.holds(c)}
         if not removed:
             return
         for col in self.cols:
@@ -313,15 +314,16 @@ class TeamWork(Readiness):
 
     def add_items(self, col: TeamColumn, items: Sequence[TeamItem], new: list[Place]) -> None:
         """New tasks for ``items`` (duplicates are errors), not yet checked for ``after``."""
-        by_content = self.by_content
+        self.expect(len(items))
         for item in items:
-            if item.content in by_content:
+            if self.holds(item.content):
                 self.errors.append(texts.already_exists(item.content))
                 continue
             index = col.add(item.content, self.resolve(item.after))
             col.ids[index] = self.new_id()
             new.append((col, index))
-            by_content[item.content] = col
+            if self._by_content is not None:
+                self._by_content[item.content] = col
             self.count += 1
 
 
@@ -395,7 +397,6 @@ class TeamWork(Readiness):
             else:
                 seen.add(owner)
         self.give_ids()
-        by_content = self.by_content
         for col in self.cols:
             if col.plain:
                 continue
@@ -418,6 +419,7 @@ class TeamWork(Readiness):
                         col.leases[index] = attrs.evolve(held, until=None)  # no claim, no deadline
                         col.touch(index)
             if any(col.afters):
+                by_content = self.by_content  # built only for a plan where tasks wait
                 for index in compress(count(), col.afters):
                     after, content = col.afters[index], col.contents[index]
                     named = after if all(c in by_content for c in after) else self.resolve(after)
@@ -480,6 +482,8 @@ def apply_team(
     if scope is not None and not any(phase.name == scope for phase in before):
         work.errors.append(missing_scope(scope, before))  # nothing applies, whatever the ops
     else:
+        ops = tuple(ops)
+        work.expect(sum(1 for op in ops if getattr(op, "task", None)))  # many: index, don't scan
         for op in ops:
             work.run(op)
     if work.errors:

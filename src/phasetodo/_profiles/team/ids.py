@@ -25,6 +25,10 @@ def _id_number(ident: str) -> int:
     return int(digits) if ident[:1] == "t" and digits.isdigit() and digits.isascii() else 0
 
 
+#: Ids a call looks up by scanning the columns before it builds its id -> content index.
+_ID_SCANS = 4
+
+
 class TaskIds(TeamPlaces):
     """The working copy's ids: new ones, the high-water mark, and lookups by id."""
 
@@ -45,10 +49,14 @@ class TaskIds(TeamPlaces):
         return self.last_issued if self.last_issued is not None else self.last_read
 
     def content_of(self, name: str) -> str | None:
-        """The content of the live task named ``name``: by content first, else by id."""
-        if name in self.by_content:
+        """The content of the live task named ``name``: by content first, else by id (the
+        first few ids of a call by scanning the columns, then by an index of every id)."""
+        if self.holds(name):
             return name
         by_id = self._by_id
+        if by_id is None and self.id_scans < _ID_SCANS:
+            self.id_scans += 1
+            return self._scan_id(name)
         if by_id is None:
             by_id = self._by_id = {}
             for col in self.cols:
@@ -59,6 +67,15 @@ class TaskIds(TeamPlaces):
                         by_id.setdefault(ident, content)
         return by_id.get(name)
 
+    def _scan_id(self, name: str) -> str | None:
+        """:meth:`content_of` by id, the columns searched in plan order (no index built)."""
+        for col in self.cols:
+            if name in col.ids:
+                for index, ident in enumerate(col.ids):
+                    if ident == name and col.statuses[index] is not None:
+                        return col.contents[index]
+        return None
+
     def resolve(self, names: Iterable[str]) -> tuple[str, ...]:
         """``after`` names as contents (an id becomes its task's content), each once."""
         return unique(self.content_of(n) or n for n in names)
@@ -66,9 +83,9 @@ class TaskIds(TeamPlaces):
     def give_ids(self) -> None:
         """An id for every live task that has none (new tasks, and plans from before ids)."""
         for col in self.cols:
-            ids = col.ids
-            if None not in ids:
+            if col.full_ids or None not in col.ids:
                 continue
+            ids = col.writable_ids()
             for index in compress(count(), map(is_, ids, repeat(None))):
                 if col.statuses[index] is not None:
                     ids[index] = self.new_id()
@@ -83,7 +100,7 @@ class TaskIds(TeamPlaces):
                 if ident is None or col.statuses[index] is None:
                     continue
                 if ident in seen:
-                    col.ids[index] = self.new_id()
+                    col.writable_ids()[index] = self.new_id()
                     col.touch(index)
                 else:
                     seen.add(ident)

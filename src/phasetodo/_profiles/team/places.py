@@ -56,7 +56,8 @@ class TeamPlaces(Columns):
         #: until first needed; then read from the phases' ``last_id``, else the ids).
         self.last_read = max((p.last_id for p in phases), default=0)
         self.last_issued: int | None = None
-        self._by_id: dict[str, str] | None = None  # id -> content, built on the first id lookup
+        self._by_id: dict[str, str] | None = None  # id -> content, built after a few id lookups
+        self.id_scans = 0  # ids looked up by scanning the columns so far
 
     def find_lapsed(self) -> None:
         """The claims of other agents whose lease ended by ``now`` (:attr:`lapsed`)."""
@@ -81,14 +82,14 @@ class TeamPlaces(Columns):
         return lapses_at(held, col.owners[index], self.renewals.get(ident))
 
     def place(self, content: str) -> Place | None:
-        """Where the live task ``content`` is (its first place), or None."""
-        col = self.by_content.get(content)
-        return None if col is None else (col, col.position(content))
+        """Where the live task ``content`` is (its first place), or None: the first few
+        lookups of a call scan the columns, later ones build the content index."""
+        return self.locate(content)  # type: ignore[return-value]
 
     def status_of(self, content: str) -> Status | None:
         """The status of the live task ``content``, or None when there is none."""
-        col = self.by_content.get(content)
-        return None if col is None else col.statuses[col.position(content)]
+        found = self.locate(content)
+        return None if found is None else found[0].statuses[found[1]]
 
     def order(self, places: Iterable[Place]) -> list[Place]:
         """``places`` in plan order."""

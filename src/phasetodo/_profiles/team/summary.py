@@ -6,7 +6,8 @@ on what, what is blocked and why, what waits for what, and then the plan.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from itertools import compress, count, islice, repeat
 from operator import is_, is_not
 from typing import Any
@@ -165,20 +166,27 @@ def shown_phases(work: TeamWork, scope: str | None = None) -> list[dict[str, Any
 class TeamView:
     """What one caller reads back from a team plan: the summary and the JSON details' parts."""
 
-    __slots__ = ("dumped", "lapsed", "ready", "text")
+    __slots__ = ("_ready", "dumped", "lapsed", "text")
 
     def __init__(
         self,
         text: str,
         dumped: list[dict[str, Any]],
-        ready: list[str],
+        ready: Callable[[], list[str]],
         lapsed: list[dict[str, Any]] | None = None,
     ) -> None:
         self.text = text
         self.dumped = dumped
-        self.ready = ready
+        self._ready: Callable[[], list[str]] | list[str] = ready
         #: The claims whose lease lapsed: task, id, agent and when (``details.lapsed``).
         self.lapsed = lapsed or []
+
+    @property
+    def ready(self) -> list[str]:
+        """The ready tasks' contents in plan order (``details.ready``), listed on first read."""
+        if callable(self._ready):
+            self._ready = self._ready()
+        return self._ready
 
 
 def _clip(text: str, size: int = LINE_CHARS) -> str:
@@ -200,6 +208,39 @@ def _capped(title: str, shown: Sequence[str], total: int) -> list[str]:
     if total > len(shown):
         out.append(f"  … and {total - len(shown)} more (in details.phases)")
     return out
+
+
+def _ready_head(work: TeamWork, cols: Sequence[TeamColumn]) -> tuple[list[Place], int]:
+    """The first :data:`READY_SHOWN` ready tasks of ``cols`` and how many are ready in all
+    (a plain phase's are its pending tasks: counted, not listed)."""
+    first: list[Place] = []
+    total = 0
+    for col in cols:
+        if col.plain:
+            found = col.statuses.count(_PENDING)
+            if found and len(first) < READY_SHOWN:
+                pending = compress(count(), map(is_, col.statuses, repeat(_PENDING)))
+                first += [(col, i) for i in islice(pending, READY_SHOWN - len(first))]
+            total += found
+            continue
+        mask = work.ready_mask(col)
+        if mask is None:
+            continue
+        mask = mask if isinstance(mask, list) else list(mask)
+        if len(first) < READY_SHOWN:
+            first += [(col, i) for i in islice(compress(count(), mask), READY_SHOWN - len(first))]
+        total += mask.count(True)
+    return first, total
+
+
+def _ready_contents(work: TeamWork, cols: Sequence[TeamColumn]) -> list[str]:
+    """The ready tasks' contents of ``cols``, in plan order (``details.ready``)."""
+    contents: list[str] = []
+    for col in cols:
+        mask = work.ready_mask(col)
+        if mask is not None:
+            contents += compress(col.contents, mask)
+    return contents
 
 
 def team_view(
@@ -225,16 +266,8 @@ def team_view(
     """
     cols = [c for c in work.cols if scope is None or c.name == scope]
     dumped = shown_phases(work, scope) if dump else []
-    contents: list[str] = []
-    ready: list[Place] = []  # the first READY_SHOWN
-    for col in cols:
-        mask = work.ready_mask(col)
-        if mask is None:
-            continue
-        mask = mask if isinstance(mask, list) else list(mask)
-        if len(ready) < READY_SHOWN:
-            ready += [(col, i) for i in islice(compress(count(), mask), READY_SHOWN - len(ready))]
-        contents += compress(col.contents, mask)
+    ready, ready_count = _ready_head(work, cols)
+    contents = partial(_ready_contents, work, cols)
     ids = {id(col) for col in cols}
     lapsed = [p for p in work.order(work.lapsed) if id(p[0]) in ids]
     lapsed_json = [
@@ -311,14 +344,14 @@ def team_view(
             out += [f"    {_clip(line)}" for line in note_lines[:NOTE_LINES]]
             if len(note_lines) > NOTE_LINES:
                 out.append(f"    … {len(note_lines) - NOTE_LINES} more note lines (in details.phases)")
-        elif contents:
+        elif ready_count:
             out.append(f"You ({agent}) have no task: start {{}} claims the next ready one.")
         else:
             out.append(f"You ({agent}) have no task, and none is ready.")
-    if contents:
+    if ready_count:
         shown = ", ".join(f"{_name(c, i)} ({_clip(c.name, 60)})" for c, i in ready)
-        more = f", and {len(contents) - READY_SHOWN} more" if len(contents) > READY_SHOWN else ""
-        add([f"Ready ({len(contents)}): {shown}{more}"], f"Ready: {len(contents)} (in details.ready).")
+        more = f", and {ready_count - READY_SHOWN} more" if ready_count > READY_SHOWN else ""
+        add([f"Ready ({ready_count}): {shown}{more}"], f"Ready: {ready_count} (in details.ready).")
     else:
         out.append("Ready: none.")
     if lapsed:
