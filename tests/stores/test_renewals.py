@@ -164,3 +164,37 @@ def test_a_log_without_a_table_gets_a_write_per_beat() -> None:
     assert w1.version == version + 1
     assert w1.renewals == {}
     assert w1.phases[0].tasks[0].lease == phasetodo.Lease(1, 1015.0)
+
+
+class _CountingLog(_PlainLog):
+    """A memory log that counts how often its renewals are read."""
+
+    reads = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def renewals(self) -> dict[str, Renewal]:
+        type(self).reads += 1
+        found: dict[str, Renewal] = self._inner.renewals()
+        return found
+
+
+class _CountingStore(_PlainStore):
+    def open(self, session_id: str, **given: Any) -> _CountingLog:
+        return _CountingLog(self._inner.open(session_id, **given))
+
+
+def test_a_write_reads_the_renewals_only_once_a_deadline_has_passed() -> None:
+    """While every claim's last write deadline is ahead, writes never read the table; a
+    write after one passed reads it (a heartbeat may have moved it)."""
+    clock = Clock()
+    store = _CountingStore()
+    holder(store, clock, "w1")
+    w2 = holder(store, clock, "w2")
+    _CountingLog.reads = 0
+    w2.todo_write({"ops": [{"op": "note", "task": "Lexer", "text": "on it"}]})
+    assert _CountingLog.reads == 0
+    clock.now = 1011.0
+    w2.todo_write({"ops": [{"op": "note", "task": "Lexer", "text": "still"}]})
+    assert _CountingLog.reads == 1

@@ -42,7 +42,7 @@ class TeamPlaces(Columns):
         super().__init__(phases, team_columns(phases))  # type: ignore[arg-type]
         self.now = now
         self.lease = lease
-        self.renewals: Mapping[str, Renewal] = renewals or {}
+        self.renewals: Mapping[str, Renewal] = {} if renewals is None else renewals  # read when looked at
         #: Claims of other agents whose lease lapsed by ``now``: ready to be taken over.
         self.lapsed: dict[Place, None] = {}
         self.agent = agent
