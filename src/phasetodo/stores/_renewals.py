@@ -7,7 +7,7 @@ history grows only with writes, never with beats.
 
 Losing the table loses nothing the log promises: a claim then lapses at the deadline of its
 holder's last write, another agent may take it over, and the holder's later writes on it are
-fenced as after any takeover. So the table is neither chained nor ``fsync``ed, and an entry
+fenced as after any takeover. So the table is not chained nor synced to disk, and an entry
 that does not read back as a renewal is skipped.
 """
 

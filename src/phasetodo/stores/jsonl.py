@@ -828,7 +828,7 @@ class JsonlLog(CachedLog):
             return {}
 
     def renew(self, renewals: Mapping[str, Renewal]) -> None:
-        """Rewrite ``<id>.jsonl.beat`` with ``renewals`` (under :meth:`lock`; not ``fsync``ed:
+        """Rewrite ``<id>.jsonl.beat`` with ``renewals`` (under :meth:`lock`, with no ``fsync``:
         a lost table only lets claims lapse at their last write's deadline)."""
         with self.lock():
             body = dumps(renewals_to_json(renewals)).encode("ascii")
