@@ -69,8 +69,14 @@ class TestLookups:
         assert noted == {ids[i]: (f"note {i}",) for i in chosen}
         removed = call(phases, {"op": "rm", "task": "t5"}).phases
         gone = call(removed, {"op": "note", "task": "t5", "text": "x"})
-        assert len(gone.errors) == 1
-        assert gone.errors[0].startswith('Task "t5" not found')
+        assert gone.errors == (
+            'Task "t5" not found — no task of the plan has the id "t5" now (a removed task\'s id is '
+            "never given again)",
+        )
+        other = call(phases, {"op": "note", "task": "task-3", "text": "x"})
+        assert other.errors == (
+            'Task "task-3" not found — name a task by its content or by its id ("t1", "t2", …)',
+        )
 
 
 class TestReady:

@@ -41,7 +41,7 @@ from ..._core.engine import Outcome
 from ..._core.jsstring import trim_end
 from ..._core.model import Phase, Renewal, Task
 from ..._core.ops import Done, Drop, Note, Rm, Start
-from ..hints import Hints
+from ..hints import Hints, id_number
 from ..strict import not_found_hint
 from .changes import changes_since
 from .claims import format_time
@@ -102,7 +102,7 @@ class TeamWork(Readiness):
             return None
         if found is None:
             names = [col.contents[i] for col, i in self.in_scope()]
-            self.errors.append(texts.task_not_found(content, not_found_hint(content, Hints(names), "task")))
+            self.errors.append(texts.task_not_found(content, _miss_hint(content, names)))
         elif self.scope is not None and found[0].name != self.scope:
             self.errors.append(f'Task "{content}" is not in phase "{self.scope}", the one you work on')
             return None
@@ -427,6 +427,16 @@ class TeamWork(Readiness):
                     if kept != after:
                         col.afters[index] = kept
                         col.touch(index)
+
+
+def _miss_hint(query: str, names: Sequence[str]) -> str:
+    """What a team call's "not found" error adds: about ids when ``query`` looks like one (a
+    team plan's tasks have ids, ``t1``, ``t2``, ...), else the closest content."""
+    if id_number(query) is None:
+        return not_found_hint(query, Hints(names), "task")
+    if query[:1] == "t" and query[1:].isdigit():
+        return f' — no task of the plan has the id "{query}" now (a removed task\'s id is never given again)'
+    return ' — name a task by its content or by its id ("t1", "t2", …)'
 
 
 #: How many of the plan's phases the error of a missing scope phase names.
