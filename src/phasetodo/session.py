@@ -437,6 +437,7 @@ class Session(OptionsHolder):
         chosen = options.profile
         seen = self._phases if chosen.shared else None  # what this handle last saw of the plan
         options = options.override(agent=self._writer(agent, chosen))
+        parsed = options.parse(params)  # needs no list: done before the lock, not under it
 
         def make(current: tuple[Phase, ...]) -> tuple[tuple[Phase, ...] | None, ToolResult]:
             # The lead is read when the call runs: taking the lock may have created the log;
@@ -446,7 +447,7 @@ class Session(OptionsHolder):
                 options.agent, lead, options.scope, self._moment, options.lease, seen,
                 self._lazy_renewals(chosen),
             )
-            result = options.run(params, current, call)
+            result = parsed.run(current, call)
             if result.is_error and chosen.atomic:
                 return None, result  # refused: nothing applied, nothing appended
             return result.phases, result

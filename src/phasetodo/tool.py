@@ -18,7 +18,7 @@ from ._core.model import Phase, value_problems
 from ._core.schema import PARAMS_SCHEMA
 from ._core.schema import problems as schema_problems
 from ._profiles.builtin import ProfileLike, resolve
-from ._profiles.options import UNSET, Options, OptionsHolder, Overrides, PerCall, Unset
+from ._profiles.options import UNSET, Options, OptionsHolder, Overrides, ParsedCall, PerCall, Unset
 from ._profiles.parity import DESCRIPTION, PARITY
 from ._profiles.registry import Profile
 from ._profiles.result import DetailsJSON, PhaseJSON, ResultJSON, Storage, TaskJSON, ToolResult
@@ -37,6 +37,7 @@ __all__ = [
     "DetailsJSON",
     "MemoryState",
     "Options",
+    "ParsedCall",
     "PerCall",
     "PhaseJSON",
     "ResultJSON",

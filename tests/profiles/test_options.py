@@ -203,3 +203,34 @@ class TestNoLimits:
         state.write(INIT)
         state.write(MORE)
         assert len(state.phases[0].tasks) == 4
+
+
+class TestParse:
+    """``parse`` is the half of a call that needs no list: what a session does before its lock."""
+
+    def test_parse_then_run_is_run(self) -> None:
+        """A parsed call applied to a list gives what ``run`` gives, and may be applied again."""
+        options = Options()
+        parsed = options.parse(MORE)
+        first = options.run(INIT).phases
+        assert parsed.run(first).to_json() == options.run(MORE, first).to_json()
+        assert parsed.run(first).to_json() == parsed.run(first).to_json()
+
+    def test_bad_arguments_are_refused_with_no_list(self) -> None:
+        """Arguments the schema refuses raise when parsed, naming the field."""
+        with pytest.raises(InvalidParams, match=r"ops\[0\]"):
+            Options().parse({"ops": [{"op": "fly"}]})
+
+    def test_a_list_grown_past_the_limits_is_refused_when_run(self) -> None:
+        """Ops that fit the limits parse; the list they would grow past them is refused on run."""
+        tight = Options(limits=TIGHT)
+        parsed = tight.parse(MORE)
+        with pytest.raises(InvalidParams):
+            parsed.run(tight.run(INIT).phases)
+
+    def test_an_invalid_write_never_takes_the_lock(self, tmp_path: Any) -> None:
+        """A session refuses bad arguments before it locks (or creates) its log."""
+        store = phasetodo.JsonlStore(tmp_path)
+        with phasetodo.Session.open("s", store) as session, pytest.raises(InvalidParams):
+            session.write({"ops": [{"op": "fly"}]})
+        assert not (tmp_path / "s.jsonl").exists()

@@ -65,6 +65,10 @@ def _in_first_phase(key: str, value: object) -> Change:
     return lambda data: data["edit"][0].update({key: value})
 
 
+def _first_new_task(key: str, value: object) -> Change:
+    return lambda data: data["edit"][0]["tasks"][0].update({key: value})
+
+
 def _second_entry(value: object) -> Change:
     return lambda data: data["edit"].__setitem__(1, value)
 
@@ -80,8 +84,10 @@ class TestADamagedEdit:
             (_in_first_phase("tasks", [[0, 9]]), "event.edit.tasks: [0, 9] is not a range of the list"),
             (_in_first_phase("last_id", -1), "event.edit.last_id: must be an integer >= 0"),
             (_second_entry({"name": 3}), "[0].name: must be a string, not a number"),
+            (_first_new_task("status", "lost"), "event.edit: [0].tasks[0].status: must be one of"),
+            (_first_new_task("owner", 7), "event.edit: [0].tasks[0].owner: must be a string"),
         ],
-        ids=["not-a-list", "at", "name", "range", "task-range", "last-id", "phase"],
+        ids=["not-a-list", "at", "name", "range", "task-range", "last-id", "phase", "task", "team-field"],
     )
     def test_the_edit_field_is_named(self, tmp_path: Path, change: Change, message: str) -> None:
         """Each way the edit of a write can be wrong names its field, on the record's line."""

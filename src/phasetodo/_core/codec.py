@@ -11,17 +11,15 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-import attrs
-
 if TYPE_CHECKING:
     import cattrs
 
 from ..errors import InvalidParams, InvalidPhases
 from . import schema
-from .model import Lease, Phase, Status, Task, make_task
+from .model import Lease, Phase, Status, Task, TeamFields, make_task
 from .ops import OPS, Append, Done, Drop, Init, Note, Op, PhaseItems, Rm, Start
 
-__all__ = ["as_phases", "dump_phases", "dump_task", "load_phases", "parse_params"]
+__all__ = ["as_phases", "dump_phases", "dump_task", "load_phases", "load_task", "parse_params"]
 
 _STATUSES = {s.value: s for s in Status}
 _WIRE = {s: s.value for s in Status}
@@ -204,32 +202,34 @@ def _load_phase(data: Any) -> Phase:
     name = data["name"]
     if type(name) is not str:
         raise TypeError
-    statuses = _STATUSES
-    tasks = []
-    for item in data["tasks"]:
-        content = item["content"]
-        notes = item.get("notes")
-        if type(content) is not str:
-            raise TypeError
-        if notes:
-            if not isinstance(notes, list) or not all(type(n) is str for n in notes):
-                raise TypeError
-            task = make_task(content, statuses[item["status"]], tuple(notes))
-        elif notes is None or notes == []:
-            task = make_task(content, statuses[item["status"]])
-        else:
-            raise TypeError
-        if len(item) > 2 and not _TEAM_KEYS.isdisjoint(item):
-            task = _load_team_fields(task, item)
-        tasks.append(task)
+    tasks = tuple(map(load_task, data["tasks"]))
     mark = data.get("last_id", 0)
     if type(mark) is not int or mark < 0:
         raise TypeError
-    return Phase(name, tuple(tasks), mark)
+    return Phase(name, tasks, mark)
 
 
-def _load_team_fields(task: Task, item: Mapping[str, Any]) -> Task:
-    """A loaded task with a team plan's ``owner``, ``reason``, ``after`` and ``id`` (type-checked)."""
+def load_task(item: Any) -> Task:
+    """One task from its JSON object, type-checked but with no message: raises ``TypeError``,
+    ``KeyError`` or ``AttributeError`` for bad data (:func:`load_phases` names the place)."""
+    content = item["content"]
+    notes = item.get("notes")
+    if type(content) is not str:
+        raise TypeError
+    if notes:
+        if not isinstance(notes, list) or not all(type(n) is str for n in notes):
+            raise TypeError
+        notes = tuple(notes)
+    elif notes is None or notes == []:
+        notes = ()
+    else:
+        raise TypeError
+    team = _load_team_fields(item) if len(item) > 2 and not _TEAM_KEYS.isdisjoint(item) else None
+    return make_task(content, _STATUSES[item["status"]], notes, team)
+
+
+def _load_team_fields(item: Mapping[str, Any]) -> TeamFields:
+    """A team plan's ``owner``, ``reason``, ``after``, ``id`` and ``lease`` of a task (type-checked)."""
     owner, reason, after, ident = item.get("owner"), item.get("reason"), item.get("after"), item.get("id")
     if ident is not None and type(ident) is not str:
         raise TypeError
@@ -242,10 +242,7 @@ def _load_team_fields(task: Task, item: Mapping[str, Any]) -> Task:
     if not isinstance(after, list) or not all(type(a) is str for a in after):
         raise TypeError
     lease = item.get("lease")
-    return attrs.evolve(
-        task, owner=owner, reason=reason, after=tuple(after), id=ident,
-        lease=None if lease is None else _load_lease(lease),
-    )
+    return TeamFields(owner, reason, tuple(after), ident, None if lease is None else _load_lease(lease))
 
 
 def _structure_phase(data: Any, _: type) -> Phase:

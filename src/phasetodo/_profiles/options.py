@@ -26,7 +26,7 @@ from .result import Storage, ToolResult
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-__all__ = ["UNSET", "Options", "OptionsHolder", "Overrides", "PerCall", "Unset"]
+__all__ = ["UNSET", "Options", "OptionsHolder", "Overrides", "ParsedCall", "PerCall", "Unset"]
 
 
 class Unset(enum.Enum):
@@ -130,18 +130,40 @@ class Options:
         ``context`` is the call's, when its caller knows more than these options (a
         session: the plan's lead, the time, the list last seen); else :attr:`context`.
         """
+        return self.parse(params).run(phases, context)
+
+    def parse(self, params: object) -> ParsedCall:
+        """The first half of :meth:`run`: the arguments parsed and checked against the limits,
+        which needs no list (a session does it before it takes its plan's lock)."""
+        ops = self.profile.parse(params)
+        grows = self.limits is not None and self.limits.check_ops(ops)
+        return ParsedCall(self, ops, grows)
+
+
+@attrs.frozen
+class ParsedCall:
+    """A call's ops, parsed and within the limits (see :meth:`Options.parse`); ``grows``: whether
+    they may add phases or tasks, so that the result is checked against the limits too."""
+
+    options: Options
+    ops: Any
+    grows: bool
+
+    def run(
+        self, phases: Sequence[Phase | Mapping[str, Any]] = (), context: CallContext | None = None
+    ) -> ToolResult:
+        """The second half of :meth:`Options.run`: apply the ops to ``phases`` and report."""
+        options = self.options
         current = phases if isinstance(phases, tuple) else tuple(phases)
-        profile, limits = self.profile, self.limits
-        ops = profile.parse(params)
-        grows = limits is not None and limits.check_ops(ops)
-        outcome = profile.apply(current, ops, context or self.context)  # type: ignore[arg-type]
-        if grows:
+        profile, limits = options.profile, options.limits
+        outcome = profile.apply(current, self.ops, context or options.context)  # type: ignore[arg-type]
+        if self.grows:
             assert limits is not None
             count_phases, count_tasks = outcome.size()
             if count_phases > limits.max_phases or count_tasks > limits.max_tasks:
                 limits.check_result(as_phases(current), outcome.phases)
-        result = profile.report(outcome, self.storage)
-        return result.as_dry_run(as_phases(current)) if self.dry_run else result
+        result = profile.report(outcome, options.storage)
+        return result.as_dry_run(as_phases(current)) if options.dry_run else result
 
 
 #: The context of a call with no agent, lead or scope (most calls): made once.

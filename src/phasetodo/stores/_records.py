@@ -20,7 +20,7 @@ from typing import Any
 
 import attrs
 
-from .._core.codec import dump_phases, load_phases
+from .._core.codec import dump_phases, load_phases, load_task
 from .._core.model import Phase, Task
 from .._profiles.builtin import BUILTIN
 from .._profiles.registry import CallContext
@@ -288,11 +288,12 @@ def diff(before: Sequence[Phase], after: Sequence[Phase]) -> list[Any]:
         named.setdefault(phase.name, index)
     out: list[Any] = []
     for phase in after:
-        found = find(phase)
+        at = named.get(phase.name)
+        # Hashing whole phases to find an equal one pays only when the namesake is equal.
+        found = find(phase, by_value=at is None or before[at] == phase)
         if found is not None:
             _extend(out, found)
             continue
-        at = named.get(phase.name)
         if at is None:
             out.append(dump_phases([phase])[0])
         else:
@@ -303,26 +304,26 @@ def diff(before: Sequence[Phase], after: Sequence[Phase]) -> list[Any]:
     return out
 
 
-def _matcher(before: Sequence[Any], after: Sequence[Any]) -> Callable[[Any], int | None]:
-    """Where in ``before`` an item of ``after`` is: the same object, else an equal one
-    among the items ``after`` does not hold itself (hashed only when first needed)."""
+def _matcher(before: Sequence[Any], after: Sequence[Any]) -> Callable[..., int | None]:
+    """Where in ``before`` an item of ``after`` is: the same object, else (``by_value``) an
+    equal one among the items ``after`` does not hold itself (hashed only when first needed)."""
     by_id: dict[int, int] = {}
     for index, item in enumerate(before):
         by_id.setdefault(id(item), index)
-    by_value: dict[Any, int] | None = None
+    values: dict[Any, int] | None = None
 
-    def find(item: Any) -> int | None:
-        nonlocal by_value
+    def find(item: Any, *, by_value: bool = True) -> int | None:
+        nonlocal values
         index = by_id.get(id(item))
-        if index is not None:
+        if index is not None or not by_value:
             return index
-        if by_value is None:
+        if values is None:
             kept = set(map(id, after))
-            by_value = {}
+            values = {}
             for index, old in enumerate(before):
                 if id(old) not in kept:
-                    by_value.setdefault(old, index)
-        return by_value.get(item)
+                    values.setdefault(old, index)
+        return values.get(item)
 
     return find
 
@@ -368,7 +369,7 @@ def patch(before: tuple[Phase, ...], edit: object) -> tuple[Phase, ...]:
                 if type(part) is list:
                     tasks.extend(_span(before[at].tasks, part, "event.edit.tasks"))
                 else:
-                    tasks.extend(_load([{"name": name, "tasks": [part]}])[0].tasks)
+                    tasks.append(_load_task(name, part))
             last_id = entry.get("last_id", 0)
             if type(last_id) is not int or last_id < 0:
                 raise ValueError("event.edit.last_id: must be an integer >= 0")
@@ -383,6 +384,14 @@ def _span(items: Sequence[Any], entry: list[Any], place: str) -> Sequence[Any]:
     if not ok or not 0 <= entry[0] < entry[1] <= len(items):
         raise ValueError(f"{place}: {entry!r} is not a range of the list before")
     return items[entry[0] : entry[1]]
+
+
+def _load_task(phase: str, data: object) -> Task:
+    """A new task of an edit (checked on the fast path; a bad one is named by the full reader)."""
+    try:
+        return load_task(data)
+    except (KeyError, TypeError, AttributeError, ValueError):
+        return _load([{"name": phase, "tasks": [data]}])[0].tasks[0]
 
 
 def _load(data: Iterable[Any]) -> tuple[Phase, ...]:

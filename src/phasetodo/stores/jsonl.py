@@ -2,8 +2,11 @@
 
 ``<directory>/<session_id>.jsonl`` starts with a header line (format, session
 id, owner) followed by one event per line. An append is a single ``write`` of
-one whole line on a file opened with ``O_APPEND``, then ``fsync``; a lock
-(``flock`` on the log file plus a thread lock) keeps one writer at a time.
+one whole line on a file opened with ``O_APPEND``; a lock (``flock`` on the log
+file plus a thread lock) keeps one writer at a time. The writer lets the lock go,
+then flushes the file (``fdatasync``) before its write returns: the flush covers every line
+before its own, so the next writer need not wait for the disk, and no acknowledged
+write can outlive a line it was built on.
 
 Opening decodes the newest checkpoint and the lines after it only: the file is
 scanned backwards from its end in blocks, so the decoding does not grow with the
@@ -259,6 +262,7 @@ class JsonlLog(CachedLog):
         self._warned = False  # a broken hash chain is reported once per log object
         self._quiet = False  # while the tail that opening checked raw is decoded
         self._fd = -1
+        self._unsynced = False  # written under the lock, flushed when it is let go
         self._reset()
         try:
             self._open_log(create=False)  # raises, changing nothing, if the file is not ours
@@ -379,8 +383,18 @@ class JsonlLog(CachedLog):
                 yield
             finally:
                 self._depth -= 1
-                if self._depth == 0 and fcntl is not None:
-                    fcntl.flock(self._fd, fcntl.LOCK_UN)
+                if self._depth == 0:
+                    self._release()
+
+    def _release(self) -> None:
+        """Let the next writer in, then make what this one wrote durable: the flush covers the
+        whole file, so no acknowledged write ever depends on a line still unflushed, and the
+        next writer does not wait for the disk."""
+        if fcntl is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+        if self._unsynced:
+            self._unsynced = False
+            _datasync(self._fd)
 
     def _acquire(self) -> None:
         while True:
@@ -842,7 +856,8 @@ class JsonlLog(CachedLog):
     # -- writing ---------------------------------------------------------------
 
     def append(self, event: Event) -> None:
-        """Write one line and fsync it; returns once the event is durable."""
+        """Write one line; it is fsynced when the lock is let go (at the end of this call, or of
+        the caller's :meth:`lock`), before that returns."""
         with self.lock():
             latest = self._latest
             version = latest.version if latest is not None else 0
@@ -908,11 +923,11 @@ class JsonlLog(CachedLog):
         return self._latest.version if self._latest is not None else 0
 
     def _write(self, data: bytes) -> None:
+        """Write ``data`` whole; it is flushed to disk once the lock is let go (``_release``)."""
         view = memoryview(data)
         while view:
             view = view[os.write(self._fd, view) :]
-        if self._fsync:
-            _datasync(self._fd)
+        self._unsynced = self._fsync
 
     def close(self) -> None:
         """Close the file."""
