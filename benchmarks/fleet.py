@@ -194,6 +194,12 @@ def run_fleet(
     store = store_from_url(spec)
     for plan in range(plans):
         with phasetodo.Session.open(_session_id(plan, plans), store, profile="team", agent="lead") as lead:
+            if lead.version:  # a plan left by an earlier run would be audited with this one's
+                store.close()
+                raise ValueError(
+                    f"session {lead.session_id!r} already holds {lead.version} events on "
+                    f"{spec.split(':')[0]}: a fleet starts from an empty plan (use an empty store)"
+                )
             lead.todo_write(_plan(tasks))
     store.close()
     total = agents * plans  # process k works plan k // agents as agent a{k % agents}

@@ -14,7 +14,7 @@ import json
 import threading
 import warnings
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
@@ -107,6 +107,10 @@ class RowLog(CachedLog, Generic[_S]):
 
     def _page(self, after: int, limit: int) -> list[tuple[object, object]]:
         """``(version, body)`` of at most ``limit`` rows above ``after``, in order (body as text or bytes)."""
+        raise NotImplementedError
+
+    def _since(self, version: int, limit: int) -> list[tuple[object, object, object]]:
+        """``(version, hash, body)`` of at most ``limit`` rows from ``version`` on, in order."""
         raise NotImplementedError
 
     def _insert(self, version: int, body: str, checkpoint: bool, request: str | None) -> None:
@@ -246,6 +250,8 @@ class RowLog(CachedLog, Generic[_S]):
     def _catch_up_rows(self) -> None:
         """Read the rows appended since the newest one read (all of them if the log was replaced)."""
         with self._state:
+            if self._follow_on():
+                return
             newest = self._max_version()
             latest = self._latest
             if latest is not None and newest >= latest.version and not self._still_holds(latest.version):
@@ -269,6 +275,24 @@ class RowLog(CachedLog, Generic[_S]):
                 self._tampered(*found)
             if latest is None and newest > 0:
                 self._read_plan()
+
+    def _follow_on(self) -> bool:
+        """Catch up in one query where the row read last is still stored with its hash (no other
+        branch's log or restore replaced it): that row and the ones after it. False: the
+        careful reading is needed (no row read yet, no hash, or the row changed or is gone)."""
+        latest, head = self._latest, self._head
+        if latest is None or head is None:
+            return False
+        rows = self._since(latest.version, _PAGE)
+        if not rows or rows[0][0] != latest.version or rows[0][1] != head:
+            return False
+        self.records_read += len(rows) - 1
+        self._adopt_rows(latest.version, ((version, body) for version, _, body in rows[1:]))
+        last, stored = rows[-1][0], rows[-1][1]
+        self._local.held = (last, stored)  # what the next row chains to, if no other is read
+        if len(rows) == _PAGE and type(last) is int:  # a long way behind: the rest a page at a time
+            self._read_tail(last)
+        return True
 
     def _first_plan(self) -> dict[str, Any] | None:
         """The plan the first row chains (see :func:`~._records.plan_of`), or None."""
@@ -313,7 +337,12 @@ class RowLog(CachedLog, Generic[_S]):
     def _read_tail(self, after: int) -> None:
         """Decode and adopt the rows above ``after``, checking each one's link in the chain."""
         with self._state:
-            for version, body in self._rows(after):
+            self._adopt_rows(after, self._rows(after))
+
+    def _adopt_rows(self, after: int, rows: Iterable[tuple[object, object]]) -> None:
+        """Decode and adopt ``rows`` (those above ``after``), checking each one's link in the chain."""
+        with self._state:
+            for version, body in rows:
                 before = self._latest
                 expected = before.version + 1 if before is not None else after + 1
                 event, size, checkpoint, slow = self._decode(version, body, before, expected)

@@ -73,6 +73,11 @@ SCHEMA = (
 )
 #: Tables made before request ids existed gain the column (empty) and its index.
 _REQUEST_COLUMN = "ALTER TABLE phasetodo_events ADD COLUMN request text"
+#: Takes a plan's writer lock (its sessions row) and then reads the server's clock.
+_LOCK_PLAN = (
+    "SELECT owner, extract(epoch FROM clock_timestamp())::float8 FROM"
+    " (SELECT owner FROM phasetodo_sessions WHERE id = %s FOR UPDATE) AS locked"
+)
 #: Each row's hash as a column too (what the next write chains to, read without the body).
 _HASH_COLUMN = "ALTER TABLE phasetodo_events ADD COLUMN hash text"
 _REQUEST_INDEX = (
@@ -560,17 +565,16 @@ class PostgresLog(RowLog[PostgresStore]):
     def _transaction(self) -> Iterator[None]:
         store = self.store
         with store.transaction():
-            store.execute(
-                "INSERT INTO phasetodo_sessions (id, owner) VALUES (%s, %s) ON CONFLICT (id) DO NOTHING",
-                (self.session_id, self._wanted),
-            )
             # The row lock first, then the server's clock (read in the outer query, once the
             # lock is held): every writer of the plan stamps its events with the one clock.
-            ((recorded, now),) = store.execute(
-                "SELECT owner, extract(epoch FROM clock_timestamp())::float8 FROM"
-                " (SELECT owner FROM phasetodo_sessions WHERE id = %s FOR UPDATE) AS locked",
-                (self.session_id,),
-            )
+            locked = store.execute(_LOCK_PLAN, (self.session_id,))
+            if not locked:  # the plan's first write: its row is made, then locked
+                store.execute(
+                    "INSERT INTO phasetodo_sessions (id, owner) VALUES (%s, %s) ON CONFLICT (id) DO NOTHING",
+                    (self.session_id, self._wanted),
+                )
+                locked = store.execute(_LOCK_PLAN, (self.session_id,))
+            ((recorded, now),) = locked
             self._take_owner(recorded)
             self._server_now = float(now) if store.server_clock else None
             try:
@@ -598,16 +602,26 @@ class PostgresLog(RowLog[PostgresStore]):
             (self.session_id, after, limit),
         )
 
+    def _since(self, version: int, limit: int) -> list[tuple[object, object, object]]:
+        return self.store.read(
+            "SELECT version, hash, body FROM phasetodo_events WHERE session = %s AND version >= %s "
+            "ORDER BY version LIMIT %s",
+            (self.session_id, version, limit),
+        )
+
     def _insert(self, version: int, body: str, checkpoint: bool, request: str | None) -> None:
         store = self.store
         with store.transaction():
-            store.execute(
-                "INSERT INTO phasetodo_events (session, version, checkpoint, body, request, hash)"
-                " VALUES (%s, %s, %s, %s, %s, %s)",
-                (self.session_id, version, checkpoint, body, request, unseal(body)[1]),
+            store.execute(  # the row and the wake-up of the plan's watchers, in one round trip
+                "WITH added AS (INSERT INTO phasetodo_events (session, version, checkpoint, body,"
+                " request, hash) VALUES (%s, %s, %s, %s, %s, %s) RETURNING version)"
+                " SELECT pg_notify(%s, %s) FROM added",
+                (
+                    self.session_id, version, checkpoint, body, request, unseal(body)[1],
+                    CHANNEL, self.session_id,
+                ),
                 event=(self.session_id, version, body, request),
             )
-            store.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.session_id))
 
     def _renewals_body(self) -> object:
         rows = self.store.read(

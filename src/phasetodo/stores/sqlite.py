@@ -621,6 +621,13 @@ class SqliteLog(RowLog[SqliteStore]):
             (self.session_id, after, limit),
         )
 
+    def _since(self, version: int, limit: int) -> list[tuple[object, object, object]]:
+        return self.store.read(
+            "SELECT version, hash, CAST(body AS BLOB) FROM events WHERE session = ? AND version >= ? "
+            "ORDER BY version LIMIT ?",
+            (self.session_id, version, limit),
+        )
+
     def _insert(self, version: int, body: str, checkpoint: bool, request: str | None) -> None:
         with self.store.transaction() as conn:
             conn.execute(
