@@ -211,6 +211,21 @@ class TestLapse:
         assert w1.phases[0].tasks[0].lease == phasetodo.Lease(1, 1060.0)
 
 
+class TestDetails:
+    def test_details_phases_carry_each_claims_lease(self, store: Any) -> None:
+        """``details.phases`` holds what the log holds: a claim's lease (epoch and deadline),
+        and a closed task's, as the plan's values dump them."""
+        clock = Clock()
+        w1 = agent(store, "w1", clock)
+        w1.todo_write(PLAN)
+        w1.todo_write({"ops": [{"op": "start", "task": "Parser"}]})
+        result = w1.write({"ops": [{"op": "done", "task": "Parser"}]})
+        assert result.details["phases"] == phasetodo.dump_phases(result.phases)
+        leases = [t["lease"] for p in result.details["phases"] for t in p["tasks"] if "lease" in t]
+        assert leases and all(lease["epoch"] >= 1 for lease in leases)
+        assert any("until" in lease for lease in leases)  # the task done moved the claim on
+
+
 class TestFencing:
     def test_the_former_holder_is_refused_naming_the_new_one(self, store: Any) -> None:
         """A write by the holder whose lease lapsed, on the task taken over, changes nothing."""

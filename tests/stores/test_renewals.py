@@ -12,7 +12,7 @@ import pytest
 import phasetodo
 from phasetodo.errors import StoreError
 from phasetodo.stores import Renewal
-from phasetodo.stores._renewals import renewals_from_json, renewals_to_json
+from phasetodo.stores._renewals import dump_renewals, load_renewals, renewals_from_json, renewals_to_json
 
 PLAN = {"ops": [{"op": "init", "list": [{"phase": "Build", "items": ["Parser", "Lexer"]}]}]}
 
@@ -198,3 +198,17 @@ def test_a_write_reads_the_renewals_only_once_a_deadline_has_passed() -> None:
     clock.now = 1011.0
     w2.todo_write({"ops": [{"op": "note", "task": "Lexer", "text": "still"}]})
     assert _CountingLog.reads == 1
+
+
+class TestText:
+    """The table as the text every store keeps: one encoding, read back or skipped whole."""
+
+    def test_the_text_reads_back(self) -> None:
+        table = {"t1": Renewal("t1", "a", 2, 10.5), "t2": Renewal("t2", "b", 1, 11.0)}
+        assert load_renewals(dump_renewals(table)) == table
+        assert load_renewals(dump_renewals(table).encode("ascii")) == table
+
+    @pytest.mark.parametrize("text", [None, "", "[", b"\xff\xfe", "[" * 5000, '{"t1": 1}'])
+    def test_text_that_does_not_read_back_is_no_renewal(self, text: str | bytes | None) -> None:
+        """A missing, torn or foreign table holds no renewal (claims lapse at their own deadline)."""
+        assert load_renewals(text) == {}

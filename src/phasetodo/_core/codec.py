@@ -19,7 +19,7 @@ from . import schema
 from .model import Lease, Phase, Status, Task, TeamFields, make_task
 from .ops import OPS, Append, Done, Drop, Init, Note, Op, PhaseItems, Rm, Start
 
-__all__ = ["as_phases", "dump_phases", "dump_task", "load_phases", "load_task", "parse_params"]
+__all__ = ["as_phases", "dump_lease", "dump_phases", "dump_task", "load_phases", "load_task", "parse_params"]
 
 _STATUSES = {s.value: s for s in Status}
 _WIRE = {s: s.value for s in Status}
@@ -94,11 +94,11 @@ def _dump_team_fields(task: Task, out: dict[str, Any]) -> dict[str, Any]:
     if task.id is not None:
         out["id"] = task.id
     if task.lease is not None:
-        out["lease"] = _dump_lease(task.lease)
+        out["lease"] = dump_lease(task.lease)
     return out
 
 
-def _dump_lease(lease: Lease) -> dict[str, Any]:
+def dump_lease(lease: Lease) -> dict[str, Any]:
     """A claim's lease as JSON: its epoch, and the times and agent that are set."""
     out: dict[str, Any] = {"epoch": lease.epoch}
     if lease.until is not None:

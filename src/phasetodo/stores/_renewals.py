@@ -13,13 +13,14 @@ that does not read back as a renewal is skipped.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from .._core.model import Renewal
 
-__all__ = ["LazyRenewals", "renewals_from_json", "renewals_to_json"]
+__all__ = ["LazyRenewals", "dump_renewals", "load_renewals", "renewals_from_json", "renewals_to_json"]
 
 
 def renewals_to_json(renewals: Mapping[str, Renewal]) -> list[list[Any]]:
@@ -44,6 +45,22 @@ def renewals_from_json(data: object) -> dict[str, Renewal]:
     rows = data if isinstance(data, list) else ()
     found = (_row(row) for row in rows)
     return {r.task: r for r in found if r is not None}
+
+
+def dump_renewals(renewals: Mapping[str, Renewal]) -> str:
+    """The table as the text a store keeps (compact ASCII JSON)."""
+    return json.dumps(renewals_to_json(renewals), separators=(",", ":"))
+
+
+def load_renewals(text: str | bytes | None) -> dict[str, Renewal]:
+    """The table a store kept as :func:`dump_renewals` text; none when it is missing or does
+    not read back (as after a crash while it was rewritten)."""
+    if text is None:
+        return {}
+    try:
+        return renewals_from_json(json.loads(text))
+    except (ValueError, RecursionError):
+        return {}
 
 
 class LazyRenewals(Mapping[str, Renewal]):

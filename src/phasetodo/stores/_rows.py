@@ -10,7 +10,6 @@ The cache is dropped when a write's transaction does not commit.
 
 from __future__ import annotations
 
-import json
 import threading
 import warnings
 from collections import deque
@@ -34,7 +33,7 @@ from ._chain import (
     verify_records,
 )
 from ._records import Tail, decode, dumps, encode_next, is_checkpoint, is_slow, loads, plan_of
-from ._renewals import renewals_from_json, renewals_to_json
+from ._renewals import dump_renewals, load_renewals
 
 __all__ = ["RowLog", "RowStore"]
 
@@ -140,15 +139,11 @@ class RowLog(CachedLog, Generic[_S]):
     def renewals(self) -> dict[str, Renewal]:
         """The claims' renewed deadlines, by task id (a row that does not read back: none)."""
         body = self._renewals_body()
-        try:
-            data = json.loads(body) if isinstance(body, str) else None
-        except ValueError:
-            data = None
-        return renewals_from_json(data)
+        return load_renewals(body if isinstance(body, (str, bytes)) else None)
 
     def renew(self, renewals: Mapping[str, Renewal]) -> None:
         """Replace the renewals with ``renewals`` (under :meth:`lock`); the log is unchanged."""
-        self._put_renewals(json.dumps(renewals_to_json(renewals)))
+        self._put_renewals(dump_renewals(renewals))
 
     def _first_break(self) -> tuple[int, str] | None:
         """The first version whose row breaks the hash chain or the version order, and why (see

@@ -72,7 +72,7 @@ from ._chain import (
     verify_records,
 )
 from ._records import FORMAT, Tail, decode, dumps, encode_next, is_checkpoint, is_slow, loads, plan_of
-from ._renewals import renewals_from_json, renewals_to_json
+from ._renewals import dump_renewals, load_renewals
 from ._requests import WINDOW, request_from_json
 
 try:  # POSIX; elsewhere only threads of one process are kept apart.
@@ -833,19 +833,15 @@ class JsonlLog(CachedLog):
         except FileNotFoundError:
             return {}
         try:
-            data = b"".join(iter(lambda: os.read(fd, _BLOCK), b""))
+            return load_renewals(b"".join(iter(lambda: os.read(fd, _BLOCK), b"")))
         finally:
             os.close(fd)
-        try:
-            return renewals_from_json(loads(data))
-        except ValueError:
-            return {}
 
     def renew(self, renewals: Mapping[str, Renewal]) -> None:
         """Rewrite ``<id>.jsonl.beat`` with ``renewals`` (under :meth:`lock`, with no ``fsync``:
         a lost table only lets claims lapse at their last write's deadline)."""
         with self.lock():
-            body = dumps(renewals_to_json(renewals)).encode("ascii")
+            body = dump_renewals(renewals).encode("ascii")
             fd = _open_inside(self.path.parent, self.path.name + _BEAT, os.O_WRONLY | os.O_CREAT)
             try:
                 os.pwrite(fd, body, 0)

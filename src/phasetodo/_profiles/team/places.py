@@ -77,7 +77,7 @@ class TeamPlaces(Columns):
         """When the claim on the task lapses: its lease's deadline, or a later one that a
         heartbeat of the same claim left in :attr:`renewals`."""
         held, ident = col.leases[index], col.ids[index]
-        if held is None or held.until is None or ident is None:
+        if held is None or held.until is None or ident is None:  # no deadline: renewals not read
             return None if held is None else held.until
         return lapses_at(held, col.owners[index], self.renewals.get(ident))
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from itertools import compress, count, islice, repeat
-from operator import is_, is_not
+from operator import is_, is_not, or_
 from typing import Any
 
+from ..._core.codec import dump_lease
 from ..._core.model import Phase, Renewal, Status
 from ..._views.summary import SYMBOLS, phase_dicts
 from .engine import Place, TeamColumn, TeamWork, format_time
@@ -76,6 +77,9 @@ def _task_json(col: TeamColumn, index: int) -> dict[str, Any]:
         out["after"] = list(col.afters[index])
     if col.ids[index] is not None:
         out["id"] = col.ids[index]
+    lease = col.leases[index]
+    if lease is not None:
+        out["lease"] = dump_lease(lease)
     return out
 
 
@@ -105,7 +109,7 @@ class _Shown:
 
 def _special(col: TeamColumn) -> tuple[list[int], list[int]]:
     """Positions whose summary line or ``details`` entry a plain column would get wrong:
-    those with an owner only, and the others (a reason, ``after``, blocked, active notes)."""
+    those with an owner or a lease only, and the others (a reason, ``after``, blocked, active notes)."""
     if col.plain:  # no team fields: only an active task's notes (on a plan not yet repaired)
         if _ACTIVE not in col.statuses:
             return [], []
@@ -121,8 +125,9 @@ def _special(col: TeamColumn) -> tuple[list[int], list[int]]:
     if _ACTIVE in col.statuses:
         others.update(i for i in compress(count(), map(is_, col.statuses, repeat(_ACTIVE))) if col.notes[i])
     owned: list[int] = []
-    if col.owners.count(None) != size:
-        owned = [i for i in compress(count(), map(is_not, col.owners, repeat(None))) if i not in others]
+    if col.owners.count(None) != size or col.leases.count(None) != size:
+        held = map(or_, map(is_not, col.owners, repeat(None)), map(is_not, col.leases, repeat(None)))
+        owned = [i for i in compress(count(), held) if i not in others]
     return owned, sorted(others)
 
 
