@@ -27,13 +27,14 @@ from ._core.codec import as_phases
 from ._core.limits import DEFAULT_LIMITS, Limits
 from ._core.model import Phase, Renewal, Status, keep_id_mark
 from ._profiles.builtin import BUILTIN, ProfileLike
-from ._profiles.options import Options, OptionsHolder, PerCall
+from ._profiles.options import Options, OptionsHolder, ParsedCall, PerCall
 from ._profiles.registry import CallContext, Profile
 from ._profiles.result import ResultJSON, Storage, ToolResult
 from ._schedule import ClearSchedule
 from .errors import (
     InvalidOption,
     InvalidOptionType,
+    InvalidParams,
     NoAgentSession,
     NotSessionOwner,
     ProfileMismatch,
@@ -437,7 +438,12 @@ class Session(OptionsHolder):
         chosen = options.profile
         seen = self._phases if chosen.shared else None  # what this handle last saw of the plan
         options = options.override(agent=self._writer(agent, chosen))
-        parsed = options.parse(params)  # needs no list: done before the lock, not under it
+        try:
+            parsed: ParsedCall | None = options.parse(params)  # needs no list: before the lock
+        except InvalidParams:
+            if request_id is None:
+                raise
+            parsed = None  # a reused request id is reported first: parsed again under the lock
 
         def make(current: tuple[Phase, ...]) -> tuple[tuple[Phase, ...] | None, ToolResult]:
             # The lead is read when the call runs: taking the lock may have created the log;
@@ -447,7 +453,7 @@ class Session(OptionsHolder):
                 options.agent, lead, options.scope, self._moment, options.lease, seen,
                 self._lazy_renewals(chosen),
             )
-            result = parsed.run(current, call)
+            result = (parsed or options.parse(params)).run(current, call)
             if result.is_error and chosen.atomic:
                 return None, result  # refused: nothing applied, nothing appended
             return result.phases, result

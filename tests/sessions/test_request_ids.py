@@ -69,6 +69,17 @@ class TestRetries:
             assert (caught.value.request_id, caught.value.version) == ("call-1", 1)
             assert session.version == 1
 
+    def test_a_reused_id_is_reported_before_the_arguments_are(self, store: phasetodo.Store) -> None:
+        """Invalid arguments under an id already used: the reuse is what the caller is told
+        (though arguments are parsed before the lock); under a new id, the arguments."""
+        with phasetodo.Session.open("s", store) as session:
+            session.todo_write(INIT, request_id="call-1")
+            with pytest.raises(RequestIdReused):
+                session.todo_write({"ops": []}, request_id="call-1")
+            with pytest.raises(InvalidParams, match="ops"):
+                session.todo_write({"ops": []}, request_id="call-2")
+            assert session.version == 1
+
     def test_a_retry_wins_over_an_old_expected_version(self, store: phasetodo.Store) -> None:
         """A retry of a call made with expected_version answers, though the log has moved on."""
         with phasetodo.Session.open("s", store) as session:
