@@ -222,7 +222,8 @@ class TestDetails:
         result = w1.write({"ops": [{"op": "done", "task": "Parser"}]})
         assert result.details["phases"] == phasetodo.dump_phases(result.phases)
         leases = [t["lease"] for p in result.details["phases"] for t in p["tasks"] if "lease" in t]
-        assert leases and all(lease["epoch"] >= 1 for lease in leases)
+        assert leases
+        assert all(lease["epoch"] >= 1 for lease in leases)
         assert any("until" in lease for lease in leases)  # the task done moved the claim on
 
 
