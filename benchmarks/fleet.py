@@ -1,17 +1,24 @@
 """A fleet of agent processes on one team plan, some of them killed: claims, latency, losses.
 
 Usage: ``python -m benchmarks.fleet --store jsonl|sqlite|postgres [--agents 32] [--tasks 2000]
-[--kill 0.1] [--lease 2] [--work 0.01] [--plans 1] [--dsn DSN]``.
+[--kill 0.1] [--lease 2] [--work 0.01] [--plans 1] [--dsn DSN] [--start-each]``.
 
 The lead writes a plan of ``--tasks`` tasks (phases of 100). Then ``--agents`` processes each
-open the plan with ``lease=--lease`` seconds and loop: ``start {}`` claims the first ready task
-(a lapsed claim included), the agent works ``--work`` seconds, then ``done`` closes it; an agent
-stops when no task is open. A share ``--kill`` of the agents is SIGKILLed while it holds a
-claim, so its task stays claimed until the lease lapses and another agent takes it. The clock
-starts once every agent process has started and opened the plan (they wait for one another),
-so Python's start-up is not counted. With ``--plans N``, N such plans (sessions ``fleet-0`` to
-``fleet-N-1``) are worked side by side on the one store, each by ``--agents`` agents of its
-own. At the end the logs are read back and the run reports (summed over the plans):
+open the plan with ``lease=--lease`` seconds. An agent's ``start {}`` claims the first ready
+task (a lapsed claim included); it works ``--work`` seconds, then ``done`` closes the task and,
+in the same call, picks up the next ready one (docs/teams.md), so each claim costs one write.
+When none was ready it calls ``start {}`` again, and it stops when no task is open. With
+``--start-each`` every claim is a ``start`` call of its own after the ``done``, two writes a
+claim (the loop this benchmark ran before 2026-12-05).
+
+A share ``--kill`` of the agents is SIGKILLed while it holds a claim, so its task stays claimed
+until the lease lapses and another agent takes it: a run with killed agents lasts at least one
+lease, which caps its claims per second at about ``--tasks / --lease`` (use ``--kill 0`` to
+measure the fleet's pace alone). The clock starts once every agent process has started and
+opened the plan (they wait for one another), so Python's start-up is not counted. With
+``--plans N``, N such plans (sessions ``fleet-0`` to ``fleet-N-1``) are worked side by side on
+the one store, each by ``--agents`` agents of its own. At the end the logs are read back and
+the run reports (summed over the plans):
 
 * claims per second (the claims the agents made, over the wall-clock time of the run);
 * p50 and p99 write latency (every ``todo_write`` an agent made, in ms);
@@ -104,9 +111,20 @@ _OPEN = (phasetodo.Status.PENDING, phasetodo.Status.IN_PROGRESS)
 
 
 def agent_main(
-    spec: str, agent: str, lease: float, work: float, out: Path, stall_at: int = 0, session_id: str = SESSION
+    spec: str,
+    agent: str,
+    lease: float,
+    work: float,
+    out: Path,
+    stall_at: int = 0,
+    session_id: str = SESSION,
+    *,
+    start_each: bool = False,
 ) -> None:
     """One agent process: claim, work, close, until no task is open; every write timed to ``out``.
+
+    A ``done`` picks up the agent's next ready task in the same call, so a claim costs one
+    write; with ``start_each`` the agent claims it with a ``start`` of its own (two writes).
 
     With ``stall_at`` N, the agent hangs holding its Nth claim (until it is killed), so a
     victim is sure to die with a claim however fast the others finish the plan.
@@ -132,15 +150,17 @@ def agent_main(
             log.flush()
             return result
 
+        task = None
         while True:
-            result = write([{"op": "start"}], "start")
-            task = result.details["task"]  # the task this call claimed (None: none was ready)
             if task is None:
-                if not _open_left(result):
-                    log.write(json.dumps({"what": "cpu", "s": time.process_time() - cpu}) + "\n")
-                    return
-                time.sleep(lease / 10)  # all open work is claimed or waits: look again soon
-                continue
+                result = write([{"op": "start"}], "start")
+                task = result.details["task"]  # the task this call claimed (None: none was ready)
+                if task is None:
+                    if not _open_left(result):
+                        log.write(json.dumps({"what": "cpu", "s": time.process_time() - cpu}) + "\n")
+                        return
+                    time.sleep(lease / 10)  # all open work is claimed or waits: look again soon
+                    continue
             log.write(json.dumps({"what": "claimed", "task": task}) + "\n")
             log.flush()
             claims += 1
@@ -149,6 +169,8 @@ def agent_main(
             if done.is_error:
                 log.write(json.dumps({"what": "fenced", "task": task}) + "\n")
                 log.flush()
+            # the done picked up the next ready task in the same call (none when refused)
+            task = None if done.is_error or start_each else done.details["task"]
     store.close()
 
 
@@ -185,6 +207,7 @@ def run_fleet(
     work: float,
     folder: Path,
     plans: int = 1,
+    start_each: bool = False,
 ) -> FleetRun:
     """Write the plans, run the agents (killing a share), wait for them, and read the logs back.
 
@@ -209,7 +232,7 @@ def run_fleet(
     procs = [
         _spawn(
             spec, f"a{k % agents}", lease, work, folder / f"a{k}.log", victims.get(k, 0),
-            _session_id(k // agents, plans),
+            _session_id(k // agents, plans), start_each,
         )
         for k in range(total)
     ]
@@ -243,7 +266,8 @@ def run_fleet(
 
 
 def _spawn(
-    spec: str, agent: str, lease: float, work: float, out: Path, stall_at: int, session_id: str
+    spec: str, agent: str, lease: float, work: float, out: Path, stall_at: int, session_id: str,
+    start_each: bool,
 ) -> subprocess.Popen[bytes]:
     argv = [
         sys.executable,
@@ -263,6 +287,7 @@ def _spawn(
         str(stall_at),
         "--session",
         session_id,
+        *(["--start-each"] if start_each else []),
     ]
     root = Path(__file__).resolve().parent.parent
     return subprocess.Popen(argv, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -354,6 +379,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--lease", type=float, default=2.0)
     parser.add_argument("--work", type=float, default=0.01)
     parser.add_argument("--dsn")
+    parser.add_argument(
+        "--start-each", action="store_true", help="claim with a start after each done (two writes a claim)"
+    )
     parser.add_argument("--agent", help=argparse.SUPPRESS)
     parser.add_argument("--spec", help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
@@ -362,7 +390,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.agent:
         agent_main(
-            args.spec, args.agent, args.lease, args.work, Path(args.out), args.stall_at, args.session
+            args.spec, args.agent, args.lease, args.work, Path(args.out), args.stall_at, args.session,
+            start_each=args.start_each,
         )
         return
     with tempfile.TemporaryDirectory() as tmp, _store_spec(args.store, Path(tmp), args.dsn) as spec:
@@ -375,6 +404,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             work=args.work,
             folder=Path(tmp),
             plans=args.plans,
+            start_each=args.start_each,
         )
     print(
         "store     plans agents  tasks killed  seconds  claims/s  p50 ms  p99 ms"

@@ -77,6 +77,13 @@ ResumePolicy = Literal["strip", "keep"]
 
 _T = TypeVar("_T")
 
+#: A write's result, or what makes it once the plan's lock is let go (see :meth:`Session.write`).
+_Reported = ToolResult | Callable[[], ToolResult]
+
+
+def _reported(made: _Reported) -> ToolResult:
+    return made if isinstance(made, ToolResult) else made()
+
 
 def _check_policies(resume: object, clear_delay: object) -> None:
     if resume not in ("strip", "keep"):
@@ -445,7 +452,7 @@ class Session(OptionsHolder):
                 raise
             parsed = None  # a reused request id is reported first: parsed again under the lock
 
-        def make(current: tuple[Phase, ...]) -> tuple[tuple[Phase, ...] | None, ToolResult]:
+        def make(current: tuple[Phase, ...]) -> tuple[tuple[Phase, ...] | None, _Reported]:
             # The lead is read when the call runs: taking the lock may have created the log;
             # the time is the one the event will record, so a lease lapses by the log's times.
             lead = self._log.owner if chosen.shared else None
@@ -453,14 +460,17 @@ class Session(OptionsHolder):
                 options.agent, lead, options.scope, self._moment, options.lease, seen,
                 self._lazy_renewals(chosen),
             )
-            result = (parsed or options.parse(params)).run(current, call)
-            if result.is_error and chosen.atomic:
-                return None, result  # refused: nothing applied, nothing appended
-            return result.phases, result
+            run = parsed or options.parse(params)
+            outcome = run.apply(current, call)
+            if outcome.errors and chosen.atomic:  # an atomic profile's errors are its error results
+                return None, run.report(outcome, current)  # refused: nothing applied, nothing appended
+            if request_id is not None:  # the reply is logged with the event, under the lock
+                return outcome.phases, run.report(outcome, current)
+            return outcome.phases, lambda: run.report(outcome, current)  # made once the lock is let go
 
         if options.dry_run:
             self._moment = float(self._clock())
-            return make(self.refresh())[1]
+            return _reported(make(self.refresh())[1])
 
         # The log keeps the validated ops and replays them with the same built-in
         # profile and agent; a call of a profile it could not name again is kept
@@ -472,11 +482,11 @@ class Session(OptionsHolder):
             return tuple(params["ops"]) if replayable else None
 
         if request_id is None:
-            return self._commit("write", make, expected_version, options=options, ops=ops)
-        return self._commit(
+            return _reported(self._commit("write", make, expected_version, options=options, ops=ops))
+        return _reported(self._commit(
             "write", make, expected_version, options=options, ops=ops,
             request=(request_id, params_digest(params)),
-        )
+        ))
 
     def heartbeat(self) -> float | None:
         """Say that this handle's agent is alive: its claim's lease starts again from now.

@@ -216,6 +216,16 @@ class TestParse:
         assert parsed.run(first).to_json() == options.run(MORE, first).to_json()
         assert parsed.run(first).to_json() == parsed.run(first).to_json()
 
+    def test_apply_then_report_is_run(self) -> None:
+        """The two halves of ``run`` (what a session does under its lock, then after it) give
+        what ``run`` gives; the limits are checked by the first."""
+        options = Options()
+        parsed = options.parse(MORE)
+        first = options.run(INIT).phases
+        assert parsed.report(parsed.apply(first), first).to_json() == parsed.run(first).to_json()
+        with pytest.raises(InvalidParams):
+            Options(limits=TIGHT).parse(MORE).apply(first)
+
     def test_bad_arguments_are_refused_with_no_list(self) -> None:
         """Arguments the schema refuses raise when parsed, naming the field."""
         with pytest.raises(InvalidParams, match=r"ops\[0\]"):

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Final, TypedDict
 import attrs
 
 from .._core.codec import as_phases
+from .._core.engine import Outcome
 from .._core.limits import DEFAULT_LIMITS, Limits
 from .._core.model import Phase
 from .builtin import ProfileLike, resolve
@@ -153,17 +154,30 @@ class ParsedCall:
         self, phases: Sequence[Phase | Mapping[str, Any]] = (), context: CallContext | None = None
     ) -> ToolResult:
         """The second half of :meth:`Options.run`: apply the ops to ``phases`` and report."""
-        options = self.options
         current = phases if isinstance(phases, tuple) else tuple(phases)
+        return self.report(self.apply(current, context), current)
+
+    def apply(
+        self, phases: tuple[Phase | Mapping[str, Any], ...], context: CallContext | None = None
+    ) -> Outcome:
+        """The ops applied to ``phases``, the result checked against the limits (which raise
+        ``InvalidParams``): what a write must do under the plan's lock."""
+        options = self.options
         profile, limits = options.profile, options.limits
-        outcome = profile.apply(current, self.ops, context or options.context)  # type: ignore[arg-type]
+        outcome = profile.apply(phases, self.ops, context or options.context)  # type: ignore[arg-type]
         if self.grows:
             assert limits is not None
             count_phases, count_tasks = outcome.size()
             if count_phases > limits.max_phases or count_tasks > limits.max_tasks:
-                limits.check_result(as_phases(current), outcome.phases)
-        result = profile.report(outcome, options.storage)
-        return result.as_dry_run(as_phases(current)) if options.dry_run else result
+                limits.check_result(as_phases(phases), outcome.phases)
+        return outcome
+
+    def report(self, outcome: Outcome, phases: tuple[Phase | Mapping[str, Any], ...]) -> ToolResult:
+        """The result of :meth:`apply`'s ``outcome`` on ``phases``: it needs no lock, so a
+        session makes it once the write is appended and the lock let go."""
+        options = self.options
+        result = options.profile.report(outcome, options.storage)
+        return result.as_dry_run(as_phases(phases)) if options.dry_run else result
 
 
 #: The context of a call with no agent, lead or scope (most calls): made once.

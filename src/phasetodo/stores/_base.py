@@ -145,7 +145,7 @@ def event_fields(
     The fields named in ``texts`` must be strings when set. Raises ``InvalidEvent``
     (a ``ValueError``) naming the bad field.
     """
-    if not isinstance(data, Mapping):
+    if type(data) is not dict and not isinstance(data, Mapping):  # a parsed record: a dict, at once
         raise InvalidEvent("event: must be an object")
     version = data.get("version")
     if type(version) is not int or version < 1:

@@ -124,7 +124,7 @@ class Tail:
 
 def is_slow(data: object) -> bool:
     """Whether a parsed record can only be replayed by the engine (no diff, no list)."""
-    return isinstance(data, Mapping) and "edit" not in data and "phases" not in data
+    return (type(data) is dict or isinstance(data, Mapping)) and "edit" not in data and "phases" not in data
 
 
 def encode(event: Event, before: tuple[Phase, ...], *, checkpoint: bool) -> dict[str, Any]:
@@ -201,7 +201,7 @@ def plan_of(raw: str | bytes | None, session_id: str) -> dict[str, Any] | None:
 
 def is_checkpoint(data: object) -> bool:
     """Whether a parsed record carries the whole list."""
-    return isinstance(data, Mapping) and "phases" in data
+    return (type(data) is dict or isinstance(data, Mapping)) and "phases" in data
 
 
 def decode(data: object, before: tuple[Phase, ...] | None, *, in_turn: bool = False) -> Event:
@@ -380,10 +380,11 @@ def patch(before: tuple[Phase, ...], edit: object) -> tuple[Phase, ...]:
 
 
 def _span(items: Sequence[Any], entry: list[Any], place: str) -> Sequence[Any]:
-    ok = len(entry) == 2 and all(type(i) is int for i in entry)
-    if not ok or not 0 <= entry[0] < entry[1] <= len(items):
-        raise ValueError(f"{place}: {entry!r} is not a range of the list before")
-    return items[entry[0] : entry[1]]
+    if len(entry) == 2:
+        first, end = entry
+        if type(first) is int and type(end) is int and 0 <= first < end <= len(items):
+            return items[first:end]
+    raise ValueError(f"{place}: {entry!r} is not a range of the list before")
 
 
 def _load_task(phase: str, data: object) -> Task:
