@@ -104,13 +104,14 @@ class RowLog(CachedLog, Generic[_S]):
         database gives it."""
         raise NotImplementedError
 
-    def _page(self, after: int, limit: int) -> list[tuple[object, object]]:
-        """``(version, body)`` of at most ``limit`` rows above ``after``, in order (body as text or bytes)."""
+    def _since(self, version: int, limit: int) -> list[tuple[object, object, object]]:
+        """``(version, hash, body)`` of at most ``limit`` rows from ``version`` on, in order
+        (body as text or bytes): the one query each store reads rows with."""
         raise NotImplementedError
 
-    def _since(self, version: int, limit: int) -> list[tuple[object, object, object]]:
-        """``(version, hash, body)`` of at most ``limit`` rows from ``version`` on, in order."""
-        raise NotImplementedError
+    def _page(self, after: int, limit: int) -> list[tuple[object, object]]:
+        """``(version, body)`` of at most ``limit`` rows above ``after``, in order."""
+        return [(version, body) for version, _, body in self._since(after + 1, limit)]
 
     def _insert(self, version: int, body: str, checkpoint: bool, request: str | None) -> None:
         raise NotImplementedError
@@ -331,8 +332,7 @@ class RowLog(CachedLog, Generic[_S]):
 
     def _read_tail(self, after: int) -> None:
         """Decode and adopt the rows above ``after``, checking each one's link in the chain."""
-        with self._state:
-            self._adopt_rows(after, self._rows(after))
+        self._adopt_rows(after, self._rows(after))
 
     def _adopt_rows(self, after: int, rows: Iterable[tuple[object, object]]) -> None:
         """Decode and adopt ``rows`` (those above ``after``), checking each one's link in the chain."""

@@ -595,13 +595,6 @@ class PostgresLog(RowLog[PostgresStore]):
         )
         return rows[0][0] if rows else None
 
-    def _page(self, after: int, limit: int) -> list[tuple[object, object]]:
-        return self.store.read(
-            "SELECT version, body FROM phasetodo_events WHERE session = %s AND version > %s "
-            "ORDER BY version LIMIT %s",
-            (self.session_id, after, limit),
-        )
-
     def _since(self, version: int, limit: int) -> list[tuple[object, object, object]]:
         return self.store.read(
             "SELECT version, hash, body FROM phasetodo_events WHERE session = %s AND version >= %s "
