@@ -82,3 +82,29 @@ def test_another_history_restored_under_a_reader_is_read_whole(tmp_path: Path) -
     assert reader.refresh() == restored
     reader.todo_write(_note("five"))
     assert phasetodo.SqliteStore(db).verify("s").ok
+
+
+def test_postgres_rows_landed_while_waiting_come_with_the_lock(
+    postgres_dsn: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rows other writers appended before this writer got the plan's lock come back with
+    the lock (one round trip), not from a query of their own, and the write builds on them."""
+    from phasetodo.stores import postgres
+
+    postgres_support.reset(postgres_dsn)
+    writer = phasetodo.Session.open("s", phasetodo.PostgresStore(postgres_dsn))
+    writer.todo_write(INIT)
+    store = phasetodo.PostgresStore(postgres_dsn)
+    reader = phasetodo.Session.open("s", store)
+    monkeypatch.setattr(reader._log, "read_ahead", lambda: None)  # all of them land "while it waits"
+    for n in range(3):
+        writer.todo_write(_note(f"n{n}"))
+    queries: list[str] = []
+    real = store.read
+    monkeypatch.setattr(store, "read", lambda sql, args: queries.append(sql) or real(sql, args))
+    read = reader._log.records_read
+    reader.todo_write(_note("from the reader"))
+    assert postgres._SINCE not in queries
+    assert reader._log.records_read - read == 3
+    assert writer.refresh()[0].tasks[0].notes == ("n0", "n1", "n2", "from the reader")
+    assert phasetodo.PostgresStore(postgres_dsn).verify("s").ok

@@ -104,14 +104,14 @@ class RowLog(CachedLog, Generic[_S]):
         database gives it."""
         raise NotImplementedError
 
-    def _since(self, version: int, limit: int) -> list[tuple[object, object, object]]:
-        """``(version, hash, body)`` of at most ``limit`` rows from ``version`` on, in order
-        (body as text or bytes): the one query each store reads rows with."""
+    def _page(self, after: int, limit: int) -> list[tuple[object, object]]:
+        """``(version, body)`` of at most ``limit`` rows above ``after``, in order (body as text or
+        bytes). It reads no hash column: tables from before hashes are read before they gain it."""
         raise NotImplementedError
 
-    def _page(self, after: int, limit: int) -> list[tuple[object, object]]:
-        """``(version, body)`` of at most ``limit`` rows above ``after``, in order."""
-        return [(version, body) for version, _, body in self._since(after + 1, limit)]
+    def _since(self, version: int, limit: int) -> list[tuple[object, object, object]]:
+        """``(version, hash, body)`` of at most ``limit`` rows from ``version`` on, in order."""
+        raise NotImplementedError
 
     def _insert(self, version: int, body: str, checkpoint: bool, request: str | None) -> None:
         raise NotImplementedError
@@ -271,6 +271,12 @@ class RowLog(CachedLog, Generic[_S]):
                 self._tampered(*found)
             if latest is None and newest > 0:
                 self._read_plan()
+
+    def _following(self) -> int | None:
+        """The version :meth:`_follow_on` would read from next (the row read last), or None
+        when it would take the careful path."""
+        latest = self._latest
+        return latest.version if latest is not None and self._head is not None else None
 
     def _follow_on(self) -> bool:
         """Catch up in one query where the row read last is still stored with its hash (no other

@@ -50,7 +50,7 @@ from . import _checked
 from ._base import check_session_id
 from ._chain import Verification, first_break, unseal
 from ._dsn import redact
-from ._rows import RowLog
+from ._rows import _PAGE, RowLog
 
 __all__ = ["CHANNEL", "POLL", "PROBE", "SCHEMA", "PostgresLog", "PostgresStore"]
 
@@ -77,6 +77,11 @@ _REQUEST_COLUMN = "ALTER TABLE phasetodo_events ADD COLUMN request text"
 _LOCK_PLAN = (
     "SELECT owner, extract(epoch FROM clock_timestamp())::float8 FROM"
     " (SELECT owner FROM phasetodo_sessions WHERE id = %s FOR UPDATE) AS locked"
+)
+#: The rows from a version on, with their hashes (what a writer catches up with).
+_SINCE = (
+    "SELECT version, hash, body FROM phasetodo_events WHERE session = %s AND version >= %s"
+    " ORDER BY version LIMIT %s"
 )
 #: Each row's hash as a column too (what the next write chains to, read without the body).
 _HASH_COLUMN = "ALTER TABLE phasetodo_events ADD COLUMN hash text"
@@ -466,6 +471,27 @@ class PostgresStore:
             self._journal.append(step)
             return rows
 
+    def execute_then_read(
+        self, sql: str, args: tuple[Any, ...], query: str, query_args: tuple[Any, ...]
+    ) -> tuple[list[Any], list[Any]]:
+        """:meth:`execute` of ``sql`` with ``query`` sent behind it, both rows back in one round
+        trip (a pipeline). The server runs ``query`` once ``sql`` is done, in a snapshot of its
+        own, so it sees what was committed while ``sql`` waited for a lock."""
+        step = _Step(sql, args)
+
+        def run(conn: Any, again: bool) -> tuple[list[Any], list[Any]]:
+            with conn.pipeline():
+                first = conn.execute(sql, args)
+                second = conn.execute(query, query_args)
+            return list(first.fetchall()), list(second.fetchall())
+
+        with self._mutex, self._errors():
+            if not self._depth:
+                raise RuntimeError("execute_then_read() runs inside transaction()")
+            rows = self._run(run)
+            self._journal.append(step)
+            return rows
+
     def execute_many(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
         """Run one statement for each of ``rows`` inside :meth:`transaction` (never run again)."""
 
@@ -567,7 +593,15 @@ class PostgresLog(RowLog[PostgresStore]):
         with store.transaction():
             # The row lock first, then the server's clock (read in the outer query, once the
             # lock is held): every writer of the plan stamps its events with the one clock.
-            locked = store.execute(_LOCK_PLAN, (self.session_id,))
+            # The rows since the one read last come back with the lock, in the same round trip.
+            following = self._following()
+            if following is None:
+                locked = store.execute(_LOCK_PLAN, (self.session_id,))
+            else:
+                locked, rows = store.execute_then_read(
+                    _LOCK_PLAN, (self.session_id,), _SINCE, (self.session_id, following, _PAGE)
+                )
+                self._local.since = (following, rows)
             if not locked:  # the plan's first write: its row is made, then locked
                 store.execute(
                     "INSERT INTO phasetodo_sessions (id, owner) VALUES (%s, %s) ON CONFLICT (id) DO NOTHING",
@@ -581,6 +615,7 @@ class PostgresLog(RowLog[PostgresStore]):
                 yield
             finally:
                 self._server_now = None
+                self._local.since = None
 
     def _stored_owner(self) -> str | None:
         rows = self.store.read("SELECT owner FROM phasetodo_sessions WHERE id = %s", (self.session_id,))
@@ -595,14 +630,22 @@ class PostgresLog(RowLog[PostgresStore]):
         )
         return rows[0][0] if rows else None
 
-    def _since(self, version: int, limit: int) -> list[tuple[object, object, object]]:
+    def _page(self, after: int, limit: int) -> list[tuple[object, object]]:
         return self.store.read(
-            "SELECT version, hash, body FROM phasetodo_events WHERE session = %s AND version >= %s "
+            "SELECT version, body FROM phasetodo_events WHERE session = %s AND version > %s "
             "ORDER BY version LIMIT %s",
-            (self.session_id, version, limit),
+            (self.session_id, after, limit),
         )
 
+    def _since(self, version: int, limit: int) -> list[tuple[object, object, object]]:
+        kept, self._local.since = getattr(self._local, "since", None), None  # good for one read
+        if kept is not None and kept[0] == version and limit == _PAGE:
+            rows: list[tuple[object, object, object]] = kept[1]
+            return rows  # read with the lock, and nothing written since
+        return self.store.read(_SINCE, (self.session_id, version, limit))
+
     def _insert(self, version: int, body: str, checkpoint: bool, request: str | None) -> None:
+        self._local.since = None  # rows read with the lock no longer are the newest
         store = self.store
         with store.transaction():
             store.execute(  # the row and the wake-up of the plan's watchers, in one round trip
@@ -692,6 +735,7 @@ class PostgresLog(RowLog[PostgresStore]):
         return number, _checked.Mark(0, int(version), str(digest), before)
 
     def _replace_all(self, rows: list[tuple[int, str, bool, str | None]]) -> None:
+        self._local.since = None
         store = self.store
         with store.transaction():
             store.execute(

@@ -614,6 +614,13 @@ class SqliteLog(RowLog[SqliteStore]):
         )
         return rows[0][0] if rows else None
 
+    def _page(self, after: int, limit: int) -> list[tuple[object, object]]:
+        return self.store.read(
+            "SELECT version, CAST(body AS BLOB) FROM events WHERE session = ? AND version > ? "
+            "ORDER BY version LIMIT ?",
+            (self.session_id, after, limit),
+        )
+
     def _since(self, version: int, limit: int) -> list[tuple[object, object, object]]:
         return self.store.read(
             "SELECT version, hash, CAST(body AS BLOB) FROM events WHERE session = ? AND version >= ? "
