@@ -82,6 +82,7 @@ _Reported = ToolResult | Callable[[], ToolResult]
 
 
 def _reported(made: _Reported) -> ToolResult:
+    """The write's result, made now if it was left for after the lock."""
     return made if isinstance(made, ToolResult) else made()
 
 
