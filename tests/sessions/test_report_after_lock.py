@@ -4,8 +4,6 @@ a refused all-or-nothing call make it under the lock."""
 
 from __future__ import annotations
 
-import fcntl
-import os
 from pathlib import Path
 from typing import Any
 
@@ -15,22 +13,10 @@ import pytest
 import phasetodo
 from phasetodo.profiles import PARITY, STRICT
 
+from ..flock_support import lock_is_free
+
 INIT = {"ops": [{"op": "init", "list": [{"phase": "A", "items": ["a", "b"]}]}]}
 DONE = {"ops": [{"op": "done", "task": "a"}]}
-
-
-def _free(path: Path) -> bool:
-    """Whether another open file could take the log's lock now."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    else:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return True
-    finally:
-        os.close(fd)
 
 
 def _spying(profile: phasetodo.Profile, log: Path, seen: list[bool]) -> phasetodo.Profile:
@@ -38,7 +24,7 @@ def _spying(profile: phasetodo.Profile, log: Path, seen: list[bool]) -> phasetod
     real = profile.report
 
     def report(outcome: Any, storage: Any) -> phasetodo.ToolResult:
-        seen.append(_free(log))
+        seen.append(lock_is_free(log))
         return real(outcome, storage)
 
     return attrs.evolve(profile, report=report)

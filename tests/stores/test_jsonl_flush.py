@@ -3,8 +3,6 @@ the file is flushed: the next writer never waits for this one's disk."""
 
 from __future__ import annotations
 
-import fcntl
-import os
 from pathlib import Path
 
 import pytest
@@ -12,22 +10,10 @@ import pytest
 import phasetodo
 from phasetodo.stores import jsonl
 
+from ..flock_support import lock_is_free
+
 INIT = {"ops": [{"op": "init", "list": [{"phase": "A", "items": ["a", "b"]}]}]}
 DONE = {"ops": [{"op": "done", "task": "a"}]}
-
-
-def _free(path: Path) -> bool:
-    """Whether another open file could take the log's lock now."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    else:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return True
-    finally:
-        os.close(fd)
 
 
 @pytest.fixture
@@ -37,7 +23,7 @@ def flushes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     real = jsonl._datasync
 
     def flush(fd: int) -> None:
-        seen.append(_free(tmp_path / "s.jsonl"))
+        seen.append(lock_is_free(tmp_path / "s.jsonl"))
         real(fd)
 
     monkeypatch.setattr(jsonl, "_datasync", flush)
