@@ -10,8 +10,9 @@ or at the first write)::
 
 A write is one transaction: it locks the session's row in ``phasetodo_sessions``
 (``SELECT ... FOR UPDATE``: one writer per session across machines, held only
-for that transaction), reads the newest version, inserts the next row and sends
-``NOTIFY phasetodo_events`` with the session id. A crash before ``COMMIT``
+for that transaction; the rows appended since this writer last read come back in the
+same round trip), inserts the next row and sends ``NOTIFY phasetodo_events`` with the
+session id, in one query with the ``COMMIT``. A crash before ``COMMIT``
 leaves nothing behind; after it, the event is durable. Watchers ``LISTEN`` on
 that channel instead of polling; a notification only wakes a watcher, which then
 reads the log from the last version it saw, so none is missed or given twice.
@@ -127,6 +128,20 @@ SELECT (SELECT n FROM bad), (SELECT digest FROM c WHERE n = %(start)s),
 """
 #: Serializes schema creation between processes that start together.
 _SCHEMA_LOCK = 7_046_051_600
+#: The tables and indexes :data:`SCHEMA` makes, and the columns added since.
+_SCHEMA_NAMES = (
+    "phasetodo_sessions", "phasetodo_events", "phasetodo_checkpoints", "phasetodo_renewals",
+    "phasetodo_requests",
+)
+#: How many of ``_SCHEMA_NAMES`` are in the schema tables are made in, and whether the events
+#: table has both later columns (``(5, 2)``: nothing to make).
+_SCHEMA_READY = (  # the catalogs themselves: information_schema's views take milliseconds
+    "SELECT (SELECT count(*) FROM pg_catalog.pg_class c WHERE c.relname = ANY(%s)"
+    " AND c.relnamespace = current_schema()::regnamespace),"
+    " (SELECT count(*) FROM pg_catalog.pg_attribute a WHERE a.attrelid ="
+    " to_regclass(quote_ident(current_schema()) || '.phasetodo_events')"
+    " AND a.attname IN ('request', 'hash') AND NOT a.attisdropped)"
+)
 _INHERITED: list[Any] = []
 #: Backoff between connection attempts after a loss: doubling from the first delay up to the last.
 _FIRST_DELAY, _LAST_DELAY = 0.05, 2.0
@@ -206,6 +221,8 @@ class PostgresStore:
         self._journal: list[_Step] = []
         self._replayable = True
         self._reopen = False  # the open transaction lost its connection: begin it again first
+        #: An event insert held back to go with the COMMIT, in one round trip (see :meth:`execute`).
+        self._deferred: _Step | None = None
         self._schema = False
         with self._errors():
             self._conn = self._connect()  # the first connection fails at once, with its reason
@@ -250,7 +267,7 @@ class PostgresStore:
             self._conn = None
             self._pid = os.getpid()
             self._mutex = threading.RLock()
-            self._depth, self._journal, self._reopen = 0, [], False
+            self._depth, self._journal, self._reopen, self._deferred = 0, [], False, None
         if self._conn is None or self._conn.closed:
             self._conn = None
             self._conn = self._connect_again(self._connect)
@@ -351,13 +368,23 @@ class PostgresStore:
         return bool(events) and self._run(bodies) == [(step.body,) for step in events]
 
     def _commit(self) -> None:
-        """COMMIT; when the connection is lost on the way, the log says whether it was committed."""
+        """COMMIT (with the held-back insert, if any, in the same round trip); when the
+        connection is lost on the way, the log says whether it was committed."""
+        deferred, self._deferred = self._deferred, None
+        if deferred is not None:  # from here on it is a statement of the transaction like any other
+            self._journal.append(deferred)
         journal = self._journal
         for _ in range(_LOSSES):
             try:
                 if self._reopen:  # it was not: begin again, run the statements, commit
                     self._begin_again()
-                self._connection().execute("COMMIT")
+                    deferred = None  # run again with the others
+                if deferred is not None:  # one query, so the simple protocol: the values bound here
+                    self._psycopg.ClientCursor(self._connection()).execute(
+                        f"{deferred.sql}; COMMIT", deferred.args
+                    )
+                else:
+                    self._connection().execute("COMMIT")
                 return
             except self._psycopg.OperationalError as error:
                 if not self._lost(error):
@@ -384,6 +411,7 @@ class PostgresStore:
 
     def _rollback(self) -> None:
         """ROLLBACK (also of a transaction begun again); a lost connection has rolled back already."""
+        self._deferred = None
         if self._conn is None:
             return
         try:
@@ -393,9 +421,15 @@ class PostgresStore:
                 raise
 
     def init_schema(self) -> None:
-        """Create the tables and index if missing (also done at the first write)."""
+        """Create the tables and index if missing (also done at the first write).
+
+        A schema found complete is left alone without the lock that serializes its making:
+        a fleet's processes, each at its first write, would otherwise wait for one another.
+        """
 
         def create(conn: Any, _: bool) -> None:
+            if conn.execute(_SCHEMA_READY, (list(_SCHEMA_NAMES),)).fetchone() == (len(_SCHEMA_NAMES), 2):
+                return
             with conn.transaction():
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
                 for statement in SCHEMA:
@@ -443,33 +477,53 @@ class PostgresStore:
                 self._rollback()
                 raise
             finally:
-                self._depth, self._journal, self._reopen = 0, [], False
+                self._depth, self._journal, self._reopen, self._deferred = 0, [], False, None
 
     def execute(
         self, sql: str, args: tuple[Any, ...] = (), *,
         event: tuple[str, int, str, str | None] | None = None,
         replayable: bool = True,
+        with_commit: bool = False,
     ) -> list[Any]:
         """Run one statement inside :meth:`transaction` and return its rows.
 
         ``event`` (session, version, body, request id) marks the insert of an event;
         ``replayable=False`` a statement that must not run again on a new connection.
+        ``with_commit=True`` holds the statement back (returning no rows) to be sent with
+        the transaction's COMMIT, in one round trip: a write's last statement, which so
+        leaves the plan's lock a round trip sooner. Any statement run in the meantime
+        sends it first.
         """
         step = _Step(sql, args) if event is None else _Step(sql, args, *event)
+        with self._mutex, self._errors():
+            if not self._depth:
+                raise RuntimeError("execute() runs inside transaction()")
+            self._send_deferred()
+            if with_commit:
+                self._deferred = step
+                return []
+            self._replayable = self._replayable and replayable
+            return self._run_step(step)
+
+    def _run_step(self, step: _Step) -> list[Any]:
+        """Run one statement of the open transaction (keeping it to run again) and return its rows."""
 
         def run(conn: Any, again: bool) -> list[Any]:
             if again:
                 self._check_base(conn, step)
-            cursor = conn.execute(sql, args)
+            cursor = conn.execute(step.sql, step.args)
             return list(cursor.fetchall()) if cursor.description is not None else []
 
+        rows = self._run(run)
+        self._journal.append(step)
+        return rows
+
+    def _send_deferred(self) -> None:
+        """Send the statement held back for the COMMIT now, since another one comes first."""
         with self._mutex, self._errors():
-            if not self._depth:
-                raise RuntimeError("execute() runs inside transaction()")
-            self._replayable = self._replayable and replayable
-            rows = self._run(run)
-            self._journal.append(step)
-            return rows
+            step, self._deferred = self._deferred, None
+            if step is not None:
+                self._run_step(step)
 
     def execute_then_read(
         self, sql: str, args: tuple[Any, ...], query: str, query_args: tuple[Any, ...]
@@ -478,6 +532,7 @@ class PostgresStore:
         trip (a pipeline). The server runs ``query`` once ``sql`` is done, in a snapshot of its
         own, so it sees what was committed while ``sql`` waited for a lock."""
         step = _Step(sql, args)
+        self._send_deferred()
 
         def run(conn: Any, again: bool) -> tuple[list[Any], list[Any]]:
             with conn.pipeline():
@@ -494,6 +549,7 @@ class PostgresStore:
 
     def execute_many(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
         """Run one statement for each of ``rows`` inside :meth:`transaction` (never run again)."""
+        self._send_deferred()
 
         def run(conn: Any, _: bool) -> None:
             with conn.cursor() as cursor:
@@ -507,6 +563,7 @@ class PostgresStore:
 
     def read(self, sql: str, args: tuple[Any, ...] | Mapping[str, Any]) -> list[Any]:
         """Run one query and return its rows (none while the tables do not exist)."""
+        self._send_deferred()  # inside a transaction, the query sees its own writes
         with self._mutex, self._errors():
             try:
                 return self._run(lambda conn, _: list(conn.execute(sql, args).fetchall()))
@@ -648,7 +705,7 @@ class PostgresLog(RowLog[PostgresStore]):
         self._local.since = None  # rows read with the lock no longer are the newest
         store = self.store
         with store.transaction():
-            store.execute(  # the row and the wake-up of the plan's watchers, in one round trip
+            store.execute(  # the row and the wake-up of the plan's watchers, sent with the COMMIT
                 "WITH added AS (INSERT INTO phasetodo_events (session, version, checkpoint, body,"
                 " request, hash) VALUES (%s, %s, %s, %s, %s, %s) RETURNING version)"
                 " SELECT pg_notify(%s, %s) FROM added",
@@ -656,7 +713,7 @@ class PostgresLog(RowLog[PostgresStore]):
                     self.session_id, version, checkpoint, body, request, unseal(body)[1],
                     CHANNEL, self.session_id,
                 ),
-                event=(self.session_id, version, body, request),
+                event=(self.session_id, version, body, request), with_commit=True,
             )
 
     def _renewals_body(self) -> object:
