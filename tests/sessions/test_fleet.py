@@ -22,6 +22,8 @@ def _check(run_spec: str, folder: Path) -> None:
     assert (run.completed, run.completed_twice) == (120, 0)
     assert run.reclaimed >= run.killed  # each killed agent held a claim another agent took over
     assert run.claims >= 120
+    # the clock stops at the write that closed the last task, before the agents had all exited
+    assert 0 < run.seconds <= run.exited_seconds
 
 
 @pytest.mark.parametrize("kind", ["jsonl", "sqlite"])
