@@ -26,7 +26,9 @@ the run reports (summed over the plans):
   write that closed the plan's last task (until 2026-12-05 the clock ran until every agent
   process had exited: agents that find nothing left sleep ``--lease / 10`` before they
   look again, which added up to that long to a run; that time is still printed);
-* p50 and p99 write latency (every ``todo_write`` an agent made, in ms);
+* p50 and p99 write latency (every ``todo_write`` an agent made, in ms). An agent that finds
+  nothing left waits until all have before it exits: 32 processes exiting at once would
+  take the machine from the last writers (they did until 2026-12-05);
 * tasks completed (every task must be), completed twice (must be none), reclaimed after a
   lease lapsed, and writes refused because a claim had been reclaimed (fenced);
 * the agents' CPU time per write (the agents that ran to the end), which a busy machine
@@ -166,6 +168,8 @@ def agent_main(
                 if task is None:
                     if not _open_left(result):
                         log.write(json.dumps({"what": "cpu", "s": time.process_time() - cpu}) + "\n")
+                        log.flush()
+                        _finished_then_wait(out)
                         return
                     time.sleep(lease / 10)  # all open work is claimed or waits: look again soon
                     continue
@@ -188,6 +192,25 @@ def _ready_then_wait(log: Any, go: Path) -> None:
     log.flush()
     while not go.exists():
         time.sleep(0.005)
+
+
+def _finished_then_wait(out: Path) -> None:
+    """Say this agent found nothing left, then wait to exit until every agent has: processes
+    exiting while others still write would take the machine from them (not the fleet's pace)."""
+    out.with_suffix(".finished").touch()
+    stop = out.parent / "stop"
+    while not stop.exists():
+        time.sleep(0.01)
+
+
+def _stop_when_finished(folder: Path, procs: Sequence[subprocess.Popen[bytes]]) -> None:
+    """Wait until every agent has found nothing left (or was killed), then let them all exit."""
+    deadline = time.monotonic() + 600
+    waiting = set(range(len(procs)))
+    while waiting and time.monotonic() < deadline:
+        waiting = {n for n in waiting if procs[n].poll() is None and not (folder / f"a{n}.finished").exists()}
+        time.sleep(0.05)
+    (folder / "stop").touch()
 
 
 def _start_when_ready(folder: Path, agents: int, procs: Sequence[subprocess.Popen[bytes]]) -> None:
@@ -247,12 +270,13 @@ def run_fleet(
     _start_when_ready(folder, total, procs)  # the clock runs from here: Python's start-up is not the fleet's
     started, wall = time.perf_counter(), time.time()
     killed = _kill_holding(procs, victims, folder)
+    _stop_when_finished(folder, procs)
     for proc in procs:
         proc.wait(timeout=600)
     exited = time.perf_counter() - started
     logs = [_read_log(folder / f"a{k}.log") for k in range(total)]
     # the plan is worked until its last task is closed; agents that then find nothing left
-    # sleep before they look again, and exit, which is not the fleet's pace
+    # sleep before they look again, which is not the fleet's pace
     closed = [e["end"] for entries in logs for e in entries if e["what"] == "done" and "end" in e]
     seconds = max(closed) - wall if closed else exited
     latencies = tuple(e["ms"] for entries in logs for e in entries if "ms" in e)
