@@ -17,7 +17,9 @@ lease, which caps its claims per second at about ``--tasks / --lease`` (use ``--
 measure the fleet's pace alone). The clock starts once every agent process has started and
 opened the plan (they wait for one another), so Python's start-up is not counted; nor is
 a process's first call, the one that compiles the call schema's validator: each agent makes
-it as a dry run (which appends nothing) before it says it is ready. With
+it as a dry run (which appends nothing) before it says it is ready. Each agent then freezes
+what its start-up made (``gc.freeze()``), as a long-running agent process should (see
+docs/scaling.md, "Agent processes"). With
 ``--plans N``, N such plans (sessions ``fleet-0`` to ``fleet-N-1``) are worked side by side on
 the one store, each by ``--agents`` agents of its own. At the end the logs are read back and
 the run reports (summed over the plans):
@@ -41,6 +43,7 @@ start one). :func:`run_fleet` is what the test of a small fleet calls.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import random
@@ -148,6 +151,10 @@ def agent_main(
         # A process's first call compiles the call schema's validator (about 15 ms, once): a
         # dry run pays that before the clock, as Python's start-up is not counted either.
         session.write({"ops": [{"op": "start"}]}, dry_run=True)
+        # What start-up made stays for the process's life: frozen, the collector no longer
+        # scans it (docs/scaling.md, "Agent processes").
+        gc.collect()
+        gc.freeze()
         _ready_then_wait(log, out.parent / "go")
         cpu = time.process_time()
 
