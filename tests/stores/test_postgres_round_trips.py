@@ -83,6 +83,12 @@ def test_a_statement_after_the_held_insert_sends_it_first(made: phasetodo.Postgr
     assert made.read("SELECT count(*) FROM phasetodo_events", ()) == [(1,)]
 
 
+def test_a_held_insert_alone_is_committed(made: phasetodo.PostgresStore) -> None:
+    with made.transaction():
+        made.execute(_INSERT, ("s",), event=("s", 1, "{}", None), with_commit=True)
+    assert made.read("SELECT version FROM phasetodo_events WHERE session = %s", ("s",)) == [(1,)]
+
+
 def test_a_held_insert_that_fails_fails_the_commit_and_leaves_nothing(made: phasetodo.PostgresStore) -> None:
     with made.transaction():
         made.execute(_INSERT, ("s",))
