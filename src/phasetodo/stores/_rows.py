@@ -282,14 +282,14 @@ class RowLog(CachedLog, Generic[_S]):
         """Catch up in one query where the row read last is still stored with its hash (no other
         branch's log or restore replaced it): that row and the ones after it. False: the
         careful reading is needed (no row read yet, no hash, or the row changed or is gone)."""
-        latest, head = self._latest, self._head
-        if latest is None or head is None:
+        after = self._following()
+        if after is None:
             return False
-        rows = self._since(latest.version, _PAGE)
-        if not rows or rows[0][0] != latest.version or rows[0][1] != head:
+        rows = self._since(after, _PAGE)
+        if not rows or rows[0][0] != after or rows[0][1] != self._head:
             return False
         self.records_read += len(rows) - 1
-        self._adopt_rows(latest.version, ((version, body) for version, _, body in rows[1:]))
+        self._adopt_rows(after, ((version, body) for version, _, body in rows[1:]))
         last, stored = rows[-1][0], rows[-1][1]
         self._local.held = (last, stored)  # what the next row chains to, if no other is read
         if len(rows) == _PAGE and type(last) is int:  # a long way behind: the rest a page at a time
