@@ -133,8 +133,8 @@ _SCHEMA_NAMES = (
     "phasetodo_sessions", "phasetodo_events", "phasetodo_checkpoints", "phasetodo_renewals",
     "phasetodo_requests",
 )
-#: How many of ``_SCHEMA_NAMES`` are in the schema tables are made in, and whether the events
-#: table has both later columns (``(5, 2)``: nothing to make).
+#: How many of ``_SCHEMA_NAMES`` the schema the tables are made in holds, and how many of the
+#: later columns the events table has (``(5, 2)``: nothing to make).
 _SCHEMA_READY = (  # the catalogs themselves: information_schema's views take milliseconds
     "SELECT (SELECT count(*) FROM pg_catalog.pg_class c WHERE c.relname = ANY(%s)"
     " AND c.relnamespace = current_schema()::regnamespace),"
@@ -411,7 +411,6 @@ class PostgresStore:
 
     def _rollback(self) -> None:
         """ROLLBACK (also of a transaction begun again); a lost connection has rolled back already."""
-        self._deferred = None
         if self._conn is None:
             return
         try:
