@@ -17,9 +17,10 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 
 class Unavailable(Exception):
@@ -126,6 +127,24 @@ def reset(dsn: str) -> None:
 
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("DROP TABLE IF EXISTS phasetodo_events, phasetodo_sessions, phasetodo_renewals")
+
+
+def sent_by(store: Any, action: Callable[[], object]) -> list[str]:
+    """The protocol messages ``action()`` made ``store``'s connection send (libpq's own trace
+    of the protocol), one line each."""
+    import psycopg
+
+    conn = store._connection()
+    with tempfile.TemporaryFile() as trace:
+        conn.pgconn.trace(trace.fileno())
+        conn.pgconn.set_trace_flags(psycopg.pq.Trace.SUPPRESS_TIMESTAMPS)
+        try:
+            action()
+        finally:
+            conn.pgconn.untrace()
+        trace.seek(0)
+        lines = trace.read().decode("utf-8", "replace").splitlines()
+    return [line for line in lines if line.startswith("F\t")]
 
 
 class Bouncer:

@@ -4,7 +4,6 @@ fleet's first writes do not queue on the schema lock when the schema is already 
 
 from __future__ import annotations
 
-import tempfile
 from typing import Any
 
 import pytest
@@ -19,23 +18,6 @@ INIT = {"ops": [{"op": "init", "list": [{"phase": "P", "items": ["a", "b"]}]}]}
 NOTE = {"ops": [{"op": "note", "task": "a", "text": "x"}]}
 
 
-def _traced(store: phasetodo.PostgresStore, write: Any) -> list[str]:
-    """The protocol messages ``write()`` made the store's connection send, one line each."""
-    import psycopg
-
-    conn = store._connection()
-    with tempfile.TemporaryFile() as trace:
-        conn.pgconn.trace(trace.fileno())
-        conn.pgconn.set_trace_flags(psycopg.pq.Trace.SUPPRESS_TIMESTAMPS)
-        try:
-            write()
-        finally:
-            conn.pgconn.untrace()
-        trace.seek(0)
-        lines = trace.read().decode("utf-8", "replace").splitlines()
-    return [line for line in lines if line.startswith("F\t")]  # what the client sent
-
-
 @pytest.fixture
 def store(postgres_dsn: str) -> phasetodo.PostgresStore:
     postgres_support.reset(postgres_dsn)
@@ -45,7 +27,7 @@ def store(postgres_dsn: str) -> phasetodo.PostgresStore:
 def test_the_insert_goes_with_the_commit(store: phasetodo.PostgresStore) -> None:
     session = phasetodo.Session.open("s", store)
     session.todo_write(INIT)
-    sent = _traced(store, lambda: session.todo_write(NOTE))
+    sent = postgres_support.sent_by(store, lambda: session.todo_write(NOTE))
     inserts = [line for line in sent if "INSERT INTO phasetodo_events" in line]
     assert len(inserts) == 1
     assert "\tQuery\t" in inserts[0]

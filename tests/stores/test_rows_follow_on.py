@@ -46,6 +46,18 @@ class TestFollowOn:
         assert writer.refresh() == reader.phases
         assert make().verify("s").ok
 
+    def test_a_look_reads_the_new_rows_in_one_query(self, make: Callable[[], Any]) -> None:
+        """A reader's look at a plan others moved on (its head and newest list) is one query."""
+        writer = phasetodo.Session.open("s", make())
+        writer.todo_write(INIT)
+        store = make()
+        reader = phasetodo.Session.open("s", store)
+        for n in range(2):
+            writer.todo_write(_note(f"n{n}"))
+        queries = _queries(store, reader.refresh)
+        assert len(queries) == 1, queries
+        assert reader.phases == writer.refresh()
+
     def test_rows_compacted_under_a_reader_are_read_anew(self, make: Callable[[], Any]) -> None:
         """A compaction seals every row again: the reader's last row has another hash now, so it
         reads the log anew, and its next write chains to the rows as stored."""
@@ -58,6 +70,20 @@ class TestFollowOn:
         assert reader.refresh() == writer.refresh()
         reader.todo_write(_note("from the reader"))
         assert make().verify("s").ok
+
+
+def _queries(store: Any, action: Callable[[], object]) -> list[str]:
+    """The statements the database was sent while ``action()`` ran."""
+    if isinstance(store, phasetodo.SqliteStore):
+        got: list[str] = []
+        store._conn.set_trace_callback(got.append)
+        try:
+            action()
+        finally:
+            store._conn.set_trace_callback(None)
+        return got
+    sent = postgres_support.sent_by(store, action)
+    return [line for line in sent if "\tParse\t" in line or "\tQuery\t" in line]
 
 
 def _history(db: Path, texts: list[str]) -> tuple[Any, ...]:

@@ -94,6 +94,9 @@ class RowLog(CachedLog, Generic[_S]):
         """Guards the cache: the store's connection lock, so that the two are always taken in one order."""
         return self.store._mutex
 
+    def _reading(self) -> threading.RLock:
+        return self._state
+
     # -- what a database provides ------------------------------------------------------
 
     def _transaction(self) -> AbstractContextManager[object]:

@@ -571,6 +571,9 @@ class JsonlLog(CachedLog):
         st = os.fstat(self._fd)
         return st.st_size, st.st_mtime_ns if st.st_size == self._end else -1
 
+    def _reading(self) -> threading.RLock:
+        return self._thread_lock
+
     def _key(self) -> object:
         """The file's identity (device, inode) and the newest record's hash."""
         if self._fd < 0:
