@@ -230,9 +230,9 @@ def _start_when_ready(folder: Path, agents: int, procs: Sequence[subprocess.Pope
     (folder / "go").touch()
 
 
-def _session_id(plan: int, plans: int) -> str:
-    """The session of plan number ``plan`` (one plan: ``fleet``, as before ``--plans``)."""
-    return SESSION if plans == 1 else f"{SESSION}-{plan}"
+def _session_id(plan: int, plans: int, name: str = SESSION) -> str:
+    """The session of plan number ``plan`` (one plan: ``name``, as before ``--plans``)."""
+    return name if plans == 1 else f"{name}-{plan}"
 
 
 def run_fleet(
@@ -246,15 +246,18 @@ def run_fleet(
     folder: Path,
     plans: int = 1,
     start_each: bool = False,
+    session: str = SESSION,
 ) -> FleetRun:
     """Write the plans, run the agents (killing a share), wait for them, and read the logs back.
 
     With ``plans`` N, N plans of ``tasks`` tasks each are worked side by side on the one
-    store, each by ``agents`` agents of its own; the run reports their sum.
+    store, each by ``agents`` agents of its own; the run reports their sum. ``session`` names
+    the plan (``session-0`` and on, with several), which must hold no events yet.
     """
     store = store_from_url(spec)
     for plan in range(plans):
-        with phasetodo.Session.open(_session_id(plan, plans), store, profile="team", agent="lead") as lead:
+        plan_id = _session_id(plan, plans, session)
+        with phasetodo.Session.open(plan_id, store, profile="team", agent="lead") as lead:
             if lead.version:  # a plan left by an earlier run would be audited with this one's
                 store.close()
                 raise ValueError(
@@ -270,7 +273,7 @@ def run_fleet(
     procs = [
         _spawn(
             spec, f"a{k % agents}", lease, work, folder / f"a{k}.log", victims.get(k, 0),
-            _session_id(k // agents, plans), start_each,
+            _session_id(k // agents, plans, session), start_each,
         )
         for k in range(total)
     ]
@@ -289,7 +292,7 @@ def run_fleet(
     latencies = tuple(e["ms"] for entries in logs for e in entries if "ms" in e)
     claims = sum(1 for entries in logs for e in entries if e["what"] == "claimed")
     fenced = sum(1 for entries in logs for e in entries if e["what"] == "fenced")
-    audits = [_audit(spec, _session_id(plan, plans)) for plan in range(plans)]
+    audits = [_audit(spec, _session_id(plan, plans, session)) for plan in range(plans)]
     completed, twice, reclaimed = (sum(found[i] for found in audits) for i in range(3))
     return FleetRun(
         spec.split(":")[0],

@@ -55,25 +55,29 @@ store.close()
 """
 
 
-def fill(spec: str, tasks: int, events: int) -> None:
-    """The plan of ``tasks`` tasks, one claimed, then ``events`` writes renewing that claim."""
+def fill(spec: str, tasks: int, events: int, session: str = SESSION, warm: str = WARM) -> None:
+    """The plan ``session`` of ``tasks`` tasks, one claimed, then ``events`` writes renewing that
+    claim; and the one-task plan ``warm``."""
     store = store_from_url(spec)
     items = [f"task {n}" for n in range(tasks)]
-    for session_id, listed in ((SESSION, items), (WARM, items[:1])):
+    for session_id, listed in ((session, items), (warm, items[:1])):
         with phasetodo.Session.open(session_id, store, profile="team", agent="lead") as lead:
             lead.write({"ops": [{"op": "init", "list": [{"phase": "Work", "items": listed}]}]})
-    with phasetodo.Session.open(SESSION, store, profile="team", agent="a1", lease=60) as agent:
+    with phasetodo.Session.open(session, store, profile="team", agent="a1", lease=60) as agent:
         agent.write({"ops": [{"op": "start"}]})
         for _ in range(events):
             agent.write({"ops": [{"op": "start"}]})
     store.close()
 
 
-def fresh(spec: str, rounds: int, how: str = "fresh") -> list[float]:
-    """Milliseconds of one open in each of ``rounds`` new processes (``how``: fresh or loaded)."""
+def fresh(
+    spec: str, rounds: int, how: str = "fresh", session: str = SESSION, warm: str = WARM
+) -> list[float]:
+    """Milliseconds of one open of ``session`` in each of ``rounds`` new processes (``how``:
+    fresh, or loaded by opening ``warm`` first)."""
     out = []
     for _ in range(rounds):
-        command = [sys.executable, "-c", _FRESH, spec, SESSION, how, WARM]
+        command = [sys.executable, "-c", _FRESH, spec, session, how, warm]
         done = subprocess.run(command, capture_output=True, text=True, check=True)
         out.append(float(done.stdout))
     return out
