@@ -9,6 +9,8 @@ Each run measures, store after store (so the stores share the machine's moment):
 * the same with none killed (``--kill 0``: the fleet's pace alone; a run with killed agents
   lasts at least one lease, which caps it at about ``--tasks / --lease`` claims a second);
 * 8 plans of 4 agents each, a tenth killed (``--plans 8 --agents 4``): claims a second in all;
+* one plan of each of the ``--larger`` fleets (64 and 128 agents), a tenth killed: reported,
+  with no goal of their own;
 * opening a plan of 100 tasks after ``--events`` writes (13,000) in a new process, min and
   median of 7 (``benchmarks.open_log``; the plan is written once, before the first run);
 
@@ -16,7 +18,8 @@ then, with no store of its own, a team write on ``--big`` tasks (100,000; median
 ``benchmarks.team_write``) and the log bytes a heartbeat adds. The table at the end gives each
 figure's range over the runs, and whether its worst run meets the goal. Every fleet works a
 plan of its own (``scale-<time>-<run>-<row>``), so a PostgreSQL database given with ``--dsn``
-(else ``$PHASETODO_TEST_DSN``, else a throwaway cluster) needs no reset.
+(else ``$PHASETODO_TEST_DSN``, else a throwaway cluster with room for the largest fleet)
+needs no reset; it must allow a connection for each agent of the largest fleet, and a few more.
 """
 
 from __future__ import annotations
@@ -40,11 +43,13 @@ class Figure:
     """One row of the table: what it measures (with its unit), its goal, which way is better."""
 
     name: str
-    goal: float
+    goal: float | None  # None: reported, with no goal
     at_most: bool = False
 
     def met(self, values: Sequence[float]) -> bool:
         """Whether the worst of ``values`` meets the goal."""
+        if self.goal is None:
+            return True
         return max(values) <= self.goal if self.at_most else min(values) >= self.goal
 
     def row(self, by_store: dict[str, list[float]], stores: Sequence[str]) -> str:
@@ -52,7 +57,10 @@ class Figure:
         found = [by_store[s] for s in stores if by_store.get(s)]
         cells = [_range(by_store[s]) if by_store.get(s) else "–" for s in stores]
         verdict = "met" if found and all(self.met(v) for v in found) else "not met"
-        goal = f"{'≤' if self.at_most else '≥'} {self.goal:g}"
+        if self.goal is None:
+            goal = verdict = "–"
+        else:
+            goal = f"{'≤' if self.at_most else '≥'} {self.goal:g}"
         return f"| {self.name} | {' | '.join(cells)} | {goal} | {verdict} |"
 
 
@@ -87,6 +95,12 @@ class Sizes:
     events: int = 13_000
     big: int = 100_000
     rounds: int = 7
+    #: The larger fleets on one plan, reported with no goal (comma-separated; empty: none).
+    larger: str = "64,128"
+
+    def fleets(self) -> list[int]:
+        """The sizes of :attr:`larger`."""
+        return [int(n) for n in self.larger.split(",") if n.strip()]
 
 
 Results = dict[str, dict[str, list[float]]]  # figure -> store -> one value a run
@@ -128,6 +142,10 @@ def measure_store(
     add("pace_p99", pace.percentile(0.99))
     plans = _fleet(spec, folder, f"{name}-plans", sizes, plans=8, agents=4)
     add("plans", plans.claims_per_second)
+    for agents in sizes.fleets():
+        larger = _fleet(spec, folder, f"{name}-{agents}", sizes, agents=agents)
+        add(f"larger-{agents}", larger.claims_per_second)
+        add(f"larger-{agents}-p99", larger.percentile(0.99))
     opens = open_log.fresh(spec, sizes.rounds, "fresh", f"{stamp}-open")
     add("open", min(opens))
     add("open_median", statistics.median(opens))
@@ -149,15 +167,18 @@ def measure_engine(sizes: Sizes, results: Results) -> None:
 
 
 @contextmanager
-def _stores(kinds: Sequence[str], folder: Path, dsn: str | None) -> Iterator[dict[str, str]]:
-    """Each store's URL (PostgreSQL's server started once, when it is not given)."""
+def _stores(kinds: Sequence[str], folder: Path, dsn: str | None, sizes: Sizes) -> Iterator[dict[str, str]]:
+    """Each store's URL (PostgreSQL's server started once, with room for the largest fleet,
+    when it is not given)."""
     with ExitStack() as stack:
         specs = {}
         for kind in kinds:
             if kind == "postgres":
                 from .sessions import postgres_dsn
 
-                specs[kind] = str(stack.enter_context(postgres_dsn(dsn)))
+                # one connection an agent, and a few for the lead, the audit and the opens
+                wanted = max([sizes.agents, 32, *sizes.fleets()]) + 20
+                specs[kind] = str(stack.enter_context(postgres_dsn(dsn, wanted)))
             elif kind == "jsonl":
                 specs[kind] = f"jsonl:{folder / 'store'}"
             elif kind == "sqlite":
@@ -167,10 +188,14 @@ def _stores(kinds: Sequence[str], folder: Path, dsn: str | None) -> Iterator[dic
         yield specs
 
 
-def table(results: Results, stores: Sequence[str]) -> str:
-    """The table in Markdown: a column per store (one, ``all``, for the store-free figures)."""
+def table(results: Results, stores: Sequence[str], sizes: Sizes) -> str:
+    """The table in Markdown: a column per store (the store-free figures shown under each)."""
+    figures = dict(FIGURES)
+    for agents in sizes.fleets():  # reported beside the goals, with none of their own
+        figures[f"larger-{agents}"] = Figure(f"a plan of {agents} agents, a tenth killed: claims/s", None)
+        figures[f"larger-{agents}-p99"] = Figure("the same: p99 write, ms", None)
     lines = [f"| figure | {' | '.join(stores)} | goal | worst run |", "|" + " --- |" * (len(stores) + 3)]
-    for key, figure in FIGURES.items():
+    for key, figure in figures.items():
         by_store = results.get(key, {})
         if "all" in by_store:
             by_store = dict.fromkeys(stores, by_store["all"])
@@ -183,14 +208,14 @@ def run(kinds: Sequence[str], runs: int, dsn: str | None, sizes: Sizes) -> Resul
     figure and store. Plans are named ``scale-<time>-...``: a database may hold earlier ones."""
     results: Results = {}
     stamp = f"scale-{time.strftime('%Y%m%d%H%M%S')}"
-    with tempfile.TemporaryDirectory() as tmp, _stores(kinds, Path(tmp), dsn) as specs:
+    with tempfile.TemporaryDirectory() as tmp, _stores(kinds, Path(tmp), dsn, sizes) as specs:
         for spec in specs.values():
             open_log.fill(spec, 100, sizes.events, f"{stamp}-open", f"{stamp}-warm")
         for number in range(1, runs + 1):
             for kind, spec in specs.items():
                 measure_store(kind, spec, Path(tmp), stamp, number, sizes, results)
             measure_engine(sizes, results)
-    print(table(results, list(specs)))
+    print(table(results, list(specs), sizes))
     return results
 
 

@@ -468,8 +468,9 @@ def _drop_session(store: phasetodo.Store, session_id: str) -> None:
         conn.execute("DELETE FROM phasetodo_sessions WHERE id = %s", (session_id,))
 
 
-def postgres_dsn(dsn: str | None) -> Any:
-    """A context giving a DSN: the one given, ``$PHASETODO_TEST_DSN``, or a throwaway cluster."""
+def postgres_dsn(dsn: str | None, max_connections: int = 60) -> Any:
+    """A context giving a DSN: the one given, ``$PHASETODO_TEST_DSN``, or a throwaway cluster
+    (that allows ``max_connections`` clients)."""
     import contextlib
     import os
 
@@ -478,7 +479,7 @@ def postgres_dsn(dsn: str | None) -> Any:
         return contextlib.nullcontext(given)
     from tests.postgres_support import cluster
 
-    return cluster()
+    return cluster(max_connections)
 
 
 def main(argv: list[str] | None = None) -> None:

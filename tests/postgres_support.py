@@ -45,8 +45,9 @@ def _as_server_user(argv: list[str]) -> list[str]:
 class Server:
     """A running throwaway cluster: its DSN, data folder and socket folder, and what tests do to it."""
 
-    def __init__(self, folder: Path, port: int, tools: dict[str, str]) -> None:
+    def __init__(self, folder: Path, port: int, tools: dict[str, str], max_connections: int = 60) -> None:
         self.folder = folder
+        self.max_connections = max_connections
         self.data = folder / "data"
         self.port = port
         self.dsn = f"postgresql://postgres@127.0.0.1:{port}/postgres"
@@ -60,7 +61,10 @@ class Server:
 
     def start(self) -> None:
         """Start the server (unix socket in the folder, loopback port) and wait until it answers."""
-        options = f"-k {self.folder} -p {self.port} -c listen_addresses=127.0.0.1 -F -c max_connections=60"
+        options = (
+            f"-k {self.folder} -p {self.port} -c listen_addresses=127.0.0.1 -F"
+            f" -c max_connections={self.max_connections}"
+        )
         self._pg_ctl("-o", options, "-l", str(self.folder / "server.log"), "-w", "start")
 
     def stop(self, mode: str = "fast") -> None:
@@ -81,14 +85,15 @@ class Server:
 
 
 @contextmanager
-def server() -> Iterator[Server]:
-    """Start a cluster and yield it; stop it and remove its folder afterwards."""
+def server(max_connections: int = 60) -> Iterator[Server]:
+    """Start a cluster (allowing ``max_connections`` clients) and yield it; stop it and remove
+    its folder afterwards."""
     tools = {name: shutil.which(name) for name in ("initdb", "pg_ctl")}
     missing = [name for name, path in tools.items() if path is None]
     if missing:
         raise Unavailable(f"PostgreSQL server binaries not on PATH: {', '.join(missing)}")
     folder = Path(tempfile.mkdtemp(prefix="phasetodo-pg-"))
-    made = Server(folder, _free_port(), {name: str(path) for name, path in tools.items()})
+    made = Server(folder, _free_port(), {name: str(path) for name, path in tools.items()}, max_connections)
     try:
         if os.geteuid() == 0:
             shutil.chown(folder, "postgres", "postgres")
@@ -115,9 +120,9 @@ def server() -> Iterator[Server]:
 
 
 @contextmanager
-def cluster() -> Iterator[str]:
+def cluster(max_connections: int = 60) -> Iterator[str]:
     """Start a cluster and yield its DSN; stop it and remove its folder afterwards."""
-    with server() as made:
+    with server(max_connections) as made:
         yield made.dsn
 
 
