@@ -31,6 +31,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -67,12 +68,12 @@ class Figure:
 #: The rows, by key; the last two need no store (one figure, shown under each).
 FIGURES = {
     "one": Figure("one plan, a tenth of the agents killed: claims/s", 200),
-    "one_p99": Figure("the same: p99 write, ms", 250, at_most=True),
+    "one-p99": Figure("the same: p99 write, ms", 250, at_most=True),
     "pace": Figure("the same, none killed: claims/s", 200),
-    "pace_p99": Figure("the same: p99 write, ms", 250, at_most=True),
+    "pace-p99": Figure("the same: p99 write, ms", 250, at_most=True),
     "plans": Figure("8 plans × 4 agents, a tenth killed: claims/s in all", 400),
     "open": Figure("opening the long plan in a new process: min ms", 20, at_most=True),
-    "open_median": Figure("the same: median ms", 20, at_most=True),
+    "open-median": Figure("the same: median ms", 20, at_most=True),
     "team_write": Figure("a team write on the big plan (memory store): median ms", 10, at_most=True),
     "beat": Figure("log bytes a heartbeat adds (JSONL)", 100, at_most=True),
 }
@@ -128,33 +129,26 @@ def measure_store(
     kind: str, spec: str, folder: Path, stamp: str, number: int, sizes: Sizes, results: Results
 ) -> None:
     """Run ``number``'s figures on one store, added to ``results`` (its plans are named
-    ``stamp-number-...``; the long one it opens, ``stamp-open``)."""
+    ``stamp-number-...``; the long one it opens, ``stamp-open``). The opens come first: a
+    server still busy with the fleets' aftermath (PostgreSQL's autovacuum) would time that."""
     name, folder = f"{stamp}-{number}", folder / kind
 
     def add(figure: str, value: float) -> None:
         results.setdefault(figure, {}).setdefault(kind, []).append(value)
 
-    one = _fleet(spec, folder, f"{name}-one", sizes)
-    add("one", one.claims_per_second)
-    add("one_p99", one.percentile(0.99))
-    pace = _fleet(spec, folder, f"{name}-pace", sizes, kill=0)
-    add("pace", pace.claims_per_second)
-    add("pace_p99", pace.percentile(0.99))
-    plans = _fleet(spec, folder, f"{name}-plans", sizes, plans=8, agents=4)
-    add("plans", plans.claims_per_second)
-    for agents in sizes.fleets():
-        larger = _fleet(spec, folder, f"{name}-{agents}", sizes, agents=agents)
-        add(f"larger-{agents}", larger.claims_per_second)
-        add(f"larger-{agents}-p99", larger.percentile(0.99))
     opens = open_log.fresh(spec, sizes.rounds, "fresh", f"{stamp}-open")
     add("open", min(opens))
-    add("open_median", statistics.median(opens))
-    print(
-        f"run {number} {kind:<9} claims/s {one.claims_per_second:.0f} (p99 {one.percentile(0.99):.0f} ms), "
-        f"none killed {pace.claims_per_second:.0f} (p99 {pace.percentile(0.99):.0f} ms), "
-        f"8 plans {plans.claims_per_second:.0f}; open {min(opens):.1f}–{statistics.median(opens):.1f} ms",
-        flush=True,
-    )
+    add("open-median", statistics.median(opens))
+    said = [f"run {number} {kind:<9} open {min(opens):.1f}–{statistics.median(opens):.1f} ms"]
+    fleets: dict[str, dict[str, Any]] = {"one": {}, "pace": {"kill": 0.0}, "plans": {"plans": 8, "agents": 4}}
+    fleets.update({f"larger-{n}": {"agents": n} for n in sizes.fleets()})
+    for key, how in fleets.items():
+        fleet = _fleet(spec, folder, f"{name}-{key}", sizes, **how)
+        add(key, fleet.claims_per_second)
+        if key != "plans":
+            add(f"{key}-p99", fleet.percentile(0.99))
+        said.append(f"{key} {fleet.claims_per_second:.0f}/s (p99 {fleet.percentile(0.99):.0f} ms)")
+    print("; ".join(said), flush=True)
 
 
 def measure_engine(sizes: Sizes, results: Results) -> None:

@@ -19,9 +19,9 @@ NOTE = {"ops": [{"op": "note", "task": "a", "text": "x"}]}
 
 
 @pytest.fixture
-def store(postgres_dsn: str) -> phasetodo.PostgresStore:
-    postgres_support.reset(postgres_dsn)
-    return phasetodo.PostgresStore(postgres_dsn)
+def store(postgres_store: phasetodo.PostgresStore) -> phasetodo.PostgresStore:
+    """conftest's store on an empty database, closed after the test."""
+    return postgres_store
 
 
 def test_the_insert_goes_with_the_commit(store: phasetodo.PostgresStore) -> None:
