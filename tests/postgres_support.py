@@ -136,7 +136,7 @@ def reset(dsn: str) -> None:
 
 def sent_by(store: Any, action: Callable[[], object]) -> list[str]:
     """The protocol messages ``action()`` made ``store``'s connection send (libpq's own trace
-    of the protocol), one line each."""
+    of the protocol), one string each (a statement's later lines joined to its message)."""
     import psycopg
 
     conn = store._connection()
@@ -149,7 +149,13 @@ def sent_by(store: Any, action: Callable[[], object]) -> list[str]:
             conn.pgconn.untrace()
         trace.seek(0)
         lines = trace.read().decode("utf-8", "replace").splitlines()
-    return [line for line in lines if line.startswith("F\t")]
+    messages: list[str] = []
+    for line in lines:
+        if line.startswith(("F\t", "B\t")) or not messages:
+            messages.append(line)
+        else:
+            messages[-1] += "\n" + line
+    return [message for message in messages if message.startswith("F\t")]
 
 
 class Bouncer:

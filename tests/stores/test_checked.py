@@ -12,6 +12,8 @@ import pytest
 import phasetodo
 from phasetodo.errors import TamperedLogWarning
 
+from .. import postgres_support
+
 WRITES = 1000
 
 
@@ -230,6 +232,59 @@ class TestPostgresOpeningAgain:
         warned = _open_postgres(dsn)[1]
         assert len(warned) == 1
         assert "version 5: its hash does not match" in str(warned[0].message)
+
+    def test_a_page_of_new_rows_is_checked_without_the_whole_chain_statement(
+        self, postgres_store: phasetodo.PostgresStore
+    ) -> None:
+        """A few rows after the checked one are read and checked in one short query; the
+        statement that checks the chain in the server (a new backend plans it slowly) is
+        not sent. The next open checks from the newest of them, and names a row altered since."""
+        dsn = postgres_store.dsn
+        _fill_postgres(postgres_store, 30)
+        assert _open_postgres(dsn) == (30, [])
+        with phasetodo.Session.open("s", postgres_store, resume="keep") as session:
+            for text in ("one", "two", "three"):
+                session.todo_write({"ops": [{"op": "note", "task": "b", "text": text}]})
+        store = phasetodo.PostgresStore(dsn)
+        opened: list[int] = []
+
+        def reopen() -> None:
+            with phasetodo.Session.open("s", store, resume="keep") as session:
+                opened.append(session.version)
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                sent = postgres_support.sent_by(store, reopen)
+            finally:
+                store.close()
+        assert opened == [33]
+        assert not [w for w in caught if issubclass(w.category, TamperedLogWarning)]
+        assert not [line for line in sent if "row_number() OVER" in line]
+        with phasetodo.Session.open("s", postgres_store, resume="keep") as session:
+            session.todo_write({"ops": [{"op": "note", "task": "b", "text": "four"}]})
+        _set_postgres_body(dsn, 34, "four", "FOUR")
+        version, warned = _open_postgres(dsn)
+        assert version == 34
+        assert len(warned) == 1
+        assert "version 34: its hash does not match" in str(warned[0].message)
+
+    def test_more_than_a_page_of_new_rows_is_checked_in_the_server(
+        self, postgres_store: phasetodo.PostgresStore
+    ) -> None:
+        """Past a page of rows after the checked one, the server checks them (they stay there),
+        and an altered one is named all the same."""
+        dsn = postgres_store.dsn
+        _fill_postgres(postgres_store, 30)
+        assert _open_postgres(dsn) == (30, [])
+        with phasetodo.Session.open("s", postgres_store, resume="keep") as session:
+            for i in range(300):
+                session.todo_write({"ops": [{"op": "note", "task": "b", "text": f"later {i}"}]})
+        _set_postgres_body(dsn, 40, "later 9", "later X")
+        version, warned = _open_postgres(dsn)
+        assert version == 330
+        assert len(warned) == 1
+        assert "version 40: its hash does not match" in str(warned[0].message)
 
     def test_an_old_row_altered_after_a_clean_open_is_left_to_verify(
         self, postgres_store: phasetodo.PostgresStore
