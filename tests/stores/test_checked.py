@@ -202,6 +202,20 @@ def _set_postgres_body(dsn: str, version: int, old: str, new: str) -> None:
         )
 
 
+def _append_notes(store: phasetodo.PostgresStore, texts: list[str]) -> None:
+    with phasetodo.Session.open("s", store, resume="keep") as session:
+        for text in texts:
+            session.todo_write({"ops": [{"op": "note", "task": "b", "text": text}]})
+
+
+def _assert_named(dsn: str, newest: int, altered: int) -> None:
+    """A fresh open reads up to ``newest`` and warns once, naming row ``altered``."""
+    version, warned = _open_postgres(dsn)
+    assert version == newest
+    assert len(warned) == 1
+    assert f"version {altered}: its hash does not match" in str(warned[0].message)
+
+
 @pytest.mark.postgres
 class TestPostgresOpeningAgain:
     """On PostgreSQL too an open checks from the newest row this user checked, where it still holds."""
@@ -211,13 +225,9 @@ class TestPostgresOpeningAgain:
         dsn = postgres_store.dsn
         _fill_postgres(postgres_store, 30)
         assert _open_postgres(dsn) == (30, [])
-        with phasetodo.Session.open("s", postgres_store, resume="keep") as session:
-            session.todo_write({"ops": [{"op": "note", "task": "b", "text": "appended"}]})
+        _append_notes(postgres_store, ["appended"])
         _set_postgres_body(dsn, 31, "appended", "altered")
-        version, warned = _open_postgres(dsn)
-        assert version == 31
-        assert len(warned) == 1
-        assert "version 31: its hash does not match" in str(warned[0].message)
+        _assert_named(dsn, 31, 31)
 
     def test_another_history_at_the_checked_row_is_checked_whole(
         self, postgres_store: phasetodo.PostgresStore
@@ -242,9 +252,7 @@ class TestPostgresOpeningAgain:
         dsn = postgres_store.dsn
         _fill_postgres(postgres_store, 30)
         assert _open_postgres(dsn) == (30, [])
-        with phasetodo.Session.open("s", postgres_store, resume="keep") as session:
-            for text in ("one", "two", "three"):
-                session.todo_write({"ops": [{"op": "note", "task": "b", "text": text}]})
+        _append_notes(postgres_store, ["one", "two", "three"])
         store = phasetodo.PostgresStore(dsn)
         opened: list[int] = []
 
@@ -261,13 +269,9 @@ class TestPostgresOpeningAgain:
         assert opened == [33]
         assert not [w for w in caught if issubclass(w.category, TamperedLogWarning)]
         assert not [line for line in sent if "row_number() OVER" in line]
-        with phasetodo.Session.open("s", postgres_store, resume="keep") as session:
-            session.todo_write({"ops": [{"op": "note", "task": "b", "text": "four"}]})
+        _append_notes(postgres_store, ["four"])
         _set_postgres_body(dsn, 34, "four", "FOUR")
-        version, warned = _open_postgres(dsn)
-        assert version == 34
-        assert len(warned) == 1
-        assert "version 34: its hash does not match" in str(warned[0].message)
+        _assert_named(dsn, 34, 34)
 
     def test_more_than_a_page_of_new_rows_is_checked_in_the_server(
         self, postgres_store: phasetodo.PostgresStore
@@ -277,14 +281,9 @@ class TestPostgresOpeningAgain:
         dsn = postgres_store.dsn
         _fill_postgres(postgres_store, 30)
         assert _open_postgres(dsn) == (30, [])
-        with phasetodo.Session.open("s", postgres_store, resume="keep") as session:
-            for i in range(300):
-                session.todo_write({"ops": [{"op": "note", "task": "b", "text": f"later {i}"}]})
+        _append_notes(postgres_store, [f"later {i}" for i in range(300)])
         _set_postgres_body(dsn, 40, "later 9", "later X")
-        version, warned = _open_postgres(dsn)
-        assert version == 330
-        assert len(warned) == 1
-        assert "version 40: its hash does not match" in str(warned[0].message)
+        _assert_named(dsn, 330, 40)
 
     def test_an_old_row_altered_after_a_clean_open_is_left_to_verify(
         self, postgres_store: phasetodo.PostgresStore
