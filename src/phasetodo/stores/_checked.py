@@ -20,13 +20,14 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import attrs
 
-from ._chain import follow, unseal
+from ._chain import first_break, follow, unseal
 
-__all__ = ["Mark", "forget", "holds", "key_for", "key_of", "load", "mark_of", "save"]
+__all__ = ["Mark", "check_from", "forget", "holds", "key_for", "key_of", "load", "mark_of", "save"]
 
 
 @attrs.frozen
@@ -55,6 +56,38 @@ def mark_of(end: int, version: int | None, raw: bytes, before: bytes | str | Non
     if digest is None or version is None:
         return None
     return Mark(end, version, digest, previous)
+
+
+def check_from(
+    mark: Mark | None, rows: Iterable[tuple[int, bytes]]
+) -> tuple[tuple[int, str] | None, Mark | None] | None:
+    """Check a log's ``rows`` (version, raw record) from ``mark``'s row on, or every row from
+    version 1 without a mark: the first break (see :func:`~._chain.first_break`) and the mark
+    of the newest row when none broke (``mark`` when nothing follows it; None when the row
+    carries no hash). None when ``mark``'s row is gone or no longer gives its hash: the
+    caller then checks every row."""
+    newest: list[tuple[int, bytes]] = []
+    noted = _noting(iter(rows), newest)
+    start, previous = 1, None
+    if mark is not None:
+        first = next(noted, None)
+        if first is None or not holds(mark, first[0], first[1]):
+            return None
+        start, previous = mark.version + 1, mark.digest
+    found = first_break(noted, start=start, previous=previous)
+    if found is not None or not newest or type(newest[-1][0]) is not int or newest[-1][0] < start:
+        return found, mark  # a break (named by first_break), or nothing after the mark
+    before = newest[0][1] if len(newest) == 2 else previous
+    return found, mark_of(0, newest[-1][0], newest[-1][1], before)
+
+
+def _noting(
+    rows: Iterator[tuple[int, bytes]], newest: list[tuple[int, bytes]]
+) -> Iterator[tuple[int, bytes]]:
+    """``rows`` as they are, keeping the last two yielded in ``newest``."""
+    for row in rows:
+        newest[:] = [*newest[-1:], row]
+        yield row
 
 
 def _folder() -> Path:

@@ -761,7 +761,7 @@ class PostgresLog(RowLog[PostgresStore]):
             found, checked = near
             if found is not None:
                 _checked.forget(key)
-            elif checked != mark:
+            elif checked is not None and checked != mark:
                 _checked.save(key, checked)
             return found
         number, newest = self._rows_break(mark)
@@ -782,7 +782,9 @@ class PostgresLog(RowLog[PostgresStore]):
         exact = first_break(bodies[-1:], start=number, previous=previous)
         return exact if exact is not None else super()._first_break()
 
-    def _near_break(self, mark: _checked.Mark) -> tuple[tuple[int, str] | None, _checked.Mark] | None:
+    def _near_break(
+        self, mark: _checked.Mark
+    ) -> tuple[tuple[int, str] | None, _checked.Mark | None] | None:
         """The first break from ``mark``'s row on and the mark of the newest row, from one short
         read checked here, as SQLite checks (a new server process plans :data:`_FIRST_BREAK`
         slower than this reads a few rows). None when ``mark``'s row no longer holds, or more
@@ -792,16 +794,9 @@ class PostgresLog(RowLog[PostgresStore]):
             " ORDER BY version LIMIT %s",
             (self.session_id, mark.version, _PAGE + 1),
         )
-        if not rows or len(rows) > _PAGE:
+        if len(rows) > _PAGE:
             return None
-        raw = [(version, body.encode("utf-8", "surrogatepass")) for version, body in rows]
-        if not _checked.holds(mark, raw[0][0], raw[0][1]):
-            return None
-        found = first_break(raw[1:], start=mark.version + 1, previous=mark.digest)
-        if found is not None or len(raw) == 1:
-            return found, mark
-        newest = _checked.mark_of(0, raw[-1][0], raw[-1][1], raw[-2][1])
-        return None, mark if newest is None else newest
+        return _checked.check_from(mark, ((v, body.encode("utf-8", "surrogatepass")) for v, body in rows))
 
     def _rows_break(self, mark: _checked.Mark | None) -> tuple[int | None, _checked.Mark | None]:
         """The first broken row from ``mark``'s on (every row without one), by its number, and

@@ -51,7 +51,7 @@ except ImportError:  # pragma: no cover - elsewhere SQLite's own busy wait alone
 from ..errors import CorruptLog, StoreError, WritersQueueWarning
 from . import _checked
 from ._base import check_session_id
-from ._chain import Verification, first_break, unseal
+from ._chain import Verification, unseal
 from ._rows import RowLog
 
 __all__ = ["APPLICATION_ID", "SqliteLog", "SqliteStore"]
@@ -718,27 +718,6 @@ class SqliteLog(RowLog[SqliteStore]):
                     return None, None
                 raise
             try:
-                newest: list[tuple[int, bytes]] = []
-                rows = _noting(((v, b if isinstance(b, bytes) else b"") for v, b in cursor), newest)
-                start, previous = 1, None
-                if mark is not None:
-                    first = next(rows, None)
-                    if first is None or not _checked.holds(mark, first[0], first[1]):
-                        return None
-                    start, previous = mark.version + 1, mark.digest
-                found = first_break(rows, start=start, previous=previous)
+                return _checked.check_from(mark, ((v, b if isinstance(b, bytes) else b"") for v, b in cursor))
             finally:
                 cursor.close()
-        if found is not None or not newest or type(newest[-1][0]) is not int or newest[-1][0] < start:
-            return found, mark  # a break (named by first_break), or nothing after the mark
-        before = newest[0][1] if len(newest) == 2 else previous
-        return found, _checked.mark_of(0, newest[-1][0], newest[-1][1], before)
-
-
-def _noting(
-    rows: Iterator[tuple[int, bytes]], newest: list[tuple[int, bytes]]
-) -> Iterator[tuple[int, bytes]]:
-    """``rows`` as they are, keeping the last two yielded in ``newest``."""
-    for row in rows:
-        newest[:] = [*newest[-1:], row]
-        yield row
